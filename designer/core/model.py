@@ -1,0 +1,314 @@
+"""The design model: devices, groups, links and settings, as pydantic v2 models.
+
+The model is the single source of truth. It round-trips through JSON exactly
+(``Design.model_validate_json(d.model_dump_json()) == d``). Links name their
+endpoints by device id and port group, never by object.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+SCHEMA_VERSION = 1
+
+Id = Annotated[
+    str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
+]
+
+
+class Fabric(StrEnum):
+    """Which network a link belongs to."""
+
+    COMPUTE = "compute"
+    STORAGE = "storage"
+    INBAND = "inband"
+    OOB = "oob"
+
+
+class Purpose(StrEnum):
+    """What the cluster is for (product brief, "Cluster types")."""
+
+    TRAINING = "training"
+    INFERENCE = "inference"
+    MIXED = "mixed"
+    DEVELOPMENT = "development"
+
+
+class Tier(StrEnum):
+    """Declared switch tier; inferred from the graph when absent."""
+
+    LEAF = "leaf"
+    SPINE = "spine"
+    CORE = "core"
+
+
+class GroupKind(StrEnum):
+    """What a group stands for."""
+
+    SU = "su"
+    POD = "pod"
+    ROW = "row"
+    RACK = "rack"
+    CUSTOM = "custom"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Placement(_Strict):
+    """Physical placement of a device: row, rack and lowest rack unit."""
+
+    row: str | None = None
+    rack: str | None = None
+    u: int | None = Field(default=None, ge=1, le=60)
+
+
+class Device(_Strict):
+    """One piece of hardware from the catalog placed in the design."""
+
+    id: Id
+    catalog_id: Id
+    label: str = Field(default="", max_length=200)
+    x: float = 0.0
+    y: float = 0.0
+    group: Id | None = None
+    tier: Tier | None = None
+    placement: Placement | None = None
+
+
+class Group(_Strict):
+    """A set of devices: scalable unit, pod, row, rack; groups nest via ``parent``."""
+
+    id: Id
+    label: str = Field(default="", max_length=200)
+    kind: GroupKind = GroupKind.CUSTOM
+    parent: Id | None = None
+    collapsed: bool = False
+
+
+class Link(_Strict):
+    """A bundle of ``cables`` identical cables between two devices' port groups.
+
+    A row of :class:`LinkTable`; the design stores links column-wise so that a
+    100,000-GPU design loads fast and the analysis reads arrays directly.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Id
+    a: Id
+    a_port: str = Field(min_length=1, max_length=64)
+    b: Id
+    b_port: str = Field(min_length=1, max_length=64)
+    cables: int = Field(default=1, ge=1, le=100_000)
+    speed_gbps: int = Field(ge=1, le=100_000)
+    fabric: Fabric = Fabric.COMPUTE
+    rail: int | None = Field(default=None, ge=0, le=1024)
+
+
+LINK_COLUMNS: tuple[str, ...] = tuple(Link.model_fields)
+
+_Port = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class LinkTable(_Strict):
+    """All links of a design, one list per field (column-wise storage).
+
+    Mutate only through the methods here, which keep the id index current.
+    """
+
+    id: list[Id] = Field(default_factory=list)
+    a: list[Id] = Field(default_factory=list)
+    a_port: list[_Port] = Field(default_factory=list)
+    b: list[Id] = Field(default_factory=list)
+    b_port: list[_Port] = Field(default_factory=list)
+    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(default_factory=list)
+    speed_gbps: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=list
+    )
+    fabric: list[Fabric] = Field(default_factory=list)
+    rail: list[Annotated[int, Field(ge=0, le=1024)] | None] = Field(
+        default_factory=list
+    )
+
+    _index: dict[str, int] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _same_lengths(self) -> LinkTable:
+        """Every column has one entry per link."""
+        n = len(self.id)
+        for name in LINK_COLUMNS:
+            if len(getattr(self, name)) != n:
+                raise ValueError(
+                    f"column {name!r} has {len(getattr(self, name))} entries, "
+                    f"expected {n} (one per link id)"
+                )
+        return self
+
+    @classmethod
+    def from_links(cls, links: Iterable[Link]) -> LinkTable:
+        """Build a table from link rows."""
+        table = cls()
+        for link in links:
+            table.append(link)
+        return table
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LinkTable):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in LINK_COLUMNS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __iter__(self) -> Iterator[Link]:  # type: ignore[override]
+        for i in range(len(self.id)):
+            yield self.row(i)
+
+    def row(self, i: int) -> Link:
+        """The link at position ``i``."""
+        return Link.model_construct(
+            **{name: getattr(self, name)[i] for name in LINK_COLUMNS}
+        )
+
+    def index(self) -> dict[str, int]:
+        """Position of each link id (cached until the next mutation)."""
+        if self._index is None:
+            self._index = {lid: i for i, lid in enumerate(self.id)}
+        return self._index
+
+    def get(self, link_id: str) -> Link | None:
+        """The link with this id, or None."""
+        i = self.index().get(link_id)
+        return None if i is None else self.row(i)
+
+    def append(self, link: Link) -> None:
+        """Add a link at the end."""
+        self.insert(len(self.id), link)
+
+    def insert(self, i: int, link: Link) -> None:
+        """Insert a link at position ``i``."""
+        for name in LINK_COLUMNS:
+            getattr(self, name).insert(i, getattr(link, name))
+        if self._index is not None and i == len(self.id) - 1:
+            self._index[link.id] = i
+        else:
+            self._index = None
+
+    def extend(self, links: Iterable[Link]) -> None:
+        """Append many links."""
+        for link in links:
+            self.append(link)
+
+    def pop(self, i: int) -> Link:
+        """Remove and return the link at position ``i``."""
+        link = self.row(i)
+        for name in LINK_COLUMNS:
+            del getattr(self, name)[i]
+        self._index = None
+        return link
+
+    def replace(self, i: int, link: Link) -> Link:
+        """Put ``link`` at position ``i``; return the old one."""
+        old = self.row(i)
+        for name in LINK_COLUMNS:
+            getattr(self, name)[i] = getattr(link, name)
+        if old.id != link.id:
+            self._index = None
+        return old
+
+
+class Settings(_Strict):
+    """Design-wide settings: name, purpose, software stack and price overrides."""
+
+    name: str = Field(default="Untitled design", max_length=200)
+    purpose: Purpose = Purpose.TRAINING
+    scheduler: str | None = Field(default=None, max_length=64)
+    monitoring: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list)
+    price_overrides: dict[Id, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict
+    )
+    notes: str = Field(default="", max_length=10_000)
+
+
+class Design(_Strict):
+    """A whole cluster design: the thing saved to and loaded from a file."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    settings: Settings = Field(default_factory=Settings)
+    groups: list[Group] = Field(default_factory=list)
+    devices: list[Device] = Field(default_factory=list)
+    links: LinkTable = Field(default_factory=LinkTable)
+
+    @model_validator(mode="after")
+    def _check_references(self) -> Design:
+        """Ids are unique and every reference resolves."""
+        problems = reference_problems(self)
+        if problems:
+            raise ValueError("; ".join(problems[:10]))
+        return self
+
+    def device_map(self) -> dict[str, Device]:
+        """Devices by id."""
+        return {d.id: d for d in self.devices}
+
+    def group_map(self) -> dict[str, Group]:
+        """Groups by id."""
+        return {g.id: g for g in self.groups}
+
+
+def reference_problems(design: Design) -> list[str]:
+    """Return human-readable problems with ids and references (empty when fine)."""
+    problems: list[str] = []
+    group_ids: set[str] = set()
+    for i, g in enumerate(design.groups):
+        if g.id in group_ids:
+            problems.append(f"groups[{i}]: duplicate group id {g.id!r}")
+        group_ids.add(g.id)
+    for i, g in enumerate(design.groups):
+        if g.parent is not None and g.parent not in group_ids:
+            problems.append(f"groups[{i}].parent: unknown group {g.parent!r}")
+    parents = {g.id: g.parent for g in design.groups}
+    for gid in parents:
+        seen = {gid}
+        p = parents[gid]
+        while p is not None:
+            if p in seen:
+                problems.append(f"group {gid!r}: parent chain has a cycle")
+                break
+            seen.add(p)
+            p = parents.get(p)
+    device_ids: set[str] = set()
+    for i, d in enumerate(design.devices):
+        if d.id in device_ids:
+            problems.append(f"devices[{i}]: duplicate device id {d.id!r}")
+        device_ids.add(d.id)
+        if d.group is not None and d.group not in group_ids:
+            problems.append(f"devices[{i}].group: unknown group {d.group!r}")
+    table = design.links
+    if len(set(table.id)) != len(table.id):
+        seen: set[str] = set()
+        for i, lid in enumerate(table.id):
+            if lid in seen:
+                problems.append(f"links.id[{i}]: duplicate link id {lid!r}")
+                break
+            seen.add(lid)
+    for end in ("a", "b"):
+        column = getattr(table, end)
+        if not device_ids.issuperset(column):
+            for i, did in enumerate(column):
+                if did not in device_ids:
+                    problems.append(f"links.{end}[{i}]: unknown device {did!r}")
+                    break
+    for i, (a, b) in enumerate(zip(table.a, table.b, strict=True)):
+        if a == b:
+            problems.append(f"links[{i}]: a link cannot join {a!r} to itself")
+            break
+    return problems

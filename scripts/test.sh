@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Create .venv if needed, install the project with test extras, run the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+exec .venv/bin/python -m pytest "$@"
