@@ -79,6 +79,11 @@ class Device(_Strict):
     group: Id | None = None
     tier: Tier | None = None
     placement: Placement | None = None
+    ports: dict[str, Annotated[int, Field(ge=1, le=4096)]] | None = Field(
+        default=None,
+        description="port count per port group, only for configurable (generic) "
+        "catalog entries such as generic-switch",
+    )
 
 
 class Group(_Strict):
