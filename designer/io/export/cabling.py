@@ -1,0 +1,218 @@
+"""Cabling plan CSV: one row per physical cable, streamed.
+
+Ports are allocated per device and port group in link order. Port names follow
+the cage: ``osfp3/2`` is the second port of twin-port OSFP cage 3 (QM9700,
+DGX H100); single-port cages are numbered ``qsfp112-1``, ``eth1``.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+from designer.catalog.schema import Interface
+from designer.core.model import Design
+from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
+
+CABLING_COLUMNS: tuple[str, ...] = (
+    "cable",
+    "link",
+    "from_device",
+    "from_label",
+    "from_port_group",
+    "from_port",
+    "from_transceiver",
+    "to_device",
+    "to_label",
+    "to_port_group",
+    "to_port",
+    "to_transceiver",
+    "cable_type",
+    "speed_gbps",
+    "fabric",
+    "rail",
+)
+
+CablingRow = tuple[
+    int, str, str, str, str, str, str, str, str, str, str, str, str, int, str, str
+]
+PortNamer = Callable[[int], str]
+
+
+def _connector(iface: Interface | None, group: str) -> str:
+    """Short connector name from a NetBox-like interface type."""
+    if iface is None:
+        return group
+    t = iface.type.lower()
+    if "base-t" in t:
+        return "eth"
+    tail = t.rsplit("-", 1)[-1]
+    return tail if re.fullmatch(r"[a-z][a-z0-9]*", tail) else group
+
+
+def port_namer(iface: Interface | None, group: str, count: int | None) -> PortNamer:
+    """A function naming the 0-based port ``i`` of a port group by cage."""
+    kind = _connector(iface, group)
+    per_cage = iface.ports_per_cage if iface is not None else 1
+    sep = "-" if kind[-1].isdigit() else ""
+    limit = count if count is not None else (iface.count if iface else None)
+
+    def name(i: int) -> str:
+        if per_cage > 1:
+            label = f"{kind}{i // per_cage + 1}/{i % per_cage + 1}"
+        else:
+            label = f"{kind}{sep}{i + 1}"
+        if limit is not None and i >= limit:
+            label += " (beyond the last port)"
+        return label
+
+    return name
+
+
+def _cable_type(
+    a: Interface | None, b: Interface | None, speed: int, a_tr: str, b_tr: str
+) -> str:
+    types = " ".join(i.type.lower() for i in (a, b) if i is not None)
+    if "base-t" in types:
+        return "Cat6 RJ45 copper"
+    trs = f"{a_tr} {b_tr}".upper()
+    if "AOC" in trs:
+        return f"AOC {speed}G"
+    if "DAC" in trs:
+        return f"DAC copper {speed}G"
+    media = next((i.media.value for i in (a, b) if i is not None), "")
+    media = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(media, media)
+    return f"MMF fiber {speed}G {media}".rstrip()
+
+
+def cabling_rows(
+    design: Design, catalog: Catalog | None = None
+) -> Iterator[CablingRow]:
+    """Yield one row per cable (a link with ``cables=4`` gives 4 rows)."""
+    cat = resolve_catalog(catalog)
+    devices = design.device_map()
+    labels = {d.id: d.label or d.id for d in design.devices}
+    namers: dict[tuple[str, str], PortNamer] = {}
+    ifaces: dict[tuple[str, str], Interface | None] = {}
+    used: dict[tuple[str, str], int] = {}
+
+    def iface_of(dev_id: str, group: str) -> Interface | None:
+        key = (dev_id, group)
+        if key not in ifaces:
+            dev = devices[dev_id]
+            entry = cat.get(dev.catalog_id)
+            iface = entry.interface(group) if entry is not None else None
+            count = (dev.ports or {}).get(group) if dev.ports else None
+            ifaces[key] = iface
+            namers[key] = port_namer(iface, group, count)
+        return ifaces[key]
+
+    t = design.links
+    n = 0
+    for i in range(len(t.id)):
+        a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
+        ia, ib = iface_of(a, ap), iface_of(b, bp)
+        ka, kb = (a, ap), (b, bp)
+        na, nb = namers[ka], namers[kb]
+        a_tr = (ia.transceiver or "") if ia is not None else ""
+        b_tr = (ib.transceiver or "") if ib is not None else ""
+        speed = t.speed_gbps[i]
+        ctype = _cable_type(ia, ib, speed, a_tr, b_tr)
+        fabric = str(
+            t.fabric[i].value if hasattr(t.fabric[i], "value") else t.fabric[i]
+        )
+        rail = "" if t.rail[i] is None else str(t.rail[i])
+        lid, la, lb = t.id[i], labels[a], labels[b]
+        ua, ub = used.get(ka, 0), used.get(kb, 0)
+        cables = t.cables[i]
+        for c in range(cables):
+            n += 1
+            yield (
+                n,
+                lid,
+                a,
+                la,
+                ap,
+                na(ua + c),
+                a_tr,
+                b,
+                lb,
+                bp,
+                nb(ub + c),
+                b_tr,
+                ctype,
+                speed,
+                fabric,
+                rail,
+            )
+        used[ka] = ua + cables
+        used[kb] = ub + cables
+
+
+def write_cabling_csv(
+    design: Design,
+    target: Target,
+    catalog: Catalog | None = None,
+    progress: Callable[[int, int], bool] | None = None,
+) -> int:
+    """Stream the cabling plan to ``target``; return the number of cable rows.
+
+    ``progress(done_cables, total_cables)`` is called every 50,000 rows; return
+    False from it to cancel (then :class:`ExportCancelled` is raised).
+    """
+    total = sum(design.links.cables)
+    rows = cabling_rows(design, catalog)
+    written = 0
+    with open_text(target) as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(CABLING_COLUMNS)
+        chunk = 50_000
+        while True:
+            batch = [r for _, r in zip(range(chunk), rows, strict=False)]
+            if not batch:
+                break
+            w.writerows(batch)
+            written += len(batch)
+            if progress is not None and not progress(written, total):
+                raise ExportCancelled("cabling export cancelled")
+    return written
+
+
+class ExportCancelled(Exception):
+    """The user cancelled a long export; partial output was discarded."""
+
+
+def cabling_summary(
+    design: Design, catalog: Catalog | None = None
+) -> list[tuple[str, str, int, int]]:
+    """Cable counts as rows ``(fabric, cable type, speed, count)``."""
+    cat = resolve_catalog(catalog)
+    devices = design.device_map()
+    cache: dict[tuple[str, str], Interface | None] = {}
+
+    def iface(dev_id: str, group: str) -> Interface | None:
+        dev = devices[dev_id]
+        key = (dev.catalog_id, group)
+        if key not in cache:
+            entry = cat.get(dev.catalog_id)
+            cache[key] = entry.interface(group) if entry is not None else None
+        return cache[key]
+
+    counts: Counter[tuple[str, str, int]] = Counter()
+    t = design.links
+    for i in range(len(t.id)):
+        ia, ib = iface(t.a[i], t.a_port[i]), iface(t.b[i], t.b_port[i])
+        a_tr = (ia.transceiver or "") if ia is not None else ""
+        b_tr = (ib.transceiver or "") if ib is not None else ""
+        speed = t.speed_gbps[i]
+        fabric = str(getattr(t.fabric[i], "value", t.fabric[i]))
+        counts[(fabric, _cable_type(ia, ib, speed, a_tr, b_tr), speed)] += t.cables[i]
+    order = {"compute": 0, "storage": 1, "inband": 2, "oob": 3}
+    return [
+        (f, ty, s, n)
+        for (f, ty, s), n in sorted(
+            counts.items(), key=lambda kv: (order.get(kv[0][0], 9), -kv[0][2], kv[0][1])
+        )
+    ]
