@@ -1,1 +1,22 @@
-"""io layer."""
+"""Design files: load (with clear errors and migrations), atomic save, JSON Schema."""
+
+from __future__ import annotations
+
+from designer.io.errors import DesignFileError, Problem
+from designer.io.load import MAX_BYTES, MAX_DEPTH, load_design, loads_design
+from designer.io.migrate import migrate
+from designer.io.save import dumps_design, save_design
+from designer.io.schema import design_json_schema
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "DesignFileError",
+    "Problem",
+    "design_json_schema",
+    "dumps_design",
+    "load_design",
+    "loads_design",
+    "migrate",
+    "save_design",
+]

@@ -1,0 +1,99 @@
+"""Step-by-step migrations of design files from older ``schema_version`` values.
+
+Each step takes the parsed JSON of version ``n`` and returns version ``n + 1``.
+Steps work on plain dicts and lists (never on the current model), so an old
+file keeps migrating the same way however the model changes later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from designer.core.model import SCHEMA_VERSION
+from designer.io.errors import MigrationError
+
+JsonObject = dict[str, Any]
+
+OLDEST_VERSION = 0
+
+# Version 0 stored each link as an object; version 1 stores links column-wise.
+_V0_LINK_KEYS = (
+    "id",
+    "a",
+    "a_port",
+    "b",
+    "b_port",
+    "cables",
+    "speed_gbps",
+    "fabric",
+    "rail",
+)
+_V0_LINK_REQUIRED = ("id", "a", "a_port", "b", "b_port", "speed_gbps")
+_V0_LINK_DEFAULTS: dict[str, Any] = {"cables": 1, "fabric": "compute", "rail": None}
+
+
+def _v0_to_v1(data: JsonObject) -> JsonObject:
+    """Version 0 -> 1: ``links`` goes from a list of objects to a column table."""
+    links = data.get("links", [])
+    if not isinstance(links, list):
+        raise MigrationError(
+            "links",
+            f"expected an array of link objects (schema_version 0), "
+            f"found {json_type(links)}",
+        )
+    columns: dict[str, list[Any]] = {key: [] for key in _V0_LINK_KEYS}
+    allowed = ", ".join(_V0_LINK_KEYS)
+    for i, row in enumerate(links):
+        if not isinstance(row, dict):
+            raise MigrationError(
+                f"links[{i}]", f"expected a link object, found {json_type(row)}"
+            )
+        for key in row:
+            if key not in columns:
+                raise MigrationError(
+                    f"links[{i}].{key}", f"unknown key; expected one of: {allowed}"
+                )
+        for key in _V0_LINK_REQUIRED:
+            if key not in row:
+                raise MigrationError(
+                    f"links[{i}]", f"missing key {key!r}; expected {allowed}"
+                )
+        for key in _V0_LINK_KEYS:
+            columns[key].append(row.get(key, _V0_LINK_DEFAULTS.get(key)))
+    out = dict(data)
+    out["links"] = columns
+    out["schema_version"] = 1
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {0: _v0_to_v1}
+"""``MIGRATIONS[n]`` turns a version-``n`` design into version ``n + 1``."""
+
+
+def migrate(data: JsonObject, version: int) -> JsonObject:
+    """Migrate parsed JSON from ``version`` up to the current schema version."""
+    if version > SCHEMA_VERSION or version < OLDEST_VERSION:
+        raise ValueError(f"no migration from schema_version {version}")
+    while version < SCHEMA_VERSION:
+        data = MIGRATIONS[version](data)
+        version += 1
+    return data
+
+
+def json_type(value: object) -> str:
+    """How a parsed JSON value is called in JSON terms, with short values shown."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        text = repr(value)
+        return f"the number {text}" if len(text) <= 24 else "a number"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) <= 40 else "a long string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
