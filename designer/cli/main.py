@@ -1,0 +1,256 @@
+"""The ``cluster-designer`` command: generate, validate, schema, export, gui.
+
+Qt is imported lazily, only by the ``gui`` command (and by exports that render).
+Exit codes: 0 fine, 1 the design has error findings, 2 the input cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from designer.core.model import Design
+from designer.io import DesignFileError, design_json_schema, dumps_design, load_design
+from designer.io.save import save_design
+
+SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
+COMMANDS = ("generate", "validate", "schema", "export", "gui")
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+class _Failure(Exception):
+    """A clear message for stderr and exit code 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _ratios(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected ratios like 1 or 2,1 (per tier from the leaves up), got {text!r}"
+        ) from None
+    if any(not v >= 1.0 for v in values):
+        raise argparse.ArgumentTypeError(f"each ratio must be >= 1, got {text!r}")
+    return values
+
+
+def _tiers(text: str) -> int | None:
+    if text == "auto":
+        return None
+    if text in ("2", "3"):
+        return int(text)
+    raise argparse.ArgumentTypeError(f"expected auto, 2 or 3, got {text!r}")
+
+
+def _add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="design file ('-': stdout)",
+    )
+
+
+def _add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    gen = sub.add_parser("generate", help="write a generated design to a file")
+    kinds = gen.add_subparsers(dest="kind", required=True, metavar="KIND")
+    sp = kinds.add_parser("superpod", help="NVIDIA DGX SuperPOD preset")
+    sp.add_argument("--system", required=True, choices=SUPERPOD_SYSTEMS)
+    sp.add_argument("--sus", required=True, type=_positive_int, metavar="N")
+    _add_output(sp)
+    ft = kinds.add_parser("fat-tree", help="leaf-spine(-core) fat tree")
+    ft.add_argument("--compute", required=True, metavar="MODEL", help="catalog id")
+    ft.add_argument("--nodes", required=True, type=_positive_int, metavar="N")
+    ft.add_argument("--switch", required=True, metavar="MODEL", help="catalog id")
+    ft.add_argument("--su-size", type=_positive_int, metavar="N", default=None)
+    ft.add_argument(
+        "--rail-optimized", action=argparse.BooleanOptionalAction, default=True
+    )
+    ft.add_argument(
+        "--oversubscription",
+        type=_ratios,
+        default=(1.0,),
+        metavar="R[,R...]",
+        help="down:up ratio per tier from the leaves up (2 = 2:1 at the leaves)",
+    )
+    ft.add_argument("--tiers", type=_tiers, default=None, metavar="auto|2|3")
+    _add_output(ft)
+    ka = kinds.add_parser("k-ary", help="Al-Fares k-ary fat tree")
+    ka.add_argument("--k", required=True, type=_positive_int, metavar="K")
+    ka.add_argument("--speed", type=_positive_int, default=400, metavar="GBPS")
+    _add_output(ka)
+    gen.set_defaults(func=_cmd_generate)
+
+
+def _add_export(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], load: bool
+) -> None:
+    """Register ``export``; its options come from ``designer.cli.export_cmd``."""
+    help_text = "export a design (BOM, cabling, topology, drawings)"
+    if load:
+        try:
+            export_cmd = importlib.import_module("designer.cli.export_cmd")
+        except ModuleNotFoundError as exc:
+            if exc.name != "designer.cli.export_cmd":
+                raise
+        else:
+            exp = sub.add_parser("export", help=help_text)
+            export_cmd.add_arguments(exp)
+            run: Callable[[argparse.Namespace], int] = export_cmd.run
+            exp.set_defaults(func=lambda args, out, err: int(run(args)))
+            return
+    exp = sub.add_parser("export", help=help_text, add_help=not load)
+    exp.add_argument("rest", nargs=argparse.REMAINDER)
+    exp.set_defaults(func=_cmd_export_missing)
+
+
+def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
+    """The argument parser (``load_export`` imports the export options)."""
+    parser = argparse.ArgumentParser(
+        prog="cluster-designer",
+        description="Design GPU clusters and check whether the design holds up. "
+        "'cluster-designer FILE' (or no arguments) opens the editor.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_generate(sub)
+    val = sub.add_parser("validate", help="analyse a design; exit 1 on error findings")
+    val.add_argument("file", metavar="FILE")
+    val.add_argument("--json", action="store_true", help="print the JSON report")
+    val.set_defaults(func=_cmd_validate)
+    sch = sub.add_parser("schema", help="print the JSON Schema of the design file")
+    sch.set_defaults(func=_cmd_schema)
+    _add_export(sub, load_export)
+    gui = sub.add_parser("gui", help="open the desktop editor")
+    gui.add_argument("file", nargs="?", metavar="FILE", default=None)
+    gui.add_argument("--screenshot", metavar="OUT.png", default=None)
+    gui.set_defaults(func=_cmd_gui)
+    return parser
+
+
+def _generate(args: argparse.Namespace) -> Design:
+    from designer import generate
+
+    if args.kind == "superpod":
+        return generate.superpod(args.system, args.sus)
+    if args.kind == "fat-tree":
+        return generate.fat_tree(
+            args.compute,
+            args.nodes,
+            args.switch,
+            su_size=args.su_size,
+            rail_optimized=args.rail_optimized,
+            oversubscription=args.oversubscription,
+            tiers=args.tiers,
+        )
+    return generate.k_ary(args.k, speed_gbps=args.speed)
+
+
+def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        design = _generate(args)
+    except (ValueError, KeyError) as exc:
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise _Failure(f"cannot generate {args.kind}: {text}") from None
+    if args.output == "-":
+        out.write(dumps_design(design))
+        return EXIT_OK
+    try:
+        save_design(design, args.output)
+    except OSError as exc:
+        raise _Failure(f"{args.output}: cannot write ({exc.strerror or exc})") from None
+    out.write(
+        f"wrote {args.output}: {len(design.devices):,} devices, "
+        f"{len(design.links):,} links\n"
+    )
+    return EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    design = load_design(args.file)
+    from designer.analysis import analyze
+    from designer.cli.summary import format_summary
+
+    report = analyze(design)
+    if args.json:
+        json.dump(report.model_dump(mode="json"), out, indent=2)
+        out.write("\n")
+    else:
+        out.write(format_summary(report, design, args.file) + "\n")
+    return EXIT_FINDINGS if report.errors() else EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    json.dump(design_json_schema(), out, indent=2)
+    out.write("\n")
+    return EXIT_OK
+
+
+def _cmd_gui(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        from designer.qt.app import run_gui
+    except ImportError as exc:
+        raise _Failure(
+            f"the desktop editor is not available ({exc}); the generate, validate, "
+            f"schema and export commands work without it"
+        ) from None
+    return int(run_gui(args.file, args.screenshot))
+
+
+def _cmd_export_missing(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    raise _Failure("export is not available in this build (designer.cli.export_cmd)")
+
+
+def _normalise(argv: list[str]) -> list[str]:
+    """``cluster-designer`` and ``cluster-designer FILE`` mean ``gui [FILE]``."""
+    if not argv:
+        return ["gui"]
+    if argv[0] not in COMMANDS and not argv[0].startswith("-"):
+        return ["gui", *argv]
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args_list = _normalise(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser(load_export=args_list[0] == "export")
+    out, err = sys.stdout, sys.stderr
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # --help, or argparse's own usage error
+        return exc.code if isinstance(exc.code, int) else EXIT_INPUT
+    func: Callable[..., int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(err)
+        return EXIT_INPUT
+    try:
+        return int(func(args, out, err))
+    except DesignFileError as exc:
+        err.write(f"cluster-designer: {exc}\n")
+        return EXIT_INPUT
+    except _Failure as exc:
+        err.write(f"cluster-designer: {exc}\n")
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
