@@ -1,0 +1,165 @@
+"""Run the design analysis off the GUI thread, debounced, dropping stale results.
+
+Pattern (reference/performance.md §4): every edit bumps a generation number and
+restarts a single-shot timer; on timeout an immutable snapshot of the design goes
+to a one-thread pool; a result whose generation is not the current one is dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from designer.catalog.loader import Catalog
+from designer.core.commands import Change, Document
+from designer.core.model import LINK_COLUMNS, Design, LinkTable
+
+MAX_DEBOUNCE_MS = 100
+MIN_DEBOUNCE_MS = 5
+
+
+def snapshot(design: Design) -> Design:
+    """A copy the worker can read while the GUI keeps editing.
+
+    Commands replace devices, groups and settings rather than mutating them, so
+    copying the containers (and the link columns) is enough and takes ~1 ms for
+    a 100,000-GPU design.
+    """
+    links = LinkTable.model_construct(
+        **{name: list(getattr(design.links, name)) for name in LINK_COLUMNS}
+    )
+    return Design.model_construct(
+        schema_version=design.schema_version,
+        settings=design.settings,
+        groups=list(design.groups),
+        devices=list(design.devices),
+        links=links,
+    )
+
+
+class _JobSignals(QObject):
+    """Carries a job's result back to the GUI thread (a QRunnable is no QObject)."""
+
+    finished = Signal(object)
+
+
+class _AnalysisJob(QRunnable):
+    """Analyse one snapshot; emit ``(generation, report or exception, seconds)``."""
+
+    def __init__(
+        self,
+        generation: int,
+        design: Design,
+        catalog: Catalog | None,
+        signals: _JobSignals,
+    ) -> None:
+        super().__init__()
+        self.generation = generation
+        self.design = design
+        self.catalog = catalog
+        self.signals = signals
+
+    def run(self) -> None:
+        """Analyse; never raise into the pool."""
+        start = time.perf_counter()
+        result: Any
+        try:
+            from designer.analysis import analyze
+
+            result = analyze(self.design, self.catalog)
+        except Exception as exc:  # shown in the panel, never a crash
+            result = exc
+        self.signals.finished.emit(
+            (self.generation, result, time.perf_counter() - start)
+        )
+
+
+class AnalysisRunner(QObject):
+    """Debounced background analysis of one document.
+
+    Signals: ``started()`` when a job is queued, ``report_ready(report)`` for the
+    current generation, ``failed(message)`` when the analysis raised.
+    """
+
+    started = Signal()
+    report_ready = Signal(object)
+    failed = Signal(str)
+
+    def __init__(
+        self, document: Document, catalog: Catalog | None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._catalog = catalog
+        self.generation = 0
+        self.last_seconds: float | None = None
+        self.busy = False
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _JobSignals()
+        self._signals.finished.connect(self._on_job_finished)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._start_job)
+        document.subscribe(self._on_changes)
+
+    def set_document(self, document: Document) -> None:
+        """Follow another document and analyse it at once."""
+        self._document.unsubscribe(self._on_changes)
+        self._document = document
+        document.subscribe(self._on_changes)
+        self.run_now()
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        self.schedule()
+
+    def debounce_ms(self) -> int:
+        """Wait about as long as the last analysis took (bounded), so bursts coalesce."""
+        if self.last_seconds is None:
+            return MIN_DEBOUNCE_MS
+        ms = int(self.last_seconds * 1000)
+        return max(MIN_DEBOUNCE_MS, min(MAX_DEBOUNCE_MS, ms))
+
+    def schedule(self) -> None:
+        """Bump the generation and (re)start the debounce timer."""
+        self.generation += 1
+        self.busy = True
+        self._timer.start(self.debounce_ms())
+
+    def run_now(self) -> None:
+        """Bump the generation and queue the analysis without waiting."""
+        self.generation += 1
+        self.busy = True
+        self._timer.stop()
+        self._start_job()
+
+    def _start_job(self) -> None:
+        self._pool.clear()  # queued, unstarted jobs are stale now
+        job = _AnalysisJob(
+            self.generation,
+            snapshot(self._document.design),
+            self._catalog,
+            self._signals,
+        )
+        self.started.emit()
+        self._pool.start(job)
+
+    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
+        generation, result, seconds = payload
+        self.last_seconds = seconds
+        if generation != self.generation:
+            return  # an edit came in meanwhile; a newer job is (or will be) queued
+        self.busy = False
+        if isinstance(result, BaseException):
+            self.failed.emit(f"{type(result).__name__}: {result}")
+        else:
+            self.report_ready.emit(result)
+
+    def shutdown(self, timeout_ms: int = 30_000) -> None:
+        """Stop the timer, drop queued jobs and wait for the running one."""
+        self._timer.stop()
+        self._pool.clear()
+        self._pool.waitForDone(timeout_ms)
+        self._document.unsubscribe(self._on_changes)

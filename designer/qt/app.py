@@ -1,0 +1,94 @@
+"""Application start-up: the editor window, or an offscreen screenshot of it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+ORGANIZATION = "GPU Cluster Designer"
+APPLICATION = "cluster-designer"
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+def ensure_app(offscreen: bool = False) -> QApplication:
+    """The QApplication (created, named and styled on first call)."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    if offscreen:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = QApplication(sys.argv[:1])
+    configure_app(app)
+    return app
+
+
+def configure_app(app: QApplication) -> None:
+    """Names (for QSettings), Fusion style and the shipped style sheet."""
+    from designer.qt.resources import icon, style_sheet
+
+    QCoreApplication.setOrganizationName(ORGANIZATION)
+    QCoreApplication.setApplicationName(APPLICATION)
+    app.setStyle("Fusion")
+    app.setStyleSheet(style_sheet())
+    app.setWindowIcon(icon("app"))
+
+
+def wait_for_report(window: object, timeout_ms: int = 120_000) -> bool:
+    """Spin the event loop until the window shows a fresh analysis (or it failed)."""
+    from designer.qt.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    if window.latest_report is not None and not window.runner.busy:
+        return True
+    loop = QEventLoop()
+    window.report_shown.connect(loop.quit)
+    window.runner.failed.connect(loop.quit)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    window.report_shown.disconnect(loop.quit)
+    window.runner.failed.disconnect(loop.quit)
+    return window.latest_report is not None
+
+
+def save_screenshot(window: object, out: str | Path) -> bool:
+    """Grab the window (after layout settles) into a PNG file."""
+    from designer.qt.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    QApplication.processEvents()
+    window.canvas.fit_all()
+    QApplication.processEvents()
+    return window.grab().save(str(out), "PNG")
+
+
+def run_gui(path: str | None, screenshot: str | None) -> int:
+    """Open the editor (optionally with FILE); with ``screenshot`` render it to PNG and exit."""
+    app = ensure_app(offscreen=screenshot is not None)
+    from designer.qt.main_window import MainWindow
+
+    window = MainWindow()
+    window.headless = screenshot is not None
+    if screenshot is not None:
+        window.resize(*SCREENSHOT_SIZE)
+    if path is not None and not window.open_path(path):
+        if screenshot is not None:
+            window.close()
+            return 2
+    window.show()
+    if screenshot is None:
+        return int(app.exec())
+    ok = wait_for_report(window)
+    saved = save_screenshot(window, screenshot)
+    window.document.mark_clean()
+    window.close()
+    if not saved:
+        print(f"cluster-designer: cannot write {screenshot}", file=sys.stderr)
+        return 1
+    if not ok:
+        print("cluster-designer: the analysis did not finish", file=sys.stderr)
+        return 1
+    return 0

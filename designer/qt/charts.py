@@ -1,0 +1,118 @@
+"""Live charts (pyqtgraph): cost breakdown and per-tier down vs up capacity."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+from designer.analysis.report import Report
+
+COST_CATEGORIES: tuple[tuple[str, str], ...] = (
+    ("compute", "Compute"),
+    ("fabric", "Switches"),
+    ("cables_optics", "Cables+optics"),
+    ("storage", "Storage"),
+    ("management", "Mgmt"),
+)
+TIER_ORDER = ("leaf", "spine", "core")
+
+
+def _plot(title: str, left: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget(background="w")
+    plot.setTitle(title, color="#33414f", size="10pt")
+    plot.setLabel("left", left, color="#33414f")
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.showGrid(x=False, y=True, alpha=0.25)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).setTextPen("#33414f")
+        plot.getAxis(axis).setPen("#9aa5b1")
+    plot.setMinimumHeight(150)
+    return plot
+
+
+class ChartsPanel(QWidget):
+    """Two bar charts that follow the latest analysis report."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cost_plot = _plot("Cost breakdown", "USD (millions)")
+        self.tier_plot = _plot("Capacity per tier: down vs up", "Tb/s")
+        self.tier_plot.addLegend(offset=(-8, 8), labelTextColor="#33414f")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.cost_plot, 1)
+        layout.addWidget(self.tier_plot, 1)
+        self.cost_values: list[float] = []
+        self.tier_values: dict[str, tuple[float, float]] = {}
+
+    def show_report(self, report: Report | None) -> None:
+        """Redraw both charts from ``report`` (clear them when None)."""
+        self._draw_cost(report)
+        self._draw_tiers(report)
+
+    def _draw_cost(self, report: Report | None) -> None:
+        plot = self.cost_plot
+        plot.clear()
+        if report is None:
+            self.cost_values = []
+            return
+        cost = report.cost_usd
+        self.cost_values = [getattr(cost, key) / 1e6 for key, _ in COST_CATEGORIES]
+        xs = list(range(len(COST_CATEGORIES)))
+        brushes = ["#4c9f70", "#4a7fb5", "#8e7cc3", "#c88a3a", "#7b8794"]
+        plot.addItem(
+            pg.BarGraphItem(
+                x=xs, height=self.cost_values, width=0.6, brushes=brushes, pen=None
+            )
+        )
+        plot.getAxis("bottom").setTicks(
+            [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
+        )
+        top = max(self.cost_values + [0.001])
+        plot.setYRange(0, top * 1.12, padding=0)
+        plot.setXRange(-0.6, len(xs) - 0.4, padding=0)
+
+    def _draw_tiers(self, report: Report | None) -> None:
+        plot = self.tier_plot
+        plot.clear()
+        self.tier_values = {}
+        if report is None:
+            return
+        names = [t for t in TIER_ORDER if t in report.tiers] + sorted(
+            t for t in report.tiers if t not in TIER_ORDER
+        )
+        for name in names:
+            t = report.tiers[name]
+            self.tier_values[name] = (t.down_gbps / 1e3, t.up_gbps / 1e3)
+        xs = list(range(len(names)))
+        if names:
+            plot.addItem(
+                pg.BarGraphItem(
+                    x=[x - 0.18 for x in xs],
+                    height=[self.tier_values[n][0] for n in names],
+                    width=0.34,
+                    brush="#4a7fb5",
+                    pen=None,
+                    name="down (to lower tier)",
+                )
+            )
+            plot.addItem(
+                pg.BarGraphItem(
+                    x=[x + 0.18 for x in xs],
+                    height=[self.tier_values[n][1] for n in names],
+                    width=0.34,
+                    brush="#4c9f70",
+                    pen=None,
+                    name="up (to higher tier)",
+                )
+            )
+        ticks = []
+        for i, n in enumerate(names):
+            r = report.tiers[n].ratio
+            ticks.append((i, f"{n} ({r:.3g}:1)" if r is not None else f"{n} (top)"))
+        plot.getAxis("bottom").setTicks([ticks])
+        top = max([max(v) for v in self.tier_values.values()] + [0.001])
+        plot.setYRange(0, top * 1.25, padding=0)
+        plot.setXRange(-0.6, max(len(xs), 1) - 0.4, padding=0)

@@ -1,0 +1,437 @@
+"""The main window: palette, canvas, properties, validator and charts; files and undo."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+
+from designer.catalog.loader import Catalog, default_catalog
+from designer.core.commands import AddDevices, Change, Document
+from designer.core.model import Design, Device
+from designer.io import DesignFileError, load_design, save_design
+from designer.qt import formatting as fmt
+from designer.qt.analysis_runner import AnalysisRunner
+from designer.qt.charts import ChartsPanel
+from designer.qt.palette import PalettePanel
+from designer.qt.properties import PropertiesPanel
+from designer.qt.resources import icon
+from designer.qt.validator import ValidatorPanel
+from designer.qt.window_actions import WindowActions
+
+try:
+    from designer.qt.canvas import CanvasView
+except ImportError:  # the canvas package is being written in parallel
+    from designer.qt._placeholder_canvas import CanvasView  # type: ignore[assignment]
+
+APP_NAME = "GPU Cluster Designer"
+MAX_RECENT = 10
+FILE_FILTER = "Cluster designs (*.json);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    """The editor window around one :class:`Document`.
+
+    ``report_shown(report)`` fires after a fresh analysis is on screen.
+    """
+
+    report_shown = Signal(object)
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog if catalog is not None else default_catalog()
+        self.document = Document()
+        self.path: Path | None = None
+        self.latest_report: Any = None
+        self.headless = False  # errors go to stderr instead of dialogs
+        self.setWindowIcon(icon("app"))
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+
+        self.canvas = CanvasView(self.document, self.catalog, self)
+        self.setCentralWidget(self.canvas)
+        self.palette_panel = PalettePanel(self.catalog)
+        self.properties_panel = PropertiesPanel(self.document, self.catalog)
+        self.validator_panel = ValidatorPanel()
+        self.charts_panel = ChartsPanel()
+        self.palette_dock = self._dock("Catalog", "paletteDock", self.palette_panel)
+        self.properties_dock = self._dock(
+            "Properties", "propertiesDock", self.properties_panel
+        )
+        self.validator_dock = self._dock(
+            "Validator", "validatorDock", self.validator_panel
+        )
+        self.charts_dock = self._dock("Charts", "chartsDock", self.charts_panel)
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        self.addDockWidget(left, self.palette_dock)
+        self.addDockWidget(right, self.validator_dock)
+        self.addDockWidget(right, self.properties_dock)
+        self.splitDockWidget(
+            self.validator_dock, self.properties_dock, Qt.Orientation.Vertical
+        )
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.charts_dock)
+        self.resizeDocks([self.palette_dock], [270], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.validator_dock], [400], Qt.Orientation.Horizontal)
+        self.resizeDocks(
+            [self.validator_dock, self.properties_dock],
+            [560, 300],
+            Qt.Orientation.Vertical,
+        )
+        self.resizeDocks([self.charts_dock], [220], Qt.Orientation.Vertical)
+
+        self.gpus_label = QLabel("GPUs: –")
+        self.bisection_label = QLabel("Bisection: –")
+        self.cost_label = QLabel("Cost: –")
+        self.busy_label = QLabel("")
+        self.selection_label = QLabel("")
+        for w in (
+            self.selection_label,
+            self.busy_label,
+            self.gpus_label,
+            self.bisection_label,
+            self.cost_label,
+        ):
+            self.statusBar().addPermanentWidget(w)
+
+        self.runner = AnalysisRunner(self.document, self.catalog, self)
+        self.runner.started.connect(self._on_analysis_started)
+        self.runner.report_ready.connect(self._on_report)
+        self.runner.failed.connect(self._on_analysis_failed)
+        self.actions_ = WindowActions(self)
+        self.document.subscribe(self._on_changes)
+
+        self.canvas.selection_changed.connect(self._on_selection_changed)
+        self.canvas.status_message.connect(self._show_message)
+        self.palette_panel.item_activated.connect(self.add_catalog_item)
+        self.validator_panel.finding_activated.connect(self.select_items)
+        self.validator_panel.cut_toggled.connect(self.set_show_cut)
+
+        self.resize(1600, 1000)
+        self._restore_settings()
+        self._update_title()
+        self.runner.run_now()
+
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        return dock
+
+    # --- settings ------------------------------------------------------------
+
+    def _restore_settings(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("window/geometry")
+        state = settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        snap = settings.value("view/grid_snap", True)
+        self.actions_.grid_snap.setChecked(snap in (True, "true"))
+
+    def save_settings(self) -> None:
+        """Persist window geometry, dock layout and view options."""
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
+        settings.setValue("view/grid_snap", self.actions_.grid_snap.isChecked())
+
+    def recent_files(self) -> list[str]:
+        """Recently opened or saved files, newest first."""
+        value = QSettings().value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: Path) -> None:
+        text = str(path.resolve())
+        files = [text] + [f for f in self.recent_files() if f != text]
+        QSettings().setValue("recent_files", files[:MAX_RECENT])
+
+    def clear_recent_files(self) -> None:
+        """Forget the recent files."""
+        QSettings().setValue("recent_files", [])
+
+    # --- title and undo state ------------------------------------------------
+
+    def display_name(self) -> str:
+        """File name, or the design's name when it was never saved."""
+        return self.path.name if self.path else self.document.design.settings.name
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.display_name()}[*] — {APP_NAME}")
+        self.setWindowModified(not self.document.history.is_clean)
+        self.actions_.update_undo_state()
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        self._update_title()
+
+    # --- files ---------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """Ask Save / Discard / Cancel when there are unsaved changes; True to go on."""
+        if self.document.history.is_clean:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"“{self.display_name()}” has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _replace_design(self, design: Design, path: Path | None) -> None:
+        self.path = path
+        self.set_show_cut(False)
+        self.latest_report = None
+        self.document.reset(design)
+        self.canvas.fit_all()
+        self._update_title()
+
+    def new_design(self) -> None:
+        """File > New (asks about unsaved changes)."""
+        if self.maybe_save():
+            self._replace_design(Design(), None)
+
+    def new_from_template(self) -> None:
+        """File > New from Template: generate a design from a preset."""
+        from designer.qt.template_dialog import TemplateDialog
+
+        if not self.maybe_save():
+            return
+        dialog = TemplateDialog(self.catalog, self)
+        if dialog.exec() and dialog.design is not None:
+            self.adopt_generated(dialog.design)
+
+    def adopt_generated(self, design: Design) -> None:
+        """Show a generated design as a new, unsaved document."""
+        self._replace_design(design, None)
+        self.document.history.clean_index = None  # never saved: closing asks
+        self._update_title()
+
+    def open_dialog(self) -> None:
+        """File > Open."""
+        if not self.maybe_save():
+            return
+        start = str(self.path.parent) if self.path else ""
+        name, _ = QFileDialog.getOpenFileName(self, "Open design", start, FILE_FILTER)
+        if name:
+            self.open_path(name)
+
+    def open_recent(self, path: str) -> None:
+        """File > Open Recent > path."""
+        if self.maybe_save():
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Load ``path`` (no unsaved-changes prompt); on failure explain and keep the design."""
+        p = Path(path)
+        try:
+            design = load_design(p, catalog=self.catalog)
+        except DesignFileError as exc:
+            self._show_open_error(p, str(exc))
+            return False
+        self._replace_design(design, p)
+        self._add_recent(p)
+        self._show_message(f"Opened {p.name}: {len(design.devices):,} devices")
+        return True
+
+    def _show_open_error(self, path: Path, detail: str) -> None:
+        self._show_message(f"Could not open {path.name}")
+        if self.headless:
+            print(f"cluster-designer: {detail}", file=sys.stderr)
+            return
+        QMessageBox.critical(
+            self,
+            "Cannot open design",
+            f"“{path.name}” could not be opened; the current design is unchanged."
+            f"\n\n{detail}",
+        )
+
+    def save(self) -> bool:
+        """File > Save (asks for a name the first time)."""
+        if self.path is None:
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_as(self) -> bool:
+        """File > Save As."""
+        start = str(self.path) if self.path else f"{self.display_name()}.json"
+        name, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
+        if not name:
+            return False
+        p = Path(name)
+        if not p.suffix:
+            p = p.with_suffix(".json")
+        return self.save_to(p)
+
+    def save_to(self, path: str | Path) -> bool:
+        """Write the design atomically to ``path``; explain failures."""
+        p = Path(path)
+        try:
+            save_design(self.document.design, p)
+        except (OSError, DesignFileError) as exc:
+            QMessageBox.critical(
+                self, "Cannot save design", f"“{p}” could not be written:\n\n{exc}"
+            )
+            return False
+        self.path = p
+        self.document.mark_clean()
+        self._add_recent(p)
+        self._update_title()
+        self._show_message(f"Saved {p.name}")
+        return True
+
+    def export(self) -> None:
+        """File > Export (the export dialog lives in designer.qt.export)."""
+        try:
+            from designer.qt.export.dialog import ExportDialog
+        except ImportError:
+            self._show_message("Export is not available in this build")
+            return
+        scene = getattr(self.canvas, "design_scene", None) or self.canvas.scene()
+        dialog = ExportDialog(
+            self, self.document.design, scene, self.canvas.selected_ids()
+        )
+        dialog.exec()
+
+    # --- drag and drop of files ----------------------------------------------
+
+    @staticmethod
+    def _json_path(event: QDragEnterEvent | QDropEvent) -> Path | None:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return None
+        for url in mime.urls():
+            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
+                return Path(url.toLocalFile())
+        return None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept a .json file dragged onto the window."""
+        if self._json_path(event) is not None:
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Open a dropped .json file (asking about unsaved changes first)."""
+        path = self._json_path(event)
+        if path is None:
+            super().dropEvent(event)
+            return
+        event.acceptProposedAction()
+        if self.maybe_save():
+            self.open_path(path)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Ask about unsaved changes, then persist the layout and stop the worker."""
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.save_settings()
+        self.runner.shutdown()
+        event.accept()
+
+    # --- editing helpers -----------------------------------------------------
+
+    def add_catalog_item(self, catalog_id: str, count: int) -> None:
+        """Place ``count`` devices of a catalog entry at the centre of the view."""
+        entry = self.catalog.get(catalog_id)
+        if entry is None:
+            return
+        centre: QPointF = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        taken = {d.id for d in self.document.design.devices}
+        devices: list[Device] = []
+        n = 1
+        for i in range(count):
+            while f"{catalog_id}-{n}" in taken:
+                n += 1
+            taken.add(f"{catalog_id}-{n}")
+            devices.append(
+                Device(
+                    id=f"{catalog_id}-{n}",
+                    catalog_id=catalog_id,
+                    label=f"{entry.model} {n}",
+                    x=round((centre.x() + (i % 16) * 140) / 20) * 20,
+                    y=round((centre.y() + (i // 16) * 100) / 20) * 20,
+                )
+            )
+        self.document.execute(AddDevices(devices))
+
+    def select_items(self, ids: list[str]) -> None:
+        """Select and centre devices/links (e.g. those of a finding)."""
+        self.canvas.select_ids(list(ids), center=True)
+
+    def set_show_cut(self, on: bool) -> None:
+        """Show or hide the bisection cut on the canvas."""
+        for widget in (self.validator_panel.cut_check, self.actions_.show_cut):
+            if widget.isChecked() != on:
+                widget.blockSignals(True)
+                widget.setChecked(on)
+                widget.blockSignals(False)
+        self._apply_cut()
+
+    def _apply_cut(self) -> None:
+        report = self.latest_report
+        if self.actions_.show_cut.isChecked() and report is not None:
+            b = report.bisection
+            self.canvas.set_cut(set(b.side_a), set(b.cut_links))
+        else:
+            self.canvas.set_cut(None, None)
+
+    def _on_selection_changed(self, ids: list[str]) -> None:
+        self.properties_panel.show_selection(list(ids))
+        self.selection_label.setText(f"{len(ids):,} selected" if ids else "")
+
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    # --- analysis results ----------------------------------------------------
+
+    def _on_analysis_started(self) -> None:
+        self.busy_label.setText("Analysing…")
+        self.validator_panel.set_busy()
+
+    def _on_analysis_failed(self, message: str) -> None:
+        self.busy_label.setText("Analysis failed")
+        self.validator_panel.set_failed(message)
+
+    def _on_report(self, report: Any) -> None:
+        self.latest_report = report
+        self.busy_label.setText("")
+        self.validator_panel.show_report(report, self.runner.last_seconds)
+        self.charts_panel.show_report(report)
+        self.gpus_label.setText(f"GPUs: {report.gpus:,}")
+        b = report.bisection
+        self.bisection_label.setText(
+            f"Bisection: {fmt.gbps(b.gbps)} ({b.ratio:.2f}"
+            + (")" if b.exact else ", bound)")
+        )
+        self.cost_label.setText(f"Cost: {fmt.usd(report.cost_usd.total)}")
+        if self.actions_.show_cut.isChecked():
+            self._apply_cut()
+        self.report_shown.emit(report)

@@ -1,0 +1,176 @@
+"""The catalog palette: entries grouped by category, searchable, draggable onto the canvas."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QMimeData, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.catalog.loader import Catalog
+from designer.catalog.schema import Category
+from designer.qt.formatting import entry_specs
+from designer.qt.resources import icon
+
+CATALOG_MIME = "application/x-gcd-catalog-item"
+
+_GROUPS: tuple[tuple[Category, str, str], ...] = (
+    (Category.COMPUTE, "Compute", "compute"),
+    (Category.SWITCH, "Switches", "switch"),
+    (Category.STORAGE, "Storage", "storage"),
+    (Category.MANAGEMENT, "Management", "management"),
+)
+
+_ID_ROLE = Qt.ItemDataRole.UserRole
+_SEARCH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def catalog_mime(catalog_id: str, count: int) -> QMimeData:
+    """The drag payload the canvas accepts: UTF-8 JSON with catalog id and count."""
+    mime = QMimeData()
+    payload = json.dumps({"catalog_id": catalog_id, "count": count})
+    mime.setData(CATALOG_MIME, payload.encode("utf-8"))
+    return mime
+
+
+class _PaletteTree(QTreeWidget):
+    """Tree whose drags carry the catalog MIME type with the panel's count."""
+
+    def __init__(self, panel: PalettePanel) -> None:
+        super().__init__()
+        self._panel = panel
+
+    def mimeTypes(self) -> list[str]:
+        return [CATALOG_MIME]
+
+    def mimeData(self, items: list[QTreeWidgetItem]) -> QMimeData:  # type: ignore[override]
+        catalog_id = next(
+            (i.data(0, _ID_ROLE) for i in items if i.data(0, _ID_ROLE)), ""
+        )
+        return catalog_mime(str(catalog_id), self._panel.count())
+
+
+class PalettePanel(QWidget):
+    """Searchable, grouped list of catalog entries with a count for multi-placement.
+
+    ``item_activated(catalog_id, count)`` fires on double-click or Enter.
+    """
+
+    item_activated = Signal(str, int)
+
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.search = QLineEdit()
+        self.search.setObjectName("paletteSearch")
+        self.search.setPlaceholderText("Search catalog (name, GPU, speed)…")
+        self.search.setClearButtonEnabled(True)
+        self.tree = _PaletteTree(self)
+        self.tree.setObjectName("palette")
+        self.tree.setHeaderHidden(True)
+        self.tree.setIconSize(QSize(28, 28))
+        self.tree.setDragEnabled(True)
+        self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setIndentation(12)
+        self.tree.setUniformRowHeights(False)
+        self.count_spin = QSpinBox()
+        self.count_spin.setRange(1, 4096)
+        self.count_spin.setToolTip("How many devices one drop places")
+        count_row = QHBoxLayout()
+        count_row.addWidget(QLabel("Place"))
+        count_row.addWidget(self.count_spin, 1)
+        count_row.addWidget(QLabel("per drop"))
+        hint = QLabel("Drag onto the canvas, or double-click to add.")
+        hint.setObjectName("hint")
+        hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.search)
+        layout.addWidget(self.tree, 1)
+        layout.addLayout(count_row)
+        layout.addWidget(hint)
+        self._populate()
+        self.search.textChanged.connect(self.apply_filter)
+        self.tree.itemActivated.connect(self._on_item_activated)
+
+    def _populate(self) -> None:
+        for category, title, icon_name in _GROUPS:
+            entries = self.catalog.by_category(category)
+            if not entries:
+                continue
+            top = QTreeWidgetItem([f"{title}  ({len(entries)})"])
+            top.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = top.font(0)
+            font.setBold(True)
+            top.setFont(0, font)
+            self.tree.addTopLevelItem(top)
+            for entry in entries:
+                specs = entry_specs(entry)
+                child = QTreeWidgetItem([f"{entry.model}\n{specs}"])
+                child.setIcon(0, icon(icon_name))
+                child.setData(0, _ID_ROLE, entry.slug)
+                child.setData(
+                    0,
+                    _SEARCH_ROLE,
+                    " ".join(
+                        [entry.manufacturer, entry.model, entry.slug, specs]
+                        + ([entry.ext.description] if entry.ext.description else [])
+                    ).lower(),
+                )
+                child.setToolTip(
+                    0,
+                    f"<b>{entry.manufacturer} {entry.model}</b> ({entry.slug})<br>"
+                    f"{entry.ext.description or specs}<br>{entry.u_height:g} U",
+                )
+                child.setFlags(
+                    Qt.ItemFlag.ItemIsEnabled
+                    | Qt.ItemFlag.ItemIsSelectable
+                    | Qt.ItemFlag.ItemIsDragEnabled
+                )
+                top.addChild(child)
+            top.setExpanded(True)
+
+    def count(self) -> int:
+        """Devices placed per drop."""
+        return self.count_spin.value()
+
+    def apply_filter(self, text: str) -> None:
+        """Show only entries whose name, id or specs contain every word of ``text``."""
+        words = text.lower().split()
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            visible = 0
+            for c in range(top.childCount()):
+                child = top.child(c)
+                haystack = str(child.data(0, _SEARCH_ROLE))
+                hide = not all(w in haystack for w in words)
+                child.setHidden(hide)
+                visible += not hide
+            top.setHidden(visible == 0)
+
+    def visible_ids(self) -> list[str]:
+        """Catalog ids currently shown (after the search filter)."""
+        out: list[str] = []
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            for c in range(top.childCount()):
+                child = top.child(c)
+                if not child.isHidden() and not top.isHidden():
+                    out.append(str(child.data(0, _ID_ROLE)))
+        return out
+
+    def _on_item_activated(self, item: QTreeWidgetItem, column: int) -> None:
+        catalog_id = item.data(0, _ID_ROLE)
+        if catalog_id:
+            self.item_activated.emit(str(catalog_id), self.count())

@@ -1,0 +1,422 @@
+"""Properties panel: edit the selected device, link, or the design settings.
+
+Every edit is one command through the document, so it is one undo step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.catalog.loader import Catalog
+from designer.core.commands import (
+    Change,
+    Document,
+    SetSettings,
+    UpdateDevices,
+    UpdateLink,
+)
+from designer.core.model import Device, Fabric, Purpose
+from designer.qt.formatting import entry_specs, usd
+
+SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
+
+
+def _title(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("sectionTitle")
+    return label
+
+
+class PropertiesPanel(QWidget):
+    """Shows the selection's editable fields (or the design settings when empty)."""
+
+    def __init__(
+        self, document: Document, catalog: Catalog, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.catalog = catalog
+        self.selection: list[str] = []
+        self.stack = QStackedWidget()
+        self._build_design_page()
+        self._build_device_page()
+        self._build_link_page()
+        self._build_multi_page()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.stack)
+        document.subscribe(self._on_changes)
+        self.show_selection([])
+
+    # --- pages ---------------------------------------------------------------
+
+    def _build_design_page(self) -> None:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.addRow(_title("Design settings"))
+        self.name_edit = QLineEdit()
+        self.purpose_combo = QComboBox()
+        for p in Purpose:
+            self.purpose_combo.addItem(p.value.capitalize(), p.value)
+        self.scheduler_combo = QComboBox()
+        self.scheduler_combo.setEditable(True)
+        self.scheduler_combo.addItems(list(SCHEDULERS))
+        self.monitoring_edit = QLineEdit()
+        self.monitoring_edit.setPlaceholderText("e.g. Prometheus, Grafana, DCGM")
+        form.addRow("Name", self.name_edit)
+        form.addRow("Purpose", self.purpose_combo)
+        form.addRow("Scheduler", self.scheduler_combo)
+        form.addRow("Monitoring", self.monitoring_edit)
+        form.addRow(_title("Price overrides (USD per unit)"))
+        self.price_table = QTableWidget(0, 2)
+        self.price_table.setHorizontalHeaderLabels(["Catalog id", "USD"])
+        self.price_table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.Stretch
+        )
+        self.price_table.verticalHeader().setVisible(False)
+        self.price_table.setMinimumHeight(70)
+        self.price_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        form.addRow(self.price_table)
+        self.price_id_combo = QComboBox()
+        self.price_id_combo.addItems(sorted(self.catalog))
+        self.price_spin = QDoubleSpinBox()
+        self.price_spin.setRange(0, 1e9)
+        self.price_spin.setDecimals(0)
+        self.price_spin.setSingleStep(1000)
+        add = QPushButton("Set")
+        remove = QPushButton("Remove")
+        row = QHBoxLayout()
+        row.addWidget(self.price_id_combo, 2)
+        row.addWidget(self.price_spin, 1)
+        row.addWidget(add)
+        row.addWidget(remove)
+        form.addRow(row)
+        self.name_edit.editingFinished.connect(self._commit_settings)
+        self.monitoring_edit.editingFinished.connect(self._commit_settings)
+        self.purpose_combo.activated.connect(self._commit_settings)
+        self.scheduler_combo.activated.connect(self._commit_settings)
+        self.scheduler_combo.lineEdit().editingFinished.connect(self._commit_settings)
+        add.clicked.connect(self._set_price_override)
+        remove.clicked.connect(self._remove_price_override)
+        self.design_page = page
+        self.stack.addWidget(page)
+
+    def _build_device_page(self) -> None:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.addRow(_title("Device"))
+        self.device_id_label = QLabel()
+        self.device_id_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+        )
+        self.label_edit = QLineEdit()
+        self.model_combo = QComboBox()
+        self.group_combo = QComboBox()
+        self.device_info = QLabel()
+        self.device_info.setWordWrap(True)
+        self.device_info.setObjectName("hint")
+        form.addRow("Id", self.device_id_label)
+        form.addRow("Label", self.label_edit)
+        form.addRow("Model", self.model_combo)
+        form.addRow("Group", self.group_combo)
+        form.addRow(self.device_info)
+        self.label_edit.editingFinished.connect(self._commit_label)
+        self.model_combo.activated.connect(self._commit_model)
+        self.group_combo.activated.connect(self._commit_group)
+        self.device_page = page
+        self.stack.addWidget(page)
+
+    def _build_link_page(self) -> None:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.addRow(_title("Link"))
+        self.link_ends = QLabel()
+        self.link_ends.setWordWrap(True)
+        self.cables_spin = QSpinBox()
+        self.cables_spin.setRange(1, 100_000)
+        self.cables_spin.setKeyboardTracking(False)
+        self.speed_combo = QComboBox()
+        self.fabric_combo = QComboBox()
+        for f in Fabric:
+            self.fabric_combo.addItem(f.value, f.value)
+        form.addRow("Ends", self.link_ends)
+        form.addRow("Cables", self.cables_spin)
+        form.addRow("Speed", self.speed_combo)
+        form.addRow("Fabric", self.fabric_combo)
+        self.cables_spin.valueChanged.connect(self._commit_cables)
+        self.speed_combo.activated.connect(self._commit_speed)
+        self.fabric_combo.activated.connect(self._commit_fabric)
+        self.link_page = page
+        self.stack.addWidget(page)
+
+    def _build_multi_page(self) -> None:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.multi_label = QLabel()
+        self.multi_label.setObjectName("sectionTitle")
+        self.multi_group_combo = QComboBox()
+        form.addRow(self.multi_label)
+        form.addRow("Group", self.multi_group_combo)
+        self.multi_group_combo.activated.connect(self._commit_multi_group)
+        self.multi_page = page
+        self.stack.addWidget(page)
+
+    # --- showing -------------------------------------------------------------
+
+    def set_document(self, document: Document) -> None:
+        """Edit another document."""
+        self.document.unsubscribe(self._on_changes)
+        self.document = document
+        document.subscribe(self._on_changes)
+        self.show_selection([])
+
+    def show_selection(self, ids: list[str]) -> None:
+        """Show the fields of the selected ids (device ids and/or link ids)."""
+        self.selection = list(ids)
+        self.refresh()
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        self.refresh()
+
+    def _selected(self) -> tuple[list[Device], list[str]]:
+        design = self.document.design
+        wanted = set(self.selection)
+        devices = [d for d in design.devices if d.id in wanted] if wanted else []
+        index = design.links.index()
+        links = [i for i in self.selection if i in index]
+        return devices, links
+
+    def refresh(self) -> None:
+        """Re-read the model into the visible page (no commands are issued)."""
+        devices, links = self._selected()
+        if len(devices) == 1 and not links:
+            self._fill_device(devices[0])
+            self.stack.setCurrentWidget(self.device_page)
+        elif len(links) == 1 and not devices:
+            self._fill_link(links[0])
+            self.stack.setCurrentWidget(self.link_page)
+        elif devices or links:
+            self.multi_label.setText(
+                f"{len(devices)} devices and {len(links)} links selected"
+            )
+            self._fill_group_combo(self.multi_group_combo, None)
+            self.multi_group_combo.setEnabled(bool(devices))
+            self.stack.setCurrentWidget(self.multi_page)
+        else:
+            self._fill_design()
+            self.stack.setCurrentWidget(self.design_page)
+
+    def _fill_group_combo(self, combo: QComboBox, current: str | None) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem("(none)", "")
+        for g in self.document.design.groups:
+            combo.addItem(f"{g.label or g.id} [{g.kind.value}]", g.id)
+        combo.setCurrentIndex(max(0, combo.findData(current or "")))
+        combo.blockSignals(False)
+
+    def _fill_device(self, device: Device) -> None:
+        entry = self.catalog.get(device.catalog_id)
+        self.device_id_label.setText(device.id)
+        self.label_edit.blockSignals(True)
+        self.label_edit.setText(device.label)
+        self.label_edit.blockSignals(False)
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        for slug in self.compatible_models(device):
+            e = self.catalog[slug]
+            self.model_combo.addItem(f"{e.model} ({slug})", slug)
+        if self.model_combo.findData(device.catalog_id) < 0:
+            self.model_combo.addItem(f"{device.catalog_id} (unknown)", device.catalog_id)
+        self.model_combo.setCurrentIndex(self.model_combo.findData(device.catalog_id))
+        self.model_combo.blockSignals(False)
+        self._fill_group_combo(self.group_combo, device.group)
+        if entry is None:
+            self.device_info.setText("Not in the catalog.")
+        else:
+            price = usd(entry.ext.price.usd) + (
+                " (estimate)" if entry.ext.price.estimate else ""
+            )
+            tier = f" · tier {device.tier.value}" if device.tier else ""
+            self.device_info.setText(
+                f"{entry_specs(entry)}{tier}\n{entry.u_height:g} U · {price}"
+            )
+
+    def compatible_models(self, device: Device) -> list[str]:
+        """Catalog ids the device can become: same category, keeping its linked ports."""
+        entry = self.catalog.get(device.catalog_id)
+        if entry is None:
+            return []
+        table = self.document.design.links
+        used: set[str] = set()
+        for a, ap, b, bp in zip(table.a, table.a_port, table.b, table.b_port, strict=True):
+            if a == device.id:
+                used.add(ap)
+            if b == device.id:
+                used.add(bp)
+        return [
+            e.slug
+            for e in self.catalog.by_category(entry.category)
+            if all(e.interface(p) is not None for p in used)
+        ]
+
+    def _fill_link(self, link_id: str) -> None:
+        design = self.document.design
+        link = design.links.get(link_id)
+        assert link is not None
+        devices = design.device_map()
+        self.link_ends.setText(f"{link.a}:{link.a_port}  ↔  {link.b}:{link.b_port}")
+        self.cables_spin.blockSignals(True)
+        self.cables_spin.setValue(link.cables)
+        self.cables_spin.blockSignals(False)
+        speeds: set[int] | None = None
+        for dev_id, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            dev = devices.get(dev_id)
+            entry = self.catalog.get(dev.catalog_id) if dev else None
+            iface = entry.interface(port) if entry else None
+            if iface is not None:
+                s = set(iface.speeds_gbps)
+                speeds = s if speeds is None else speeds & s
+        options = sorted((speeds or set()) | {link.speed_gbps}, reverse=True)
+        self.speed_combo.blockSignals(True)
+        self.speed_combo.clear()
+        for s in options:
+            self.speed_combo.addItem(f"{s} Gb/s", s)
+        self.speed_combo.setCurrentIndex(self.speed_combo.findData(link.speed_gbps))
+        self.speed_combo.blockSignals(False)
+        self.fabric_combo.blockSignals(True)
+        self.fabric_combo.setCurrentIndex(self.fabric_combo.findData(link.fabric.value))
+        self.fabric_combo.blockSignals(False)
+
+    def _fill_design(self) -> None:
+        s = self.document.design.settings
+        for widget in (self.name_edit, self.monitoring_edit):
+            widget.blockSignals(True)
+        self.name_edit.setText(s.name)
+        self.monitoring_edit.setText(", ".join(s.monitoring))
+        for widget in (self.name_edit, self.monitoring_edit):
+            widget.blockSignals(False)
+        self.purpose_combo.blockSignals(True)
+        self.purpose_combo.setCurrentIndex(self.purpose_combo.findData(s.purpose.value))
+        self.purpose_combo.blockSignals(False)
+        self.scheduler_combo.blockSignals(True)
+        self.scheduler_combo.setEditText(s.scheduler or "")
+        self.scheduler_combo.blockSignals(False)
+        self.price_table.setRowCount(len(s.price_overrides))
+        for row, (slug, price) in enumerate(sorted(s.price_overrides.items())):
+            self.price_table.setItem(row, 0, QTableWidgetItem(slug))
+            self.price_table.setItem(row, 1, QTableWidgetItem(f"{price:,.0f}"))
+
+    # --- committing ----------------------------------------------------------
+
+    def _one_device(self) -> Device | None:
+        devices, links = self._selected()
+        return devices[0] if len(devices) == 1 and not links else None
+
+    def _update_device(self, fields: dict[str, object], label: str) -> None:
+        device = self._one_device()
+        if device is None:
+            return
+        if all(getattr(device, k) == v for k, v in fields.items()):
+            return
+        self.document.execute(UpdateDevices({device.id: fields}, label=label))
+
+    def _commit_label(self) -> None:
+        self._update_device({"label": self.label_edit.text().strip()}, "Rename device")
+
+    def _commit_model(self) -> None:
+        self._update_device(
+            {"catalog_id": self.model_combo.currentData()}, "Change device model"
+        )
+
+    def _commit_group(self) -> None:
+        self._update_device(
+            {"group": self.group_combo.currentData() or None}, "Change device group"
+        )
+
+    def _commit_multi_group(self) -> None:
+        devices, _ = self._selected()
+        group = self.multi_group_combo.currentData() or None
+        updates: dict[str, dict[str, object]] = {
+            d.id: {"group": group} for d in devices if d.group != group
+        }
+        if updates:
+            self.document.execute(UpdateDevices(updates, label="Change group"))
+
+    def _update_link(self, fields: dict[str, object], label: str) -> None:
+        _, links = self._selected()
+        if len(links) != 1:
+            return
+        link = self.document.design.links.get(links[0])
+        if link is None or all(getattr(link, k) == v for k, v in fields.items()):
+            return
+        self.document.execute(UpdateLink(link.id, fields, label=label))
+
+    def _commit_cables(self, value: int) -> None:
+        self._update_link({"cables": value}, "Change cables")
+
+    def _commit_speed(self) -> None:
+        self._update_link({"speed_gbps": self.speed_combo.currentData()}, "Change speed")
+
+    def _commit_fabric(self) -> None:
+        self._update_link(
+            {"fabric": Fabric(self.fabric_combo.currentData())}, "Change fabric"
+        )
+
+    def _commit_settings(self) -> None:
+        old = self.document.design.settings
+        monitoring = [
+            m.strip() for m in self.monitoring_edit.text().split(",") if m.strip()
+        ]
+        new = old.model_copy(
+            update={
+                "name": self.name_edit.text().strip() or old.name,
+                "purpose": Purpose(self.purpose_combo.currentData()),
+                "scheduler": self.scheduler_combo.currentText().strip() or None,
+                "monitoring": monitoring,
+            }
+        )
+        if new != old:
+            self.document.execute(SetSettings(new))
+
+    def _set_price_override(self) -> None:
+        old = self.document.design.settings
+        slug = self.price_id_combo.currentText()
+        overrides = {**old.price_overrides, slug: float(self.price_spin.value())}
+        if overrides != old.price_overrides:
+            self.document.execute(
+                SetSettings(
+                    old.model_copy(update={"price_overrides": overrides}),
+                    label=f"Override price of {slug}",
+                )
+            )
+
+    def _remove_price_override(self) -> None:
+        row = self.price_table.currentRow()
+        item = self.price_table.item(row, 0) if row >= 0 else None
+        if item is None:
+            return
+        old = self.document.design.settings
+        overrides = {k: v for k, v in old.price_overrides.items() if k != item.text()}
+        self.document.execute(
+            SetSettings(
+                old.model_copy(update={"price_overrides": overrides}),
+                label=f"Remove price override of {item.text()}",
+            )
+        )

@@ -1,0 +1,214 @@
+"""The live validator panel: the analysis report's numbers and findings."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.analysis.report import Report, Severity
+from designer.qt import formatting as fmt
+from designer.qt.resources import icon
+
+_ITEMS_ROLE = Qt.ItemDataRole.UserRole
+
+COMPUTED_NOTE = "hardware build-up only: excludes facility, power and support"
+TYPICAL_NOTE = "all-in rule of thumb: includes facility, power and support"
+
+
+def bisection_text(report: Report) -> str:
+    """Bisection as "51.2 Tb/s · ratio 1.00 · exact" or with its bounds."""
+    b = report.bisection
+    if b.exact:
+        how = "exact"
+    else:
+        how = f"bound: {fmt.gbps(b.lower_gbps)}–{fmt.gbps(b.upper_gbps)}"
+    return f"{fmt.gbps(b.gbps)} · ratio {b.ratio:.2f} · {how}"
+
+
+def oversubscription_text(report: Report) -> str:
+    """Per-tier down:up ratios, leaf first."""
+    if not report.oversubscription:
+        return "no switch tiers"
+    order = {"leaf": 0, "spine": 1, "core": 2}
+    parts = [
+        f"{tier} {fmt.ratio(r)}"
+        for tier, r in sorted(
+            report.oversubscription.items(), key=lambda kv: order.get(kv[0], 9)
+        )
+    ]
+    return " · ".join(parts)
+
+
+class ValidatorPanel(QWidget):
+    """Metrics and findings of the latest report.
+
+    Signals: ``finding_activated(items)`` when a finding is clicked,
+    ``cut_toggled(bool)`` when "Show bisection cut" changes.
+    """
+
+    finding_activated = Signal(list)
+    cut_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.report: Report | None = None
+        self.state = QLabel("Waiting for the first analysis…")
+        self.state.setObjectName("hint")
+        self.values: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(3)
+        rows = (
+            ("gpus", "GPUs"),
+            ("switches", "Switches"),
+            ("cables", "Cables"),
+            ("bisection", "Bisection"),
+            ("oversub", "Oversubscription"),
+            ("cost", "Cost"),
+            ("breakdown", ""),
+            ("typical", "Tier typical"),
+            ("power", "Power"),
+            ("rack_units", "Rack space"),
+            ("tier", "Tier class"),
+            ("tier_reason", ""),
+        )
+        for row, (key, title) in enumerate(rows):
+            name = QLabel(title)
+            name.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+            value = QLabel("–")
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setObjectName("metricValue" if title else "hint")
+            grid.addWidget(name, row, 0)
+            grid.addWidget(value, row, 1)
+            self.values[key] = value
+        self.values["tier"].setObjectName("tierName")
+        grid.setColumnStretch(1, 1)
+        self.cut_check = QCheckBox("Show bisection cut on the canvas")
+        self.cut_check.toggled.connect(self.cut_toggled)
+        self.findings_title = QLabel("Findings")
+        self.findings_title.setObjectName("sectionTitle")
+        self.findings = QListWidget()
+        self.findings.setObjectName("findings")
+        self.findings.setWordWrap(True)
+        self.findings.setMinimumHeight(90)
+        self.findings.itemClicked.connect(self._on_finding_clicked)
+        self.findings.itemActivated.connect(self._on_finding_clicked)
+
+        body = QWidget()
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(6, 4, 6, 4)
+        inner.addWidget(self.state)
+        inner.addLayout(grid)
+        inner.addWidget(self.cut_check)
+        inner.addStretch(0)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll, 3)
+        layout.addWidget(self.findings_title)
+        layout.addWidget(self.findings, 2)
+
+    def set_busy(self) -> None:
+        """Say that an analysis is running (the shown numbers are from before)."""
+        self.state.setText("Analysing…")
+
+    def set_failed(self, message: str) -> None:
+        """Say that the analysis failed, and why."""
+        self.state.setText(f"Analysis failed: {message}")
+
+    def show_report(self, report: Report, seconds: float | None = None) -> None:
+        """Fill every field from ``report``."""
+        self.report = report
+        v = self.values
+        took = f" in {seconds * 1000:.0f} ms" if seconds is not None else ""
+        self.state.setText(f"Up to date (analysed{took})")
+        v["gpus"].setText(
+            f"{report.gpus:,} in {report.compute_nodes:,} nodes · "
+            f"{report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size}"
+        )
+        sw = report.switches
+        total_sw = sum(sw.values())
+        v["switches"].setText(
+            f"{total_sw:,}"
+            + (
+                " (" + ", ".join(f"{n:,} {t}" for t, n in sw.items() if n) + ")"
+                if total_sw
+                else ""
+            )
+        )
+        cables = report.cables
+        v["cables"].setText(
+            f"{sum(cables.values()):,}"
+            + (
+                " (" + ", ".join(f"{n:,} {f}" for f, n in cables.items() if n) + ")"
+                if cables
+                else ""
+            )
+            + f" · {report.transceivers:,} transceivers"
+        )
+        v["bisection"].setText(bisection_text(report))
+        v["bisection"].setToolTip(
+            f"Full (non-blocking) would be {fmt.gbps(report.bisection.full_gbps)}.\n"
+            f"{report.bisection.method}"
+        )
+        v["oversub"].setText(oversubscription_text(report))
+        cost = report.cost_usd
+        per_gpu = f" · {fmt.usd(cost.per_gpu)}/GPU" if cost.per_gpu else ""
+        estimated = any(line.estimate for line in cost.lines)
+        v["cost"].setText(
+            f"{fmt.usd(cost.total)}{per_gpu}" + (" (estimate)" if estimated else "")
+        )
+        v["breakdown"].setText(
+            f"compute {fmt.usd(cost.compute)} · switches {fmt.usd(cost.fabric)} · "
+            f"cables+optics {fmt.usd(cost.cables_optics)} · storage "
+            f"{fmt.usd(cost.storage)} · management {fmt.usd(cost.management)}\n"
+            f"({COMPUTED_NOTE})"
+        )
+        lo, hi = report.tier.typical_cost_usd
+        v["typical"].setText(f"{fmt.usd_range(lo, hi)} ({TYPICAL_NOTE})")
+        v["typical"].setToolTip(report.tier.typical_cost_note)
+        v["power"].setText(f"{report.power_kw:,.1f} kW (max, IT load)")
+        racks = f" · {report.racks:,} racks" if report.racks else ""
+        v["rack_units"].setText(f"{report.rack_units:,.0f} U{racks}")
+        v["tier"].setText(report.tier.name)
+        v["tier_reason"].setText(report.tier.reason)
+        self._fill_findings(report)
+
+    def _fill_findings(self, report: Report) -> None:
+        self.findings.clear()
+        counts = {s: 0 for s in Severity}
+        for f in report.findings:
+            counts[f.severity] += 1
+            item = QListWidgetItem(icon(f.severity.value), f.message)
+            item.setData(_ITEMS_ROLE, list(f.items))
+            item.setToolTip(
+                f"[{f.code}] {f.message}"
+                + (f"\n{len(f.items)} items: click to select" if f.items else "")
+            )
+            self.findings.addItem(item)
+        if not report.findings:
+            item = QListWidgetItem(icon("ok"), "No findings: the design checks out.")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.findings.addItem(item)
+        self.findings_title.setText(
+            f"Findings: {counts[Severity.ERROR]} errors, "
+            f"{counts[Severity.WARNING]} warnings, {counts[Severity.INFO]} notes"
+        )
+
+    def _on_finding_clicked(self, item: QListWidgetItem) -> None:
+        items = item.data(_ITEMS_ROLE)
+        if items:
+            self.finding_activated.emit(list(items))

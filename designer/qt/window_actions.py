@@ -1,0 +1,253 @@
+"""Menus, toolbar and keyboard shortcuts of the main window."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QInputDialog, QMenu, QStyle, QToolBar
+from PySide6.QtCore import Qt
+
+if TYPE_CHECKING:
+    from designer.qt.main_window import MainWindow
+
+Key = QKeySequence.StandardKey
+
+
+class WindowActions:
+    """Creates every QAction of the window and wires it to the window or canvas."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        w = window
+        style = w.style()
+        sp = QStyle.StandardPixmap
+
+        def act(
+            text: str,
+            slot: Callable[[], object] | None = None,
+            shortcut: QKeySequence | Key | str | list[QKeySequence] | None = None,
+            tip: str = "",
+        ) -> QAction:
+            action = QAction(text, w)
+            if isinstance(shortcut, list):
+                action.setShortcuts(shortcut)
+            elif shortcut is not None:
+                action.setShortcut(QKeySequence(shortcut))
+            if tip:
+                action.setStatusTip(tip)
+                action.setToolTip(tip)
+            if slot is not None:
+                action.triggered.connect(lambda _=False: slot())
+            return action
+
+        canvas = lambda: w.canvas  # noqa: E731  (the canvas is read at trigger time)
+
+        # File
+        self.new = act("&New", w.new_design, Key.New, "Start an empty design")
+        self.new.setIcon(style.standardIcon(sp.SP_FileIcon))
+        self.new_template = act(
+            "New from &Template…",
+            w.new_from_template,
+            "Ctrl+Shift+N",
+            "Generate a SuperPOD, fat tree, k-ary or NVL72 design",
+        )
+        self.open = act("&Open…", w.open_dialog, Key.Open, "Open a design file")
+        self.open.setIcon(style.standardIcon(sp.SP_DialogOpenButton))
+        self.save = act("&Save", w.save, Key.Save, "Save the design")
+        self.save.setIcon(style.standardIcon(sp.SP_DialogSaveButton))
+        self.save_as = act("Save &As…", w.save_as, Key.SaveAs)
+        self.export = act(
+            "&Export…", w.export, "Ctrl+E", "Export PDF, SVG, PNG, BOM, cabling plan"
+        )
+        self.export.setEnabled(
+            importlib.util.find_spec("designer.qt.export") is not None
+        )
+        self.quit = act("&Quit", w.close, Key.Quit)
+        self.recent_menu = QMenu("Open &Recent", w)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+
+        # Edit
+        self.undo = act("&Undo", self._undo, Key.Undo)
+        self.undo.setIcon(style.standardIcon(sp.SP_ArrowBack))
+        self.redo = act(
+            "&Redo",
+            self._redo,
+            [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")],
+        )
+        self.redo.setIcon(style.standardIcon(sp.SP_ArrowForward))
+        self.cut = act("Cu&t", self._cut, Key.Cut)
+        self.copy = act("&Copy", lambda: canvas().copy_selection(), Key.Copy)
+        self.paste = act("&Paste", lambda: canvas().paste(), Key.Paste)
+        self.duplicate = act(
+            "D&uplicate", lambda: canvas().duplicate_selection(), "Ctrl+D"
+        )
+        self.delete = act(
+            "&Delete",
+            lambda: canvas().delete_selection(),
+            [QKeySequence(Key.Delete), QKeySequence("Backspace")],
+        )
+        self.select_all = act("Select &All", self._select_all, Key.SelectAll)
+
+        # View
+        self.zoom_in = act("Zoom &In", lambda: canvas().zoom_in(), Key.ZoomIn)
+        self.zoom_out = act("Zoom &Out", lambda: canvas().zoom_out(), Key.ZoomOut)
+        self.fit = act("&Fit to View", lambda: canvas().fit_all(), "Ctrl+0")
+        self.show_cut = act("Show Bisection &Cut", None, "Ctrl+B")
+        self.show_cut.setCheckable(True)
+        self.show_cut.toggled.connect(w.set_show_cut)
+        self.grid_snap = act("&Snap to Grid", None, "Ctrl+G")
+        self.grid_snap.setCheckable(True)
+        self.grid_snap.setChecked(True)
+        self.grid_snap.toggled.connect(lambda on: canvas().set_grid_snap(on))
+        canvas().set_grid_snap(True)
+
+        # Tools
+        self.tool_group = QActionGroup(w)
+        self.tools: dict[str, QAction] = {}
+        for name, text, key in (
+            ("select", "Select", "S"),
+            ("connect", "Connect", "C"),
+            ("pan", "Pan", "H"),
+        ):
+            a = act(text, None, key, f"{text} tool ({key})")
+            a.setCheckable(True)
+            a.triggered.connect(lambda _=False, n=name: canvas().set_tool(n))
+            self.tool_group.addAction(a)
+            self.tools[name] = a
+        self.tools["select"].setChecked(True)
+
+        # Design
+        self.all_to_all = act(
+            "Connect &All to All…",
+            self._connect_all_to_all,
+            "Ctrl+Shift+A",
+            "Connect every selected lower-tier device to every selected upper one",
+        )
+        self.rail = act(
+            "Wire &Rail-Optimized",
+            lambda: canvas().wire_rail_optimized(),
+            "Ctrl+Shift+R",
+            "Wire the selected nodes to the selected rail leaves",
+        )
+        self.group_su = act(
+            "Group as Scalable &Unit", lambda: canvas().group_selection("su")
+        )
+        self.group_pod = act("Group as &Pod", lambda: canvas().group_selection("pod"))
+        self.auto_layout = act(
+            "Auto-&Layout by Tier", lambda: canvas().auto_layout(), "Ctrl+L"
+        )
+        self.settings = act("Design &Settings…", self._design_settings)
+
+        self._build_menus()
+        self._build_toolbar()
+
+    def _build_menus(self) -> None:
+        bar = self.window.menuBar()
+        file = bar.addMenu("&File")
+        file.addActions([self.new, self.new_template, self.open])
+        file.addMenu(self.recent_menu)
+        file.addSeparator()
+        file.addActions([self.save, self.save_as, self.export])
+        file.addSeparator()
+        file.addAction(self.quit)
+        edit = bar.addMenu("&Edit")
+        edit.addActions([self.undo, self.redo])
+        edit.addSeparator()
+        edit.addActions(
+            [self.cut, self.copy, self.paste, self.duplicate, self.delete]
+        )
+        edit.addSeparator()
+        edit.addAction(self.select_all)
+        view = bar.addMenu("&View")
+        view.addActions([self.zoom_in, self.zoom_out, self.fit])
+        view.addSeparator()
+        view.addActions([self.show_cut, self.grid_snap])
+        view.addSeparator()
+        w = self.window
+        for dock in (w.palette_dock, w.properties_dock, w.validator_dock, w.charts_dock):
+            view.addAction(dock.toggleViewAction())
+        tools = bar.addMenu("&Tools")
+        tools.addActions(list(self.tools.values()))
+        design = bar.addMenu("&Design")
+        design.addActions([self.all_to_all, self.rail])
+        design.addSeparator()
+        design.addActions([self.group_su, self.group_pod, self.auto_layout])
+        design.addSeparator()
+        design.addAction(self.settings)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main toolbar", self.window)
+        bar.setObjectName("mainToolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.addActions([self.new, self.open, self.save])
+        bar.addSeparator()
+        bar.addActions([self.undo, self.redo])
+        bar.addSeparator()
+        bar.addActions(list(self.tools.values()))
+        bar.addSeparator()
+        bar.addActions([self.zoom_in, self.zoom_out, self.fit])
+        bar.addSeparator()
+        bar.addActions([self.new_template, self.show_cut])
+        self.window.addToolBar(bar)
+        self.toolbar = bar
+
+    # --- handlers -------------------------------------------------------------
+
+    def update_undo_state(self) -> None:
+        """Label Undo/Redo with the step they would undo or redo."""
+        history = self.window.document.history
+        self.undo.setEnabled(history.can_undo)
+        self.redo.setEnabled(history.can_redo)
+        self.undo.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
+        self.redo.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
+
+    def _undo(self) -> None:
+        self.window.document.undo()
+
+    def _redo(self) -> None:
+        self.window.document.redo()
+
+    def _cut(self) -> None:
+        self.window.canvas.copy_selection()
+        self.window.canvas.delete_selection()
+
+    def _select_all(self) -> None:
+        self.window.canvas.select_ids(
+            [d.id for d in self.window.document.design.devices], center=False
+        )
+
+    def _connect_all_to_all(self) -> None:
+        cables, ok = QInputDialog.getInt(
+            self.window,
+            "Connect all to all",
+            "Cables between each lower and each upper device:",
+            1,
+            1,
+            64,
+        )
+        if ok:
+            self.window.canvas.connect_all_to_all(cables)
+
+    def _design_settings(self) -> None:
+        self.window.canvas.select_ids([], center=False)
+        self.window.properties_panel.show_selection([])
+        self.window.properties_dock.show()
+        self.window.properties_dock.raise_()
+        self.window.properties_panel.name_edit.setFocus()
+
+    def _fill_recent(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        files = self.window.recent_files()
+        for i, f in enumerate(files, start=1):
+            a = menu.addAction(f"&{i % 10} {Path(f).name}")
+            a.setToolTip(f)
+            a.triggered.connect(lambda _=False, f=f: self.window.open_recent(f))
+        if not files:
+            menu.addAction("(none)").setEnabled(False)
+        menu.addSeparator()
+        menu.addAction("Clear List").triggered.connect(self.window.clear_recent_files)

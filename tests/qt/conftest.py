@@ -1,0 +1,43 @@
+"""Qt test setup: QStandardPaths test mode, app naming, a main-window factory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtWidgets import QApplication
+
+QStandardPaths.setTestModeEnabled(True)
+
+
+@pytest.fixture(autouse=True)
+def _configured_app(qapp: QApplication) -> Iterator[None]:
+    """Name and style the app like the real one; start each test with empty settings."""
+    from designer.qt.app import configure_app
+
+    configure_app(qapp)
+    QSettings().clear()
+    yield
+    QSettings().clear()
+
+
+@pytest.fixture
+def main_window(qtbot: object) -> Iterator[Callable[..., object]]:
+    """Factory: ``main_window()`` creates a shown MainWindow; all are closed after."""
+    from designer.qt.main_window import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(catalog: object = None) -> MainWindow:
+        window = MainWindow(catalog)  # type: ignore[arg-type]
+        window.resize(1400, 900)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.document.mark_clean()  # never prompt while tearing down
+        window.close()
+        window.deleteLater()
