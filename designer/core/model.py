@@ -7,13 +7,13 @@ endpoints by device id and port group, never by object.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
-from collections.abc import Iterable, Iterator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 Id = Annotated[
     str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
@@ -163,6 +163,21 @@ class LinkTable(_Strict):
             table.append(link)
         return table
 
+    @classmethod
+    def from_columns(
+        cls, columns: dict[str, list[Any]], *, validate: bool = False
+    ) -> LinkTable:
+        """A table from column lists, trusted unless ``validate``; rail optional."""
+        cols = dict(columns)
+        n = len(cols.get("id", []))
+        cols.setdefault("rail", [None] * n)
+        if validate:
+            return cls.model_validate(cols)
+        missing = [name for name in LINK_COLUMNS if name not in cols]
+        if missing or any(len(cols[name]) != n for name in LINK_COLUMNS):
+            raise ValueError(f"columns missing or of unequal length: {missing}")
+        return cls.model_construct(**cols)  # type: ignore[arg-type]
+
     def __len__(self) -> int:
         return len(self.id)
 
@@ -207,10 +222,73 @@ class LinkTable(_Strict):
         else:
             self._index = None
 
-    def extend(self, links: Iterable[Link]) -> None:
-        """Append many links."""
-        for link in links:
-            self.append(link)
+    def extend(self, links: Iterable[Link] | LinkTable) -> None:
+        """Append many links (rows or a whole table), column by column."""
+        if isinstance(links, LinkTable):
+            other = links
+        else:
+            rows = list(links)
+            other = LinkTable.from_columns(
+                {name: [getattr(r, name) for r in rows] for name in LINK_COLUMNS}
+            )
+        start = len(self.id)
+        for name in LINK_COLUMNS:
+            getattr(self, name).extend(getattr(other, name))
+        if self._index is not None:
+            self._index.update((lid, start + k) for k, lid in enumerate(other.id))
+
+    def truncate(self, n: int) -> None:
+        """Keep only the first ``n`` links (undo of :meth:`extend`)."""
+        dropped = self.id[n:]
+        for name in LINK_COLUMNS:
+            del getattr(self, name)[n:]
+        if self._index is not None:
+            if len(dropped) * 8 < len(self.id):
+                for lid in dropped:
+                    self._index.pop(lid, None)
+            else:
+                self._index = None
+
+    def take(self, positions: Sequence[int]) -> LinkTable:
+        """The rows at ``positions`` as a new table."""
+        return LinkTable.from_columns(
+            {name: [getattr(self, name)[i] for i in positions] for name in LINK_COLUMNS}
+        )
+
+    def delete(self, positions: Sequence[int]) -> LinkTable:
+        """Remove the rows at ascending ``positions`` in one pass; return them."""
+        removed = self.take(positions)
+        if not positions:
+            return removed
+        for name in LINK_COLUMNS:
+            column = getattr(self, name)
+            kept: list[Any] = []
+            start = 0
+            for p in positions:
+                kept.extend(column[start:p])
+                start = p + 1
+            kept.extend(column[start:])
+            column[:] = kept
+        self._index = None
+        return removed
+
+    def restore(self, positions: Sequence[int], rows: LinkTable) -> None:
+        """Put ``rows`` back at ascending final ``positions`` (undoes ``delete``)."""
+        if not positions:
+            return
+        for name in LINK_COLUMNS:
+            column = getattr(self, name)
+            values = getattr(rows, name)
+            merged: list[Any] = []
+            src = 0
+            for j, p in enumerate(positions):
+                upto = p - j
+                merged.extend(column[src:upto])
+                src = upto
+                merged.append(values[j])
+            merged.extend(column[src:])
+            column[:] = merged
+        self._index = None
 
     def pop(self, i: int) -> Link:
         """Remove and return the link at position ``i``."""
@@ -299,12 +377,12 @@ def reference_problems(design: Design) -> list[str]:
             problems.append(f"devices[{i}].group: unknown group {d.group!r}")
     table = design.links
     if len(set(table.id)) != len(table.id):
-        seen: set[str] = set()
+        seen_links: set[str] = set()
         for i, lid in enumerate(table.id):
-            if lid in seen:
+            if lid in seen_links:
                 problems.append(f"links.id[{i}]: duplicate link id {lid!r}")
                 break
-            seen.add(lid)
+            seen_links.add(lid)
     for end in ("a", "b"):
         column = getattr(table, end)
         if not device_ids.issuperset(column):

@@ -1,0 +1,274 @@
+"""What the connection rules need to know about hardware, without the catalog.
+
+Core does not import ``designer.catalog``. A rule takes a *lookup*: a callable
+``catalog_id -> spec-or-entry`` or a mapping such as the loaded catalog; entries
+are adapted by duck typing (:func:`spec_from_entry`), so callers pass catalog
+entries directly.
+
+Port counting: one cable is one logical port at each end. A twin-port OSFP cage
+holds two ports (a QM9700 has 64 ports in 32 cages). A port running at a lower
+speed with a ``breakout`` splits into several logical ports (SN5600: one 800G
+port = two 400G links), so the budget is kept in native ports:
+``sum over speeds of ceil(links at that speed / split)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import compress
+from typing import Any
+
+from designer.core.model import Design, Device, Fabric
+
+__all__ = [
+    "FABRIC_ORDER",
+    "ROLE_FABRIC",
+    "DeviceSpec",
+    "Lookup",
+    "PortGroupSpec",
+    "PortUsage",
+    "as_lookup",
+    "effective_count",
+    "ports_in_use",
+    "spec_from_entry",
+]
+
+ROLE_FABRIC: dict[str, Fabric] = {
+    "compute": Fabric.COMPUTE,
+    "storage": Fabric.STORAGE,
+    "inband": Fabric.INBAND,
+    "oob": Fabric.OOB,
+}
+"""Port-group role -> the fabric it is meant for (role ``any``: every fabric)."""
+
+FABRIC_ORDER: tuple[Fabric, ...] = (
+    Fabric.COMPUTE,
+    Fabric.STORAGE,
+    Fabric.INBAND,
+    Fabric.OOB,
+)
+MEDIA_NAMES = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+
+@dataclass(frozen=True, slots=True)
+class PortGroupSpec:
+    """A port group as the rules see it (a catalog ``interface``)."""
+
+    name: str
+    count: int
+    speeds_gbps: tuple[int, ...]
+    media: str  # "infiniband" | "ethernet"
+    role: str  # "compute" | "storage" | "inband" | "oob" | "any"
+    ports_per_cage: int = 1
+    breakout: tuple[tuple[int, int], ...] = ()  # (speed, links per native port)
+    alt_media: tuple[str, ...] = ()
+
+    @property
+    def medias(self) -> tuple[str, ...]:
+        """Every link layer the group can run (native first)."""
+        return (self.media, *self.alt_media)
+
+    def split(self, speed_gbps: int) -> int:
+        """Links one native port carries at ``speed_gbps`` (1 without breakout)."""
+        for speed, n in self.breakout:
+            if speed == speed_gbps:
+                return n
+        return 1
+
+    def describe_count(self, count: int | None = None) -> str:
+        """'64 ports (32 twin-port cages)' style text for messages."""
+        n = self.count if count is None else count
+        text = f"{n} port" + ("" if n == 1 else "s")
+        if self.ports_per_cage == 2:
+            text += f" ({-(-n // 2)} twin-port cages)"
+        elif self.ports_per_cage > 2:
+            text += f" ({-(-n // self.ports_per_cage)} cages)"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSpec:
+    """The port groups of one catalog entry."""
+
+    catalog_id: str
+    port_groups: tuple[PortGroupSpec, ...]
+    configurable: bool = False
+    category: str = ""
+    _by_name: dict[str, PortGroupSpec] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        self._by_name.update({g.name: g for g in self.port_groups})
+
+    def port_group(self, name: str) -> PortGroupSpec | None:
+        """The port group called ``name``, or None."""
+        return self._by_name.get(name)
+
+    def groups_for(self, role: str) -> list[PortGroupSpec]:
+        """Port groups with this role (``compute``, ``any``, ...)."""
+        return [g for g in self.port_groups if g.role == role]
+
+
+Lookup = Callable[[str], DeviceSpec | None]
+"""Catalog id -> spec (None when the id is unknown)."""
+
+
+def _text(value: object) -> str:
+    """Enum members and strings alike as their plain value."""
+    return str(getattr(value, "value", value))
+
+
+def spec_from_entry(entry: Any) -> DeviceSpec:
+    """Adapt any catalog-entry-like object (``slug``/``id``, ``interfaces``)."""
+    if isinstance(entry, DeviceSpec):
+        return entry
+    groups = tuple(
+        PortGroupSpec(
+            name=str(i.name),
+            count=int(i.count),
+            speeds_gbps=tuple(int(s) for s in i.speeds_gbps),
+            media=_text(i.media),
+            role=_text(i.role),
+            ports_per_cage=int(getattr(i, "ports_per_cage", 1) or 1),
+            breakout=tuple(
+                sorted(
+                    (int(s), int(n))
+                    for s, n in (getattr(i, "breakout", {}) or {}).items()
+                )
+            ),
+            alt_media=tuple(_text(m) for m in getattr(i, "alt_media", ()) or ()),
+        )
+        for i in entry.interfaces
+    )
+    ext = getattr(entry, "ext", None)
+    configurable = getattr(entry, "configurable", None)
+    if configurable is None:
+        configurable = getattr(ext, "configurable", False)
+    category = getattr(entry, "category", None)
+    if category is None:
+        category = getattr(ext, "category", "")
+    catalog_id = getattr(entry, "slug", None) or getattr(entry, "id", "")
+    return DeviceSpec(
+        catalog_id=str(catalog_id),
+        port_groups=groups,
+        configurable=bool(configurable),
+        category=_text(category or ""),
+    )
+
+
+def as_lookup(source: Any) -> Lookup:
+    """Normalise a mapping or callable of entries/specs into a cached :data:`Lookup`."""
+    if getattr(source, "_designer_lookup", False):
+        return source  # type: ignore[no-any-return]
+    cache: dict[str, DeviceSpec | None] = {}
+    if isinstance(source, Mapping):
+        raw: Callable[[str], Any] = source.get
+    elif callable(source):
+        raw = source
+    else:
+        raise TypeError(
+            f"lookup must be a mapping or a callable, not {type(source).__name__}"
+        )
+
+    def lookup(catalog_id: str) -> DeviceSpec | None:
+        try:
+            return cache[catalog_id]
+        except KeyError:
+            pass
+        try:
+            entry = raw(catalog_id)
+        except KeyError:
+            entry = None
+        spec = None if entry is None else spec_from_entry(entry)
+        cache[catalog_id] = spec
+        return spec
+
+    lookup._designer_lookup = True  # type: ignore[attr-defined]
+    return lookup
+
+
+def effective_count(device: Device, spec: DeviceSpec, group: PortGroupSpec) -> int:
+    """Native ports of ``group`` on ``device`` (``Device.ports`` if configurable)."""
+    if spec.configurable and device.ports and group.name in device.ports:
+        return device.ports[group.name]
+    return group.count
+
+
+def _add_extra_cables(
+    usage: Counter[Any], design: Design, with_speed: bool
+) -> Counter[Any]:
+    """Add cables beyond the first of multi-cable links (rare rows only)."""
+    t = design.links
+    cables = t.cables
+    if cables.count(1) != len(cables):
+        for i in compress(range(len(cables)), [c != 1 for c in cables]):
+            extra = cables[i] - 1
+            if with_speed:
+                s = t.speed_gbps[i]
+                usage[(t.a[i], t.a_port[i], s)] += extra
+                usage[(t.b[i], t.b_port[i], s)] += extra
+            else:
+                usage[(t.a[i], t.a_port[i])] += extra
+                usage[(t.b[i], t.b_port[i])] += extra
+    return usage
+
+
+def ports_in_use(design: Design) -> Counter[tuple[str, str]]:
+    """Cables (links) attached per (device id, port group); missing keys are 0.
+
+    One pass over the link columns. With breakouts a native port holds several
+    links; :class:`PortUsage` turns these counts into native ports.
+    """
+    t = design.links
+    usage: Counter[tuple[str, str]] = Counter(zip(t.a, t.a_port, strict=True))
+    usage.update(zip(t.b, t.b_port, strict=True))
+    return _add_extra_cables(usage, design, with_speed=False)
+
+
+class PortUsage:
+    """Links per (device, port group, speed), and the native ports they take."""
+
+    def __init__(self, counts: Counter[tuple[str, str, int]] | None = None) -> None:
+        self._by_group: dict[tuple[str, str], dict[int, int]] = {}
+        for (dev, port, speed), n in (counts or Counter()).items():
+            self._by_group.setdefault((dev, port), {})[speed] = n
+
+    @classmethod
+    def of(cls, design: Design) -> PortUsage:
+        """Usage of every port group in ``design`` (one pass over the columns)."""
+        t = design.links
+        counts: Counter[tuple[str, str, int]] = Counter(
+            zip(t.a, t.a_port, t.speed_gbps, strict=True)
+        )
+        counts.update(zip(t.b, t.b_port, t.speed_gbps, strict=True))
+        return cls(_add_extra_cables(counts, design, with_speed=True))
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._by_group)
+
+    def links(self, device_id: str, port: str) -> int:
+        """Links (cables) on a port group."""
+        return sum(self._by_group.get((device_id, port), {}).values())
+
+    def add(self, device_id: str, port: str, speed: int, cables: int) -> None:
+        """Count ``cables`` more (negative to remove) at ``speed``."""
+        per = self._by_group.setdefault((device_id, port), {})
+        per[speed] = per.get(speed, 0) + cables
+
+    def native(
+        self, device_id: str, group: PortGroupSpec, extra: tuple[int, int] | None = None
+    ) -> int:
+        """Native ports taken, optionally with ``extra`` = (speed, cables) added."""
+        per = self._by_group.get((device_id, group.name), {})
+        if extra is not None:
+            per = dict(per)
+            per[extra[0]] = per.get(extra[0], 0) + extra[1]
+        total = 0
+        for speed, n in per.items():
+            if n > 0:
+                split = group.split(speed)
+                total += -(-n // split)
+        return total
