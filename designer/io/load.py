@@ -35,6 +35,8 @@ MAX_DEPTH = 64
 MAX_PROBLEMS = 5
 """How many problems one error message lists before "... and N more"."""
 
+_CURRENT_VERSION = re.compile(rf'"schema_version"\s*:\s*{SCHEMA_VERSION}\s*[,}}]')
+
 _EXPECT_DESIGN = "expected a GPU Cluster Designer design (a JSON object)"
 
 
@@ -66,8 +68,8 @@ def loads_design(
     if not text.strip():
         _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
     try:
-        if '"schema_version"' not in text:
-            raise ValueError("no schema_version")
+        if not _CURRENT_VERSION.search(text):  # absent, old, or not a number
+            raise ValueError("slow path")
         design = Design.model_validate_json(text, strict=True)
     except (ValidationError, ValueError):
         design = _diagnose(text, source)
