@@ -1,16 +1,59 @@
 """Hardware catalog: entries with port groups, GPUs, power and sourced prices."""
 
-from designer.catalog.loader import Catalog, CatalogError, default_catalog, load_catalog
-from designer.catalog.schema import CatalogEntry, Category, Interface, Media, Role
+from designer.catalog.loader import (
+    Catalog,
+    CatalogError,
+    default_catalog,
+    default_catalog_dir,
+    load_catalog,
+)
+from designer.catalog.optics import (
+    CableClass,
+    CableKind,
+    Optics,
+    Transceiver,
+    cable_price,
+    end_transceivers,
+    optics_price,
+)
+from designer.catalog.ports import (
+    device_ports_problems,
+    effective_ports,
+    effective_ports_at,
+    effective_radix,
+)
+from designer.catalog.schema import (
+    CatalogEntry,
+    Category,
+    Interface,
+    Media,
+    Price,
+    Role,
+    Source,
+)
 
 __all__ = [
+    "CableClass",
+    "CableKind",
     "Catalog",
     "CatalogEntry",
     "CatalogError",
     "Category",
     "Interface",
     "Media",
+    "Optics",
+    "Price",
     "Role",
+    "Source",
+    "Transceiver",
+    "cable_price",
     "default_catalog",
+    "default_catalog_dir",
+    "device_ports_problems",
+    "effective_ports",
+    "effective_ports_at",
+    "effective_radix",
+    "end_transceivers",
     "load_catalog",
+    "optics_price",
 ]

@@ -1,15 +1,27 @@
-"""Load and validate the hardware catalog; the only module that knows its file layout."""
+"""Load and validate the hardware catalog; the only module that knows its file layout.
+
+Layout: ``<root>/<category>/<slug>.yaml``, one device type per file, plus
+``<root>/optics.yaml`` (cables and transceivers). A bad file fails loudly with
+:class:`CatalogError` naming the file and the field.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from designer.catalog.optics import Optics
 from designer.catalog.schema import CatalogEntry, Category
+
+OPTICS_FILE = "optics.yaml"
+
+_M = TypeVar("_M", bound=BaseModel)
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CatalogError(Exception):
@@ -22,14 +34,17 @@ def default_catalog_dir() -> Path:
 
 
 class Catalog(Mapping[str, CatalogEntry]):
-    """All catalog entries by id (slug), in file order."""
+    """All catalog entries by id (slug), in file order, plus the optics table."""
 
-    def __init__(self, entries: list[CatalogEntry]) -> None:
+    def __init__(
+        self, entries: list[CatalogEntry], optics: Optics | None = None
+    ) -> None:
         self._entries: dict[str, CatalogEntry] = {}
         for e in entries:
             if e.slug in self._entries:
                 raise CatalogError(f"duplicate catalog id {e.slug!r}")
             self._entries[e.slug] = e
+        self._optics = optics
 
     def __getitem__(self, key: str) -> CatalogEntry:
         return self._entries[key]
@@ -39,6 +54,23 @@ class Catalog(Mapping[str, CatalogEntry]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def optics(self) -> Optics:
+        """Cables and transceivers (the shipped table when none was given)."""
+        if self._optics is None:
+            self._optics = default_optics()
+        return self._optics
+
+    def require(self, catalog_id: str) -> CatalogEntry:
+        """The entry ``catalog_id``; CatalogError listing the known ids otherwise."""
+        try:
+            return self._entries[catalog_id]
+        except KeyError:
+            known = ", ".join(sorted(self._entries))
+            raise CatalogError(
+                f"unknown catalog id {catalog_id!r} (known: {known})"
+            ) from None
 
     def by_category(self, category: Category) -> list[CatalogEntry]:
         """Entries of one palette group."""
@@ -54,36 +86,115 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"{path}: cannot read file: {exc}") from None
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise CatalogError(f"{path}: not valid YAML{where}: {problem}") from None
+
+
+def _validate(path: Path, model: type[_M], raw: Any) -> _M:
+    if not isinstance(raw, dict):
+        got = "an empty file" if raw is None else f"a {type(raw).__name__}"
+        raise CatalogError(f"{path}: expected a mapping at the top level, got {got}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+        parts = [
+            f"field {_location(e['loc'])}: {e['msg']}"
+            + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
+            for e in errors[:3]
+        ]
+        more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise CatalogError(f"{path}: " + "; ".join(parts) + more) from None
+
+
 def load_entry(path: Path) -> CatalogEntry:
     """Read one YAML file; raise :class:`CatalogError` naming file and field."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CatalogError(f"{path}: cannot read catalog entry: {exc}") from None
-    if not isinstance(raw, dict):
-        raise CatalogError(f"{path}: expected a mapping at the top level")
-    try:
-        entry = CatalogEntry.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise CatalogError(
-            f"{path}: field {_location(first['loc'])}: {first['msg']}"
-            + (f" ({exc.error_count()} problems)" if exc.error_count() > 1 else "")
-        ) from None
+    entry = _validate(path, CatalogEntry, _read_yaml(path))
     if entry.slug != path.stem:
         raise CatalogError(
-            f"{path}: field slug: {entry.slug!r} must match the file name"
+            f"{path}: field slug: {entry.slug!r} must match the file name {path.stem!r}"
+        )
+    folder = path.parent.name
+    if folder in {c.value for c in Category} and folder != entry.category.value:
+        raise CatalogError(
+            f"{path}: field x-designer.category: {entry.category.value!r} does not "
+            f"match its folder {folder!r}"
         )
     return entry
 
 
+def load_optics(path: Path) -> Optics:
+    """Read ``optics.yaml``; raise :class:`CatalogError` naming file and field."""
+    return _validate(path, Optics, _read_yaml(path))
+
+
+def _check_optics(path: Path, entry: CatalogEntry, optics: Optics) -> None:
+    known = {t.id: t for t in optics.transceivers}
+    for i, iface in enumerate(entry.interfaces):
+        field = f"interfaces[{i}].transceiver"
+        if iface.transceiver is None:
+            if iface.ports_per_cage > 1:
+                raise CatalogError(
+                    f"{path}: field {field}: a {iface.ports_per_cage}-port cage "
+                    f"group must name its transceiver (known: {', '.join(known)})"
+                )
+            continue
+        module = known.get(iface.transceiver)
+        if module is None:
+            raise CatalogError(
+                f"{path}: field {field}: unknown transceiver {iface.transceiver!r} "
+                f"(known: {', '.join(known)})"
+            )
+        if module.links != iface.ports_per_cage:
+            raise CatalogError(
+                f"{path}: field {field}: {module.id} carries {module.links} link(s) "
+                f"but the cage has {iface.ports_per_cage} port(s)"
+            )
+
+
 def load_catalog(directory: Path | None = None) -> Catalog:
-    """Load every ``*.yaml`` below ``directory`` (default: the shipped catalog)."""
+    """Load every ``*.yaml`` below ``directory`` (default: the shipped catalog).
+
+    ``optics.yaml`` at the top of ``directory`` is the optics table; without
+    one, the shipped table is used.
+    """
     root = directory or default_catalog_dir()
-    files = sorted(root.rglob("*.yaml"))
+    if not root.is_dir():
+        raise CatalogError(f"{root}: catalog folder not found")
+    optics_path = root / OPTICS_FILE
+    optics = load_optics(optics_path) if optics_path.is_file() else default_optics()
+    files = sorted(p for p in root.rglob("*.yaml") if p != optics_path)
     if not files:
         raise CatalogError(f"{root}: no catalog entries (*.yaml) found")
-    return Catalog([load_entry(f) for f in files])
+    entries: list[CatalogEntry] = []
+    seen: dict[str, Path] = {}
+    for f in files:
+        entry = load_entry(f)
+        if entry.slug in seen:
+            raise CatalogError(
+                f"{f}: field slug: duplicate catalog id {entry.slug!r} "
+                f"(also in {seen[entry.slug]})"
+            )
+        seen[entry.slug] = f
+        _check_optics(f, entry, optics)
+        entries.append(entry)
+    return Catalog(entries, optics)
+
+
+@lru_cache(maxsize=1)
+def default_optics() -> Optics:
+    """The shipped optics table, loaded once."""
+    return load_optics(default_catalog_dir() / OPTICS_FILE)
 
 
 @lru_cache(maxsize=1)

@@ -7,10 +7,11 @@ has no field for lives in the ``x-designer`` extension block.
 
 from __future__ import annotations
 
+import datetime
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Category(StrEnum):
@@ -60,12 +61,27 @@ class Price(_Strict):
     date: str = Field(pattern=r"^\d{4}(-\d{2}){0,2}$")
     estimate: bool = True
 
+    @field_validator("date", mode="before")
+    @classmethod
+    def _yaml_date(cls, value: object) -> object:
+        """YAML reads ``2024`` as int and ``2024-08-01`` as a date: keep text."""
+        if isinstance(value, int | datetime.date) and not isinstance(value, bool):
+            return str(value)
+        return value
+
 
 class Interface(_Strict):
-    """A port group: ``count`` ports of one speed and cage type.
+    """A port group: ``count`` ports of one native speed and cage type.
 
-    ``speeds_gbps`` lists every speed a port can run at (first = native).
+    ``speeds_gbps`` lists every speed a port can run at, native (highest) first.
     ``ports_per_cage`` is 2 for twin-port OSFP cages (QM9700: 32 cages, 64 ports).
+    ``breakout`` maps a lower speed to how many logical ports one native port
+    splits into (SN5600 ``{400: 2, 200: 4, 100: 4}``: 64 x 800G = 128 x 400G =
+    256 x 200G); a speed in ``speeds_gbps`` without a breakout runs one link
+    per port. ``transceiver`` names the pluggable module of this port group in
+    ``resources/catalog/optics.yaml`` (None: the speed class default, see
+    :mod:`designer.catalog.optics`). ``alt_media`` lists other link layers the
+    NIC can run (ConnectX VPI adapters speak InfiniBand and Ethernet).
     """
 
     name: str = Field(min_length=1, max_length=64)
@@ -77,9 +93,34 @@ class Interface(_Strict):
     media: Media
     role: Role
     ports_per_cage: int = Field(default=1, ge=1, le=8)
-    transceiver: str | None = Field(
-        default=None, description="optic/cable type used by this port group"
+    breakout: dict[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=2, le=8)]] = (
+        Field(default_factory=dict, description="speed -> ports per native port")
     )
+    alt_media: list[Media] = Field(default_factory=list)
+    transceiver: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9\-]*$",
+        description="id of the pluggable module in optics.yaml",
+    )
+
+    @model_validator(mode="after")
+    def _speeds(self) -> Interface:
+        if len(set(self.speeds_gbps)) != len(self.speeds_gbps):
+            raise ValueError(f"speeds_gbps repeat: {self.speeds_gbps}")
+        if self.speeds_gbps != sorted(self.speeds_gbps, reverse=True):
+            raise ValueError(
+                f"speeds_gbps must list the native (highest) speed first, then "
+                f"lower ones: {self.speeds_gbps}"
+            )
+        for speed in self.breakout:
+            if speed not in self.speeds_gbps[1:]:
+                raise ValueError(
+                    f"breakout speed {speed} must be one of the lower speeds "
+                    f"{self.speeds_gbps[1:]}"
+                )
+        if self.media in self.alt_media:
+            raise ValueError(f"alt_media repeats the media {self.media.value!r}")
+        return self
 
     @property
     def speed_gbps(self) -> int:
@@ -90,6 +131,28 @@ class Interface(_Strict):
     def cages(self) -> int:
         """Physical cages (connectors) of the group."""
         return -(-self.count // self.ports_per_cage)
+
+    def supports_speed(self, speed_gbps: int) -> bool:
+        """Whether a port can run at ``speed_gbps``."""
+        return speed_gbps in self.speeds_gbps
+
+    def supports_media(self, media: Media) -> bool:
+        """Whether the port group can run ``media`` (native or VPI alternative)."""
+        return media is self.media or media in self.alt_media
+
+    def split(self, speed_gbps: int) -> int:
+        """Logical ports one native port gives at ``speed_gbps`` (0: unsupported)."""
+        if speed_gbps not in self.speeds_gbps:
+            return 0
+        return self.breakout.get(speed_gbps, 1)
+
+    def ports_at(self, speed_gbps: int, count: int | None = None) -> int:
+        """Port budget at ``speed_gbps``: ``count`` (default own) x breakout split."""
+        return (self.count if count is None else count) * self.split(speed_gbps)
+
+    def links_per_cage(self, speed_gbps: int) -> int:
+        """Links one cage (one pluggable module) carries at ``speed_gbps``."""
+        return self.ports_per_cage * max(1, self.split(speed_gbps))
 
 
 class Gpu(_Strict):
@@ -124,11 +187,18 @@ class Extension(_Strict):
     price: Price
     gpu: Gpu | None = None
     storage: StorageSpec | None = None
-    switch_radix: int | None = Field(default=None, ge=2)
+    switch_radix: int | None = Field(
+        default=None, ge=2, description="ports of the `ports` group at native speed"
+    )
+    configurable: bool = Field(
+        default=False,
+        description="Device.ports may override the port counts (generic entries)",
+    )
     cpus: int | None = Field(default=None, ge=0)
     sources: list[Source] = Field(min_length=1)
     estimates: list[str] = Field(
-        default_factory=list, description="fields that are estimates, said plainly"
+        default_factory=list,
+        description='"field: derivation" for every estimated number, said plainly',
     )
 
 
@@ -151,14 +221,78 @@ class CatalogEntry(_Strict):
         names = [i.name for i in self.interfaces]
         if len(set(names)) != len(names):
             raise ValueError(f"interface names repeat: {names}")
-        cat = self.ext.category
-        if cat is Category.COMPUTE and self.ext.gpu is None:
-            raise ValueError("a compute entry needs x-designer.gpu")
-        if cat is Category.SWITCH and self.ext.switch_radix is None:
-            raise ValueError("a switch entry needs x-designer.switch_radix")
-        if cat is Category.STORAGE and self.ext.storage is None:
-            raise ValueError("a storage entry needs x-designer.storage")
+        ext = self.ext
+        cat = ext.category
+        if cat is Category.COMPUTE:
+            if ext.gpu is None:
+                raise ValueError("a compute entry needs x-designer.gpu")
+            if "compute" not in names:
+                raise ValueError("a compute entry needs an interface named 'compute'")
+        if cat is Category.SWITCH:
+            ports = self.interface("ports")
+            if ports is None:
+                raise ValueError("a switch entry needs an interface named 'ports'")
+            if ext.switch_radix is None:
+                raise ValueError("a switch entry needs x-designer.switch_radix")
+            if ext.switch_radix != ports.count:
+                raise ValueError(
+                    f"x-designer.switch_radix {ext.switch_radix} must equal the "
+                    f"'ports' count {ports.count}"
+                )
+        elif ext.switch_radix is not None:
+            raise ValueError("x-designer.switch_radix is only for switches")
+        if cat is Category.STORAGE:
+            if ext.storage is None:
+                raise ValueError("a storage entry needs x-designer.storage")
+            if "data" not in names:
+                raise ValueError("a storage entry needs an interface named 'data'")
+        if ext.price.estimate and "price" not in self.estimated_fields:
+            raise ValueError(
+                "x-designer.price.estimate is true: add a 'price: <derivation>' "
+                "line to x-designer.estimates"
+            )
+        for line in ext.estimates:
+            field, sep, why = line.partition(":")
+            if not sep or not why.strip():
+                raise ValueError(f"estimate {line!r} must read '<field>: <derivation>'")
+            if not self._has_field(field.strip()):
+                raise ValueError(f"estimate names an unknown field {field.strip()!r}")
         return self
+
+    def _has_field(self, path: str) -> bool:
+        """Whether a dotted estimate path names a field of this entry."""
+        head, _, rest = path.partition(".")
+        if head == "interfaces":
+            name, _, attr = rest.partition(".")
+            iface = self.interface(name)
+            return iface is not None and (not attr or attr in Interface.model_fields)
+        if not rest:
+            return (
+                head in CatalogEntry.model_fields and head != "ext"
+            ) or head in Extension.model_fields
+        if head == "gpu":
+            return self.ext.gpu is not None and rest in Gpu.model_fields
+        if head == "storage":
+            return self.ext.storage is not None and rest in StorageSpec.model_fields
+        return head == "price" and rest in Price.model_fields
+
+    @property
+    def estimated_fields(self) -> list[str]:
+        """Field paths listed in ``x-designer.estimates`` (text before the colon)."""
+        return [line.partition(":")[0].strip() for line in self.ext.estimates]
+
+    @property
+    def configurable(self) -> bool:
+        """Whether ``Device.ports`` may override this entry's port counts."""
+        return self.ext.configurable
+
+    @property
+    def radix(self) -> int | None:
+        """Ports of the ``ports`` group at native speed (switches), else None."""
+        if self.ext.category is not Category.SWITCH:
+            return None
+        ports = self.interface("ports")
+        return ports.count if ports else None
 
     @property
     def id(self) -> str:

@@ -1,0 +1,206 @@
+"""Cables and pluggable optics: what a link needs at each end, and what it costs.
+
+Counting rules (RA-H100 Table 8 reproduces them: 127 DGX H100 x 4 twin-port
+OSFP = 508 system transceivers; 48 QM9700 x 32 cages = 1,536 switch ones):
+
+- Every link is ``Link.cables`` cables. The cable class is chosen by speed and
+  media (:meth:`Optics.cable_class`): the exact speed, else the next faster
+  class of that media, else the fastest.
+- A ``fiber`` cable needs one pluggable transceiver at EACH end. ``aoc``
+  (active optical), ``dac`` (direct-attach copper) and ``copper`` (RJ45) cables
+  carry their own ends: zero transceivers.
+- A transceiver fills one cage. A twin-port OSFP cage (``ports_per_cage: 2``)
+  carries two links per transceiver, and a breakout speed multiplies that
+  (QM9700 at 200G: 2 ports x 2 = 4 links per cage). So the modules at one end
+  of ``n`` links on a port group are ``ceil(n / interface.links_per_cage(speed))``
+  (:meth:`Optics.end_transceivers`); count per device and port group, then sum.
+- The module at an end is the port group's ``transceiver`` when it names one,
+  else the cable class default (:meth:`Optics.module_for`). Twin-port groups
+  always name theirs (the loader checks that ``links`` equals the cage size).
+
+Prices are estimates unless ``estimate: false``; NVIDIA publishes no list
+prices (hardware.md §3).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from math import ceil
+from typing import TYPE_CHECKING
+
+from pydantic import Field, model_validator
+
+from designer.catalog.schema import Interface, Media, Price, Source, _Strict
+
+if TYPE_CHECKING:
+    from designer.catalog.loader import Catalog
+
+_ID = r"^[a-z0-9][a-z0-9\-]*$"
+
+
+class CableKind(StrEnum):
+    """Physical cable type; only ``fiber`` needs pluggable transceivers."""
+
+    FIBER = "fiber"
+    AOC = "aoc"
+    DAC = "dac"
+    COPPER = "copper"
+
+
+class Transceiver(_Strict):
+    """A pluggable optical module type; ``links`` is 2 for twin-port OSFP."""
+
+    id: str = Field(pattern=_ID)
+    description: str = Field(min_length=3)
+    form_factor: str = Field(min_length=2)
+    speed_gbps: int = Field(ge=1, description="per link")
+    links: int = Field(ge=1, le=8, description="links one module carries")
+    media: list[Media] = Field(min_length=1)
+    power_w: float | None = Field(default=None, gt=0)
+    price: Price
+    sources: list[Source] = Field(default_factory=list)
+    estimates: list[str] = Field(default_factory=list)
+
+
+class CableClass(_Strict):
+    """The cable used for one speed and media, its end module and price per cable."""
+
+    id: str = Field(pattern=_ID)
+    description: str = Field(min_length=3)
+    speed_gbps: int = Field(ge=1)
+    media: Media
+    kind: CableKind
+    transceiver: str | None = Field(default=None, pattern=_ID)
+    price: Price
+    estimates: list[str] = Field(default_factory=list)
+
+    @property
+    def needs_transceivers(self) -> bool:
+        """Whether each end needs a pluggable module (fiber only)."""
+        return self.kind is CableKind.FIBER
+
+
+class Optics(_Strict):
+    """All transceiver types and cable classes (``resources/catalog/optics.yaml``)."""
+
+    transceivers: list[Transceiver] = Field(min_length=1)
+    cables: list[CableClass] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Optics:
+        ids = [t.id for t in self.transceivers] + [c.id for c in self.cables]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"optics ids repeat: {dup}")
+        known = {t.id for t in self.transceivers}
+        seen: set[tuple[int, Media]] = set()
+        for c in self.cables:
+            if (c.speed_gbps, c.media) in seen:
+                raise ValueError(
+                    f"two cable classes for {c.speed_gbps}G {c.media.value}"
+                )
+            seen.add((c.speed_gbps, c.media))
+            if c.needs_transceivers and c.transceiver not in known:
+                raise ValueError(
+                    f"cable class {c.id!r}: fiber needs a known transceiver, "
+                    f"got {c.transceiver!r}"
+                )
+            if not c.needs_transceivers and c.transceiver is not None:
+                raise ValueError(
+                    f"cable class {c.id!r}: a {c.kind.value} cable has no "
+                    "pluggable transceiver"
+                )
+        return self
+
+    def transceiver(self, transceiver_id: str) -> Transceiver:
+        """The module type ``transceiver_id`` (KeyError naming the known ids)."""
+        for t in self.transceivers:
+            if t.id == transceiver_id:
+                return t
+        known = ", ".join(t.id for t in self.transceivers)
+        raise KeyError(f"unknown transceiver {transceiver_id!r} (known: {known})")
+
+    def cable_class(self, speed_gbps: int, media: Media) -> CableClass:
+        """Cable class for a link: exact speed, else next faster, else fastest."""
+        same = sorted(
+            (c for c in self.cables if c.media is media), key=lambda c: c.speed_gbps
+        )
+        if not same:
+            raise KeyError(f"no cable class for media {media.value!r}")
+        for c in same:
+            if c.speed_gbps >= speed_gbps:
+                return c
+        return same[-1]
+
+    def module_for(
+        self, interface: Interface, speed_gbps: int, media: Media | None = None
+    ) -> Transceiver | None:
+        """Module in ``interface`` for a link (None: the cable has its own ends)."""
+        cable = self.cable_class(speed_gbps, media or interface.media)
+        if not cable.needs_transceivers:
+            return None
+        return self.transceiver(interface.transceiver or cable.transceiver or "")
+
+    def end_transceivers(
+        self,
+        interface: Interface,
+        links: int,
+        speed_gbps: int,
+        media: Media | None = None,
+    ) -> int:
+        """Modules needed at one end for ``links`` links on one device's port group."""
+        if links <= 0 or self.module_for(interface, speed_gbps, media) is None:
+            return 0
+        return ceil(links / interface.links_per_cage(speed_gbps))
+
+    def optics_price(self, speed_gbps: int, media: Media) -> Price:
+        """Unit price of the speed class default module (0 when none is needed)."""
+        cable = self.cable_class(speed_gbps, media)
+        if cable.transceiver is None:
+            return Price(
+                usd=0.0,
+                source=f"no pluggable module: a {cable.kind.value} cable "
+                f"({cable.id}) carries its own ends",
+                date=cable.price.date,
+                estimate=False,
+            )
+        return self.transceiver(cable.transceiver).price
+
+    def cable_price(self, speed_gbps: int, media: Media) -> Price:
+        """Unit price of one cable of the speed class."""
+        return self.cable_class(speed_gbps, media).price
+
+
+def _optics(optics: Optics | Catalog | None) -> Optics:
+    if optics is None:
+        from designer.catalog.loader import default_catalog
+
+        return default_catalog().optics
+    if isinstance(optics, Optics):
+        return optics
+    return optics.optics
+
+
+def optics_price(
+    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
+) -> Price:
+    """Price of ONE transceiver of the speed class (default catalog unless given)."""
+    return _optics(optics).optics_price(speed_gbps, media)
+
+
+def cable_price(
+    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
+) -> Price:
+    """Price of ONE cable of the speed class (default catalog unless given)."""
+    return _optics(optics).cable_price(speed_gbps, media)
+
+
+def end_transceivers(
+    interface: Interface,
+    links: int,
+    speed_gbps: int,
+    *,
+    optics: Optics | Catalog | None = None,
+) -> int:
+    """Modules at one end of ``links`` links on one port group (see module doc)."""
+    return _optics(optics).end_transceivers(interface, links, speed_gbps)
