@@ -5,6 +5,7 @@ No Qt here; the PDF and image exports live in ``designer.qt.export``.
 
 from __future__ import annotations
 
+from designer.io.export._common import ExportCancelled
 from designer.io.export.bom import BOM_COLUMNS, bom_rows, write_bom_csv
 from designer.io.export.cabling import (
     CABLING_COLUMNS,
@@ -22,6 +23,7 @@ from designer.io.export.slurm import (
 __all__ = [
     "BOM_COLUMNS",
     "CABLING_COLUMNS",
+    "ExportCancelled",
     "bom_rows",
     "cabling_rows",
     "cabling_summary",

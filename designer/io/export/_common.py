@@ -15,6 +15,10 @@ Catalog = Mapping[str, CatalogEntry]
 Target = str | os.PathLike[str] | TextIO
 
 
+class ExportCancelled(Exception):
+    """The user cancelled a long export; partial output was discarded."""
+
+
 def resolve_catalog(catalog: Catalog | None) -> Catalog:
     """The given catalog, or the shipped one."""
     if catalog is not None:

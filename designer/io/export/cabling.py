@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterator
 
 from designer.catalog.schema import Interface
 from designer.core.model import Design
-from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
+from designer.io.export._common import (
+    Catalog,
+    ExportCancelled,
+    Target,
+    open_text,
+    resolve_catalog,
+)
 
 CABLING_COLUMNS: tuple[str, ...] = (
     "cable",
@@ -30,15 +36,16 @@ CABLING_COLUMNS: tuple[str, ...] = (
     "to_port",
     "to_transceiver",
     "cable_type",
+    "cable_id",
     "speed_gbps",
     "fabric",
     "rail",
 )
 
 CablingRow = tuple[
-    int, str, str, str, str, str, str, str, str, str, str, str, str, int, str, str
+    int, str, str, str, str, str, str, str, str, str, str, str, str, str, int, str, str
 ]
-PortNamer = Callable[[int], str]
+PortNamer = Callable[[int, int], str]
 
 
 def _connector(iface: Interface | None, group: str) -> str:
@@ -53,38 +60,79 @@ def _connector(iface: Interface | None, group: str) -> str:
 
 
 def port_namer(iface: Interface | None, group: str, count: int | None) -> PortNamer:
-    """A function naming the 0-based port ``i`` of a port group by cage."""
+    """A function naming the 0-based link slot ``i`` of a port group by cage.
+
+    ``split`` is the breakout (logical links per physical port) at the link's
+    speed: slot ``i`` is physical port ``i // split``, sub-port ``i % split``.
+    """
     kind = _connector(iface, group)
     per_cage = iface.ports_per_cage if iface is not None else 1
     sep = "-" if kind[-1].isdigit() else ""
     limit = count if count is not None else (iface.count if iface else None)
 
-    def name(i: int) -> str:
+    def name(i: int, split: int = 1) -> str:
+        port, sub = divmod(i, split) if split > 1 else (i, 0)
         if per_cage > 1:
-            label = f"{kind}{i // per_cage + 1}/{i % per_cage + 1}"
+            label = f"{kind}{port // per_cage + 1}/{port % per_cage + 1}"
         else:
-            label = f"{kind}{sep}{i + 1}"
-        if limit is not None and i >= limit:
+            label = f"{kind}{sep}{port + 1}"
+        if split > 1:
+            label += f".{sub + 1}"
+        if limit is not None and port >= limit:
             label += " (beyond the last port)"
         return label
 
     return name
 
 
-def _cable_type(
-    a: Interface | None, b: Interface | None, speed: int, a_tr: str, b_tr: str
-) -> str:
+def _fallback_cable_type(a: Interface | None, b: Interface | None, speed: int) -> str:
     types = " ".join(i.type.lower() for i in (a, b) if i is not None)
     if "base-t" in types:
         return "Cat6 RJ45 copper"
-    trs = f"{a_tr} {b_tr}".upper()
-    if "AOC" in trs:
-        return f"AOC {speed}G"
-    if "DAC" in trs:
-        return f"DAC copper {speed}G"
     media = next((i.media.value for i in (a, b) if i is not None), "")
     media = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(media, media)
-    return f"MMF fiber {speed}G {media}".rstrip()
+    return f"{speed}G {media} cable".replace("  ", " ")
+
+
+_KIND = {"fiber": "MMF fiber", "aoc": "AOC", "dac": "DAC copper", "copper": "RJ45"}
+_MEDIA = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+
+def link_ends(
+    cat: Catalog, a: Interface | None, b: Interface | None, speed: int
+) -> tuple[str, str, str, str]:
+    """``(cable type, cable id, module at a, module at b)`` of one cable of a link.
+
+    Uses the catalog's optics table (cable class by speed and media; a module at
+    each end only for fiber); without it, a plain description and no ids.
+    """
+    optics = getattr(cat, "optics", None)
+    known = a if a is not None else b
+    if optics is not None and known is not None:
+        media = known.media
+        if a is not None and b is not None and a.media is not b.media:
+            supports = getattr(b, "supports_media", None)
+            media = a.media if supports is None or supports(a.media) else b.media
+        try:
+            cable = optics.cable_class(speed, media)
+            mods = [
+                optics.module_for(i, speed, media) if i is not None else None
+                for i in (a, b)
+            ]
+        except (KeyError, ValueError):
+            pass
+        else:
+            kind = _KIND.get(cable.kind.value, cable.kind.value)
+            label = f"{kind} {cable.speed_gbps}G {_MEDIA.get(media.value, media.value)}"
+            names = [m.id if m is not None else "" for m in mods]
+            return label, cable.id, names[0], names[1]
+    tr = [(i.transceiver or "") if i is not None else "" for i in (a, b)]
+    return _fallback_cable_type(a, b, speed), "", tr[0], tr[1]
+
+
+def _split(iface: Interface | None, speed: int) -> int:
+    split = getattr(iface, "split", None)
+    return max(1, int(split(speed))) if split is not None else 1
 
 
 def cabling_rows(
@@ -97,6 +145,7 @@ def cabling_rows(
     namers: dict[tuple[str, str], PortNamer] = {}
     ifaces: dict[tuple[str, str], Interface | None] = {}
     used: dict[tuple[str, str], int] = {}
+    ends_cache: dict[tuple[int, int, int], tuple[str, str, str, str]] = {}
 
     def iface_of(dev_id: str, group: str) -> Interface | None:
         key = (dev_id, group)
@@ -115,17 +164,20 @@ def cabling_rows(
         a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
         ia, ib = iface_of(a, ap), iface_of(b, bp)
         ka, kb = (a, ap), (b, bp)
-        na, nb = namers[ka], namers[kb]
-        a_tr = (ia.transceiver or "") if ia is not None else ""
-        b_tr = (ib.transceiver or "") if ib is not None else ""
         speed = t.speed_gbps[i]
-        ctype = _cable_type(ia, ib, speed, a_tr, b_tr)
+        ends_key = (id(ia), id(ib), speed)
+        ends = ends_cache.get(ends_key)
+        if ends is None:
+            ends = ends_cache[ends_key] = link_ends(cat, ia, ib, speed)
+        ctype, cable_id, a_tr, b_tr = ends
+        na, nb = namers[ka], namers[kb]
         fabric = str(
             t.fabric[i].value if hasattr(t.fabric[i], "value") else t.fabric[i]
         )
         rail = "" if t.rail[i] is None else str(t.rail[i])
         lid, la, lb = t.id[i], labels[a], labels[b]
         ua, ub = used.get(ka, 0), used.get(kb, 0)
+        sa, sb = _split(ia, speed), _split(ib, speed)
         cables = t.cables[i]
         for c in range(cables):
             n += 1
@@ -135,14 +187,15 @@ def cabling_rows(
                 a,
                 la,
                 ap,
-                na(ua + c),
+                na(ua + c, sa),
                 a_tr,
                 b,
                 lb,
                 bp,
-                nb(ub + c),
+                nb(ub + c, sb),
                 b_tr,
                 ctype,
+                cable_id,
                 speed,
                 fabric,
                 rail,
@@ -180,10 +233,6 @@ def write_cabling_csv(
     return written
 
 
-class ExportCancelled(Exception):
-    """The user cancelled a long export; partial output was discarded."""
-
-
 def cabling_summary(
     design: Design, catalog: Catalog | None = None
 ) -> list[tuple[str, str, int, int]]:
@@ -201,14 +250,17 @@ def cabling_summary(
         return cache[key]
 
     counts: Counter[tuple[str, str, int]] = Counter()
+    types: dict[tuple[int, int, int], str] = {}
     t = design.links
     for i in range(len(t.id)):
         ia, ib = iface(t.a[i], t.a_port[i]), iface(t.b[i], t.b_port[i])
-        a_tr = (ia.transceiver or "") if ia is not None else ""
-        b_tr = (ib.transceiver or "") if ib is not None else ""
         speed = t.speed_gbps[i]
+        key = (id(ia), id(ib), speed)
+        ctype = types.get(key)
+        if ctype is None:
+            ctype = types[key] = link_ends(cat, ia, ib, speed)[0]
         fabric = str(getattr(t.fabric[i], "value", t.fabric[i]))
-        counts[(fabric, _cable_type(ia, ib, speed, a_tr, b_tr), speed)] += t.cables[i]
+        counts[(fabric, ctype, speed)] += t.cables[i]
     order = {"compute": 0, "storage": 1, "inband": 2, "oob": 3}
     return [
         (f, ty, s, n)

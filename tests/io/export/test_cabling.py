@@ -51,8 +51,11 @@ def test_twin_port_cages_and_unique_ports() -> None:
     assert first["speed_gbps"] == "400"
     assert first["fabric"] == "compute"
     assert first["rail"] == "0"
-    assert first["from_transceiver"] == "OSFP twin-port 2x400G"
-    assert "400G" in first["cable_type"]
+    # fiber needs a module at each end: twin-port OSFP on DGX and QM9700
+    assert first["from_transceiver"] == "osfp-2x400g"
+    assert first["to_transceiver"] == "osfp-2x400g"
+    assert first["cable_type"] == "MMF fiber 400G InfiniBand"
+    assert first["cable_id"] == "cable-ib-400g"
     spine_row = next(r for r in rows if r["to_device"] == "spine-1")
     assert spine_row["rail"] == ""
 
@@ -91,4 +94,4 @@ def test_summary_counts_cables() -> None:
     summary = cabling_summary(design)
     assert sum(n for *_, n in summary) == sum(design.links.cables)
     assert summary[0][0] == "compute"
-    assert summary[-1] == ("oob", "Cat6 RJ45 copper", 1, 1)
+    assert summary[-1] == ("oob", "RJ45 1G Ethernet", 1, 1)

@@ -1,0 +1,140 @@
+"""``cluster-designer export FILE [--pdf OUT] [--svg OUT] [--png OUT] [--bom OUT]
+[--cabling OUT] [--slurm OUT] [--page-size A4|Letter]``.
+
+CSV and Slurm exports are pure; Qt is imported (offscreen) only for PDF/SVG/PNG.
+Exit codes: 0 written, 2 the input cannot be used or an output cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TextIO
+
+EXIT_OK, EXIT_INPUT = 0, 2
+OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the export options on ``parser``."""
+    parser.add_argument("file", metavar="FILE", help="design file (.json)")
+    parser.add_argument("--pdf", metavar="OUT", help="PDF report")
+    parser.add_argument("--svg", metavar="OUT", help="SVG drawing of the canvas")
+    parser.add_argument("--png", metavar="OUT", help="PNG drawing of the canvas")
+    parser.add_argument("--bom", metavar="OUT", help="bill of materials CSV")
+    parser.add_argument("--cabling", metavar="OUT", help="cabling plan CSV")
+    parser.add_argument("--slurm", metavar="OUT", help="Slurm topology.conf")
+    parser.add_argument(
+        "--page-size",
+        choices=("A4", "Letter"),
+        default="A4",
+        help="PDF page size (default A4)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="IDS",
+        help="draw only these comma-separated device ids (PDF/SVG/PNG)",
+    )
+
+
+def run(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Write every requested export; return the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    wanted = {k: getattr(args, k, None) for k in OUTPUTS}
+    if not any(wanted.values()):
+        err.write(
+            "cluster-designer export: nothing to export; give at least one of "
+            "--pdf, --svg, --png, --bom, --cabling, --slurm\n"
+        )
+        return EXIT_INPUT
+    from designer.io import DesignFileError, load_design
+
+    try:
+        design = load_design(args.file)
+    except DesignFileError as exc:
+        err.write(f"cluster-designer: {exc}\n")
+        return EXIT_INPUT
+    ids: set[str] | None = None
+    if getattr(args, "only", None):
+        ids = {s.strip() for s in args.only.split(",") if s.strip()}
+        unknown = sorted(ids - {d.id for d in design.devices})
+        if unknown:
+            err.write(
+                f"cluster-designer export: --only names unknown devices: "
+                f"{', '.join(unknown[:5])}\n"
+            )
+            return EXIT_INPUT
+    try:
+        return _export(design, wanted, args.page_size, ids, out)
+    except OSError as exc:
+        err.write(f"cluster-designer export: cannot write: {exc}\n")
+        return EXIT_INPUT
+
+
+def _export(
+    design: object,
+    wanted: dict[str, str | None],
+    page_size: str,
+    ids: set[str] | None,
+    out: TextIO,
+) -> int:
+    from designer.core.model import Design
+    from designer.io.export import (
+        write_bom_csv,
+        write_cabling_csv,
+        write_slurm_topology,
+    )
+
+    assert isinstance(design, Design)
+    report = None
+    if wanted["pdf"] or wanted["bom"]:
+        from designer.analysis import analyze
+
+        report = analyze(design)
+
+    def done(kind: str, path: str, t0: float, what: str) -> None:
+        out.write(f"{kind}: {path} ({what}, {time.perf_counter() - t0:.2f} s)\n")
+
+    if path := wanted["bom"]:
+        t0 = time.perf_counter()
+        assert report is not None
+        total = write_bom_csv(report, path)
+        done("bom", path, t0, f"{len(report.cost_usd.lines)} lines, ${total:,.0f}")
+    if path := wanted["cabling"]:
+        t0 = time.perf_counter()
+        n = write_cabling_csv(design, path)
+        done("cabling", path, t0, f"{n:,} cables")
+    if path := wanted["slurm"]:
+        t0 = time.perf_counter()
+        text = write_slurm_topology(design, path)
+        switches = sum(1 for line in text.splitlines() if line.startswith("Switch"))
+        done("slurm", path, t0, f"{switches} switches")
+    if wanted["pdf"] or wanted["svg"] or wanted["png"]:
+        from designer.qt.export import (
+            ensure_app,
+            make_scene,
+            write_pdf,
+            write_png,
+            write_svg,
+        )
+
+        ensure_app()
+        scene = make_scene(design)
+        if path := wanted["pdf"]:
+            t0 = time.perf_counter()
+            assert report is not None
+            write_pdf(path, design, report, page_size=page_size, scene=scene, ids=ids)
+            done("pdf", path, t0, page_size)
+        if path := wanted["svg"]:
+            t0 = time.perf_counter()
+            write_svg(path, design, scene=scene, ids=ids)
+            done("svg", path, t0, "drawing")
+        if path := wanted["png"]:
+            t0 = time.perf_counter()
+            write_png(path, design, scene=scene, ids=ids)
+            done("png", path, t0, "drawing")
+    return EXIT_OK

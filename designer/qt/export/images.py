@@ -1,0 +1,135 @@
+"""SVG and PNG images of the canvas drawing: the whole design or a selection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from designer.core.model import Design
+from designer.qt.export.drawing import Catalog, make_scene, render_design
+
+#: Size of the image in pixels (SVG user units) along its longer side.
+DEFAULT_LONG_SIDE = 2400
+
+
+def _frame(design: Design, ids: set[str] | None, long_side: int) -> QSize:
+    xs = [d.x for d in design.devices if ids is None or d.id in ids] or [0.0]
+    ys = [d.y for d in design.devices if ids is None or d.id in ids] or [0.0]
+    w = max(max(xs) - min(xs), 1.0) + 160
+    h = max(max(ys) - min(ys), 1.0) + 120
+    aspect = min(max(w / h, 0.5), 3.0)
+    if aspect >= 1:
+        return QSize(long_side, max(int(long_side / aspect), 200))
+    return QSize(max(int(long_side * aspect), 200), long_side)
+
+
+def _scope(
+    scene: Any | None, selection_only: bool, ids: set[str] | None
+) -> set[str] | None:
+    if ids is not None:
+        return set(ids)
+    if selection_only and scene is not None and hasattr(scene, "selected_ids"):
+        return set(scene.selected_ids())
+    return None
+
+
+def write_svg(
+    path: str | os.PathLike[str],
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    scene: Any | None = None,
+    selection_only: bool = False,
+    ids: set[str] | None = None,
+    long_side: int = DEFAULT_LONG_SIDE,
+) -> Path:
+    """Write an SVG of the design (or of ``ids``) to ``path``."""
+    out = Path(path)
+    scope = _scope(scene, selection_only, ids)
+    size = _frame(design, scope, long_side)
+    if scene is None:
+        scene = make_scene(design, catalog)
+    gen = QSvgGenerator()
+    gen.setFileName(str(out))
+    gen.setSize(size)
+    gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
+    gen.setTitle(design.settings.name)
+    gen.setDescription(f"{design.settings.name}: GPU Cluster Designer drawing")
+    painter = QPainter(gen)
+    try:
+        render_design(
+            painter,
+            QRectF(8, 8, size.width() - 16, size.height() - 16),
+            design,
+            catalog,
+            scene=scene,
+            selection_only=selection_only,
+            ids=scope,
+        )
+    finally:
+        painter.end()
+    return out
+
+
+def render_image(
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    scene: Any | None = None,
+    selection_only: bool = False,
+    ids: set[str] | None = None,
+    long_side: int = DEFAULT_LONG_SIDE,
+) -> QImage:
+    """The drawing as an image on a white background."""
+    scope = _scope(scene, selection_only, ids)
+    size = _frame(design, scope, long_side)
+    if scene is None:
+        scene = make_scene(design, catalog)
+    image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        render_design(
+            painter,
+            QRectF(8, 8, size.width() - 16, size.height() - 16),
+            design,
+            catalog,
+            scene=scene,
+            selection_only=selection_only,
+            ids=scope,
+        )
+    finally:
+        painter.end()
+    return image
+
+
+def write_png(
+    path: str | os.PathLike[str],
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    scene: Any | None = None,
+    selection_only: bool = False,
+    ids: set[str] | None = None,
+    long_side: int = DEFAULT_LONG_SIDE,
+) -> Path:
+    """Write a PNG of the design (or of ``ids``) to ``path``."""
+    out = Path(path)
+    image = render_image(
+        design,
+        catalog,
+        scene=scene,
+        selection_only=selection_only,
+        ids=ids,
+        long_side=long_side,
+    )
+    if not image.save(str(out), "PNG"):
+        raise OSError(f"{out}: cannot write the PNG file")
+    return out

@@ -1,0 +1,261 @@
+"""A small page-layout engine for the PDF report: headings, paragraphs and tables.
+
+Layout runs first and records drawing operations per page, so the footer can say
+"page i of n" and the writer can report progress page by page. Coordinates are
+PostScript points (the PDF writer runs at 72 dpi). Text is laid out with
+QTextLayout (wraps at word boundaries, else anywhere), so it is never clipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPageLayout,
+    QPaintDevice,
+    QPainter,
+    QPen,
+    QTextLayout,
+    QTextOption,
+)
+
+Op = Callable[[QPainter], None]
+
+TEXT = QColor("#1d2430")
+MUTED = QColor("#5b6577")
+RULE = QColor("#c5cbd6")
+HEADER_FILL = QColor("#e8ecf3")
+STRIPE_FILL = QColor("#f6f7fa")
+FAMILY = "DejaVu Sans"
+
+
+def font(size: float, *, bold: bool = False) -> QFont:
+    """The report font at ``size`` points."""
+    f = QFont(FAMILY)
+    f.setPointSizeF(size)
+    f.setBold(bold)
+    f.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
+    return f
+
+
+def text_layout(
+    text: str,
+    fnt: QFont,
+    width: float,
+    device: QPaintDevice,
+    align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
+) -> tuple[QTextLayout, float]:
+    """Lay ``text`` out in ``width`` points; return the layout and its height."""
+    layout = QTextLayout(text, fnt, device)
+    opt = QTextOption()
+    opt.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    opt.setAlignment(align)
+    layout.setTextOption(opt)
+    layout.beginLayout()
+    y = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(max(width, 1.0))
+        line.setPosition(QPointF(0.0, y))
+        y += line.height()
+    layout.endLayout()
+    return layout, y
+
+
+@dataclass
+class Column:
+    """A table column: title, share of the table width, alignment."""
+
+    title: str
+    weight: float
+    right: bool = False
+
+
+@dataclass
+class Page:
+    """One page: orientation, content rectangle and recorded drawing operations."""
+
+    landscape: bool
+    rect: QRectF
+    ops: list[Op] = field(default_factory=list)
+
+
+class Flow:
+    """Flows blocks down pages, starting a new page when one is full."""
+
+    def __init__(
+        self,
+        device: QPaintDevice,
+        rects: dict[bool, QRectF],
+        footer_height: float = 22.0,
+    ) -> None:
+        self.device = device
+        self.rects = rects
+        self.footer_height = footer_height
+        self.pages: list[Page] = []
+        self.y = 0.0
+
+    # -- pages -----------------------------------------------------------------
+    @property
+    def page(self) -> Page:
+        """The current page."""
+        return self.pages[-1]
+
+    @property
+    def bottom(self) -> float:
+        """Lowest y content may reach on the current page."""
+        return self.page.rect.bottom() - self.footer_height
+
+    def new_page(self, *, landscape: bool = False) -> Page:
+        """Start a page; content begins at its top."""
+        page = Page(landscape, QRectF(self.rects[landscape]))
+        self.pages.append(page)
+        self.y = page.rect.top()
+        return page
+
+    def ensure(self, height: float) -> bool:
+        """Start a new page unless ``height`` fits; True when a page was started."""
+        if not self.pages or self.y + height > self.bottom:
+            self.new_page(landscape=False)
+            return True
+        return False
+
+    def add(self, op: Op) -> None:
+        """Record a drawing operation on the current page."""
+        self.page.ops.append(op)
+
+    # -- text ------------------------------------------------------------------
+    def text_at(
+        self,
+        text: str,
+        fnt: QFont,
+        rect: QRectF,
+        colour: QColor = TEXT,
+        align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
+    ) -> float:
+        """Record wrapped text in ``rect`` (top-left anchored); return its height."""
+        layout, h = text_layout(text, fnt, rect.width(), self.device, align)
+        origin = rect.topLeft()
+
+        def op(p: QPainter) -> None:
+            p.setPen(colour)
+            layout.draw(p, origin)
+
+        self.add(op)
+        return h
+
+    def heading(self, text: str, size: float = 13.0) -> None:
+        """A section heading kept with at least a few lines after it."""
+        fnt = font(size, bold=True)
+        _, h = text_layout(text, fnt, self.page.rect.width(), self.device)
+        self.ensure(h + 60)
+        if self.y > self.page.rect.top():
+            self.y += 10
+        self.y += self.text_at(text, fnt, self._line_rect())
+        self.y += 4
+
+    def paragraph(
+        self, text: str, size: float = 8.5, colour: QColor = TEXT, after: float = 4
+    ) -> None:
+        """Wrapped text across the page width."""
+        fnt = font(size)
+        _, h = text_layout(text, fnt, self.page.rect.width(), self.device)
+        self.ensure(h)
+        self.y += self.text_at(text, fnt, self._line_rect(), colour) + after
+
+    def _line_rect(self) -> QRectF:
+        r = self.page.rect
+        return QRectF(r.left(), self.y, r.width(), r.bottom() - self.y)
+
+    # -- tables ----------------------------------------------------------------
+    def table(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Sequence[str]],
+        *,
+        title: str = "",
+        size: float = 7.5,
+        bold_rows: set[int] | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> None:
+        """A table that splits across pages, repeating its header and title."""
+        pad = 2.5
+        total = sum(c.weight for c in columns)
+        body, strong = font(size), font(size, bold=True)
+        bold_rows = bold_rows or set()
+
+        def widths() -> list[float]:
+            w = self.page.rect.width()
+            return [w * c.weight / total for c in columns]
+
+        def row_height(cells: Sequence[str], fnt: QFont) -> float:
+            return 2 * pad + max(
+                text_layout(t, fnt, w - 2 * pad, self.device)[1]
+                for t, w in zip(cells, widths(), strict=True)
+            )
+
+        header = [c.title for c in columns]
+        header_h = row_height(header, strong)
+
+        def draw_row(cells: Sequence[str], fnt: QFont, fill: QColor | None) -> None:
+            h = row_height(cells, fnt)
+            x = self.page.rect.left()
+            y = self.y
+            full = QRectF(x, y, self.page.rect.width(), h)
+
+            def frame(p: QPainter) -> None:
+                if fill is not None:
+                    p.fillRect(full, fill)
+                p.setPen(QPen(RULE, 0.5))
+                p.drawLine(full.bottomLeft(), full.bottomRight())
+
+            self.add(frame)
+            for text, w, col in zip(cells, widths(), columns, strict=True):
+                align = (
+                    Qt.AlignmentFlag.AlignRight
+                    if col.right
+                    else Qt.AlignmentFlag.AlignLeft
+                )
+                self.text_at(
+                    text, fnt, QRectF(x + pad, y + pad, w - 2 * pad, h), TEXT, align
+                )
+                x += w
+            self.y += h
+
+        def start(continued: bool) -> None:
+            if title:
+                label = title + (" (continued)" if continued else "")
+                self.y += self.text_at(label, font(9, bold=True), self._line_rect())
+                self.y += 3
+            draw_row(header, strong, HEADER_FILL)
+
+        title_h = 16 if title else 0
+        self.ensure(title_h + header_h + 3 * (size + 2 * pad + 3))
+        if title and self.y > self.page.rect.top():
+            self.y += 6
+        start(False)
+        for i, cells in enumerate(rows):
+            fnt = strong if i in bold_rows else body
+            h = row_height(cells, fnt)
+            if self.y + h > self.bottom:
+                self.new_page(landscape=False)
+                start(True)
+            draw_row(cells, fnt, STRIPE_FILL if i % 2 else None)
+            if check is not None and i % 200 == 199:
+                check()
+        self.y += 6
+
+
+def page_rects(layouts: dict[bool, QPageLayout]) -> dict[bool, QRectF]:
+    """Content rectangle in points for portrait (False) and landscape (True)."""
+    out: dict[bool, QRectF] = {}
+    for landscape, layout in layouts.items():
+        full = layout.paintRect(QPageLayout.Unit.Point)
+        out[landscape] = QRectF(0, 0, full.width(), full.height())
+    return out

@@ -1,0 +1,347 @@
+"""The PDF report: headline and drawing on a landscape first page, then tables.
+
+Vector output through QPdfWriter (text stays selectable). Every number comes
+from the one analysis :class:`Report`; the BOM reuses its cost lines.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
+from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
+
+from designer.analysis.report import Report
+from designer.core.model import Design
+from designer.io.export import ExportCancelled
+from designer.io.export.summary import (
+    bom_table,
+    cabling_table,
+    finding_rows,
+    headline,
+    tier_rows,
+)
+from designer.qt.export.drawing import Catalog, legend, make_scene, render_design
+from designer.qt.export.layout import (
+    MUTED,
+    RULE,
+    Column,
+    Flow,
+    font,
+    page_rects,
+    text_layout,
+)
+
+#: Sections of the report, in order; the drawing sits on page 1.
+SECTIONS: tuple[str, ...] = ("drawing", "tiers", "findings", "bom", "cabling")
+PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
+MARGIN_PT = 36.0
+
+Progress = Callable[[int, int], bool]
+
+
+def _page_layouts(page_size: str) -> dict[bool, QPageLayout]:
+    if page_size not in PAGE_SIZES:
+        raise ValueError(
+            f"page size {page_size!r} is not supported (use {', '.join(PAGE_SIZES)})"
+        )
+    size = QPageSize(PAGE_SIZES[page_size])
+    margins = QMarginsF(MARGIN_PT, MARGIN_PT, MARGIN_PT, MARGIN_PT)
+    return {
+        landscape: QPageLayout(
+            size,
+            QPageLayout.Orientation.Landscape
+            if landscape
+            else QPageLayout.Orientation.Portrait,
+            margins,
+            QPageLayout.Unit.Point,
+        )
+        for landscape in (False, True)
+    }
+
+
+def _first_page(
+    flow: Flow,
+    design: Design,
+    report: Report,
+    date: str,
+    draw: Callable[[QPainter, QRectF], None] | None,
+    scope_note: str,
+) -> None:
+    page = flow.new_page(landscape=True)
+    r = page.rect
+    y = r.top()
+    y += flow.text_at(
+        design.settings.name, font(18, bold=True), QRectF(r.left(), y, r.width(), 60)
+    )
+    y += flow.text_at(
+        f"GPU cluster design report · {date}",
+        font(8.5),
+        QRectF(r.left(), y + 1, r.width(), 20),
+        MUTED,
+    )
+    y += 8
+    bottom = r.bottom() - flow.footer_height
+    left_w = 232.0 if draw is not None else r.width()
+    pairs = headline(design, report)
+    # never clip: shrink the headline text until it fits the column
+    for size in (9.0, 8.0, 7.0, 6.0, 5.0):
+        need = sum(
+            text_layout(label, font(size - 2, bold=True), left_w, flow.device)[1]
+            + text_layout(value, font(size), left_w, flow.device)[1]
+            + size * 0.55
+            for label, value in pairs
+        )
+        if y + need <= bottom:
+            break
+    ky = y
+    for label, value in pairs:
+        ky += flow.text_at(
+            label, font(size - 2, bold=True), QRectF(r.left(), ky, left_w, 20), MUTED
+        )
+        ky += flow.text_at(value, font(size), QRectF(r.left(), ky, left_w, 200))
+        ky += size * 0.55
+    if draw is None:
+        flow.y = ky
+        return
+    area = QRectF(r.left() + left_w + 14, y, r.width() - left_w - 14, bottom - y - 16)
+
+    def frame(p: QPainter) -> None:
+        p.setPen(QPen(RULE, 0.6))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(area)
+
+    flow.add(frame)
+    inner = area.adjusted(6, 6, -6, -6)
+    flow.add(lambda p: draw(p, inner))
+    flow.add(lambda p: legend(p, QPointF(area.left(), area.bottom() + 9)))
+    flow.text_at(
+        scope_note,
+        font(6.5),
+        QRectF(area.left() + 300, area.bottom() + 4, area.width() - 300, 12),
+        MUTED,
+        Qt.AlignmentFlag.AlignRight,
+    )
+    flow.y = bottom
+
+
+def build_pages(
+    flow: Flow,
+    design: Design,
+    report: Report,
+    catalog: Catalog | None,
+    sections: Iterable[str],
+    date: str,
+    draw: Callable[[QPainter, QRectF], None] | None,
+    scope_note: str = "",
+    check: Callable[[], None] | None = None,
+) -> None:
+    """Lay the whole report out into ``flow.pages``."""
+    wanted = [s for s in SECTIONS if s in set(sections)]
+    _first_page(
+        flow, design, report, date, draw if "drawing" in wanted else None, scope_note
+    )
+    if "tiers" in wanted:
+        flow.new_page(landscape=False)
+        flow.heading("Switch tiers (compute fabric)")
+        rows = tier_rows(report)
+        if rows:
+            flow.table(
+                [
+                    Column("Tier", 1.0),
+                    Column("Switches", 1.0, right=True),
+                    Column("Ports used / total", 1.6, right=True),
+                    Column("Down", 1.2, right=True),
+                    Column("Up", 1.2, right=True),
+                    Column("Oversubscription", 1.4, right=True),
+                    Column("Worst switch", 1.2, right=True),
+                ],
+                rows,
+            )
+            flow.paragraph(
+                "Oversubscription is down/up capacity; the top tier has no "
+                "uplinks (–).",
+                7.5,
+                MUTED,
+            )
+        else:
+            flow.paragraph(
+                "No switch tiers: the design has no compute fabric switches."
+            )
+    if "findings" in wanted:
+        flow.heading("Findings")
+        rows = finding_rows(report)
+        if rows:
+            flow.table(
+                [
+                    Column("Severity", 0.9),
+                    Column("Code", 1.5),
+                    Column("Message", 4.2),
+                    Column("Items", 2.4),
+                ],
+                rows,
+                check=check,
+            )
+        else:
+            flow.paragraph("No findings.")
+    if "bom" in wanted:
+        flow.heading("Bill of materials")
+        rows = bom_table(report, catalog)
+        flow.table(
+            [
+                Column("Category", 1.1),
+                Column("Item", 2.6),
+                Column("Qty", 0.8, right=True),
+                Column("Unit price", 1.3, right=True),
+                Column("Extended", 1.5, right=True),
+                Column("Estimate", 1.15),
+                Column("Source", 2.8),
+            ],
+            rows,
+            bold_rows={len(rows) - 1},
+            check=check,
+        )
+        flow.paragraph(
+            "Prices marked estimate are estimates (NVIDIA publishes no list prices); "
+            "the source of each price is in the last column. The total is the "
+            "analysis cost total.",
+            7.5,
+            MUTED,
+        )
+    if "cabling" in wanted:
+        flow.heading("Cabling summary")
+        rows = cabling_table(design, report, catalog)
+        flow.table(
+            [
+                Column("Fabric", 1.0),
+                Column("Cable type", 4.0),
+                Column("Speed", 0.9, right=True),
+                Column("Cables", 1.1, right=True),
+            ],
+            rows,
+            bold_rows={len(rows) - 1},
+        )
+        flow.paragraph(
+            f"{report.transceivers:,} pluggable transceivers. The per-cable plan "
+            "(device/port to device/port) is the cabling CSV export.",
+            7.5,
+            MUTED,
+        )
+
+
+def _footer(p: QPainter, page_rect: QRectF, text_left: str, text_right: str) -> None:
+    y = page_rect.bottom() - 12
+    p.setPen(QPen(RULE, 0.5))
+    p.drawLine(QPointF(page_rect.left(), y - 3), QPointF(page_rect.right(), y - 3))
+    f = font(7)
+    p.setFont(f)
+    p.setPen(MUTED)
+    half = page_rect.width() / 2
+    p.drawText(
+        QRectF(page_rect.left(), y, half, 12),
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+        text_left,
+    )
+    p.drawText(
+        QRectF(page_rect.left() + half, y, half, 12),
+        int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
+        text_right,
+    )
+
+
+def write_pdf(
+    path: str | os.PathLike[str],
+    design: Design,
+    report: Report,
+    catalog: Catalog | None = None,
+    *,
+    page_size: str = "A4",
+    sections: Iterable[str] = SECTIONS,
+    scene: Any | None = None,
+    selection_only: bool = False,
+    ids: set[str] | None = None,
+    progress: Progress | None = None,
+    date: str | None = None,
+) -> Path:
+    """Write the PDF report to ``path``; raise :class:`ExportCancelled` if cancelled.
+
+    ``progress(done, total)`` is called after each step (layout, drawing, each
+    page); returning False cancels and removes the partial file.
+    """
+    out = Path(path)
+    layouts = _page_layouts(page_size)
+    date = date or _dt.date.today().isoformat()
+    if ids is None and selection_only and scene is not None:
+        ids = set(scene.selected_ids()) if hasattr(scene, "selected_ids") else None
+    if scene is None and "drawing" in set(sections):
+        scene = make_scene(design, catalog)
+    tmp = out.with_name(out.name + ".part")
+    writer = QPdfWriter(str(tmp))
+    writer.setResolution(72)
+    writer.setPageLayout(layouts[True])
+    writer.setTitle(design.settings.name)
+    writer.setCreator("GPU Cluster Designer")
+
+    def check() -> None:
+        if progress is not None and not progress(0, 0):
+            raise ExportCancelled("PDF export cancelled")
+
+    def draw(p: QPainter, target: QRectF) -> None:
+        render_design(
+            p,
+            target,
+            design,
+            catalog,
+            scene=scene,
+            selection_only=selection_only,
+            ids=ids,
+        )
+
+    if ids is not None:
+        note = f"Selection: {len(ids):,} of {len(design.devices):,} devices"
+    else:
+        note = (
+            f"Whole design: {len(design.devices):,} devices, "
+            f"{len(design.links):,} links"
+        )
+    flow = Flow(writer, page_rects(layouts))
+    build_pages(flow, design, report, catalog, sections, date, draw, note, check)
+    total = len(flow.pages) + 1
+    if progress is not None and not progress(1, total):
+        raise ExportCancelled("PDF export cancelled")
+    painter = QPainter()
+    ok = False
+    try:
+        if not painter.begin(writer):
+            raise OSError(f"{out}: cannot write the PDF file")
+        for i, page in enumerate(flow.pages):
+            if i:
+                writer.setPageLayout(layouts[page.landscape])
+                writer.newPage()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            for op in page.ops:
+                painter.save()
+                op(painter)
+                painter.restore()
+            _footer(
+                painter,
+                page.rect.adjusted(0, 0, 0, 0),
+                f"{design.settings.name} · {date}",
+                f"Page {i + 1} of {len(flow.pages)}",
+            )
+            if progress is not None and not progress(i + 2, total):
+                raise ExportCancelled("PDF export cancelled")
+        ok = True
+    finally:
+        if painter.isActive():
+            painter.end()
+        del writer
+        if ok:
+            os.replace(tmp, out)
+        elif tmp.exists():
+            tmp.unlink()
+    return out
