@@ -211,8 +211,17 @@ def _diagnose(text: str, source: str) -> Design:
     try:
         return Design.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            _fail(source, *_invalid_text_place(text))
         _raise_validation(exc, data, source, version)
     raise AssertionError("unreachable")
+
+
+def _invalid_text_place(text: str) -> tuple[str, str]:
+    """Python's json accepts lone UTF-16 surrogate escapes; the model does not."""
+    match = re.search(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", text)
+    place = _line_col(text, match.start()) if match else "(top level)"
+    return place, "an unpaired \\uD800-\\uDFFF escape; expected a valid character"
 
 
 def _with_note(problem: Problem, version: int) -> Problem:

@@ -380,3 +380,8 @@ def test_load_design_reads_a_file(tmp_path: Path, design: Design, catalog: Any) 
     path.write_text(design.model_dump_json(), encoding="utf-8")
     assert load_design(path, catalog=catalog) == design
     assert load_design(str(path), catalog=catalog) == design
+
+
+def test_lone_surrogate_escape(catalog: Any) -> None:
+    text = '{"schema_version": 1, "settings": {"name": "a\\ud800b"}}'
+    check(fail(text, catalog), "line 1, column 46", "unpaired", "expected a valid")

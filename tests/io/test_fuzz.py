@@ -1,0 +1,152 @@
+"""Property test: mutated design files never make the loader raise anything but
+DesignFileError (byte flips, truncation, key deletion, type swaps, deep nesting)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.core.model import Design
+from designer.io import DesignFileError, dumps_design, loads_design
+from tests.io.conftest import FAKE_CATALOG, make_design
+
+SAMPLES = Path(__file__).parents[2] / "samples"
+V0 = Path(__file__).parent / "fixtures" / "v0-small.json"
+
+
+def _seeds() -> list[str]:
+    texts = [dumps_design(make_design()), V0.read_text(encoding="utf-8")]
+    small = SAMPLES / "minimum-viable-enterprise.json"
+    if small.exists():
+        texts.append(small.read_text(encoding="utf-8"))
+    return texts
+
+
+SEEDS = _seeds()
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.extend(_paths(value, (*prefix, key)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node[:8]):  # enough variety, bounded size
+            out.extend(_paths(value, (*prefix, i)))
+    return out
+
+
+def _parent(root: Any, path: tuple[Any, ...]) -> Any:
+    for key in path[:-1]:
+        root = root[key]
+    return root
+
+
+def attempt(text: str | bytes) -> None:
+    """Loading either succeeds with a Design or raises DesignFileError."""
+    try:
+        result = loads_design(text, "fuzz.json", catalog=FAKE_CATALOG)
+    except DesignFileError as exc:
+        message = str(exc)
+        assert message.startswith("fuzz.json: ")
+        assert "Traceback" not in message
+    else:
+        assert isinstance(result, Design)
+
+
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@SETTINGS
+@given(st.data())
+def test_byte_flips(data: st.DataObject) -> None:
+    raw = bytearray(data.draw(st.sampled_from(SEEDS)).encode("utf-8"))
+    flips = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(raw) - 1), st.integers(0, 255)),
+            min_size=1,
+            max_size=8,
+        )
+    )
+    for pos, byte in flips:
+        raw[pos] = byte
+    attempt(bytes(raw))
+
+
+@SETTINGS
+@given(st.data())
+def test_truncation(data: st.DataObject) -> None:
+    text = data.draw(st.sampled_from(SEEDS))
+    cut = data.draw(st.integers(0, len(text)))
+    attempt(text[:cut])
+    attempt(text.encode("utf-8")[:cut])  # may cut a multi-byte character
+
+
+@SETTINGS
+@given(st.data())
+def test_key_deletion(data: st.DataObject) -> None:
+    doc = json.loads(data.draw(st.sampled_from(SEEDS)))
+    keyed = [p for p in _paths(doc) if p and isinstance(p[-1], str)]
+    for _ in range(data.draw(st.integers(1, 3))):
+        keyed = [p for p in _paths(doc) if p and isinstance(p[-1], str)]
+        if not keyed:
+            break
+        path = data.draw(st.sampled_from(keyed))
+        del _parent(doc, path)[path[-1]]
+    attempt(json.dumps(doc))
+
+
+@SETTINGS
+@given(st.data())
+def test_type_swaps(data: st.DataObject) -> None:
+    doc = json.loads(data.draw(st.sampled_from(SEEDS)))
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(doc)))
+        value = data.draw(JSON_VALUES)
+        if not path:
+            doc = value
+            break
+        _parent(doc, path)[path[-1]] = value
+    attempt(json.dumps(doc))
+
+
+@SETTINGS
+@given(st.data())
+def test_deep_nesting(data: st.DataObject) -> None:
+    doc = json.loads(data.draw(st.sampled_from(SEEDS)))
+    depth = data.draw(st.sampled_from([10, 63, 64, 65, 200, 999, 1000, 5000, 50_000]))
+    path = data.draw(st.sampled_from([p for p in _paths(doc) if p]))
+    opener, closer = data.draw(st.sampled_from([("[", "]"), ('{"k":', "}")]))
+    marker = "__DEEP__"
+    _parent(doc, path)[path[-1]] = marker
+    text = json.dumps(doc).replace(f'"{marker}"', opener * depth + "1" + closer * depth)
+    attempt(text)
+    attempt(text[: len(text) // 2])
+
+
+@pytest.mark.parametrize("depth", [100, 1000, 100_000])
+def test_deep_nesting_at_top_level(depth: int) -> None:
+    attempt("[" * depth + "]" * depth)
+    attempt("{" + '"a":{' * depth + "}" * depth + "}")

@@ -1,0 +1,93 @@
+"""Layering: the pure packages import no Qt, and import-linter's contracts hold."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PURE = [
+    "designer.core",
+    "designer.catalog",
+    "designer.analysis",
+    "designer.io",
+    "designer.generate",
+    "designer.cli.main",
+]
+QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph")
+
+PROBE = """
+import importlib, json, sys
+loaded = []
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+    loaded.append(name)
+qt = sorted(m for m in sys.modules if m.split(".")[0] in {prefixes})
+print(json.dumps({{"loaded": loaded, "qt": qt}}))
+"""
+
+
+def test_pure_packages_import_no_qt() -> None:
+    code = PROBE.format(prefixes=repr(set(QT_PREFIXES)))
+    result = subprocess.run(
+        [sys.executable, "-c", code, *PURE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["loaded"] == PURE
+    assert out["qt"] == []
+
+
+def test_cli_commands_other_than_gui_import_no_qt(tmp_path: Path) -> None:
+    """Running ``schema`` through main() keeps Qt out of the process."""
+    code = (
+        "import sys, io, contextlib\n"
+        "from designer.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['schema']) == 0\n"
+        f"qt = {set(QT_PREFIXES)!r}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in qt))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def _lint_imports() -> str | None:
+    local = Path(sys.executable).with_name("lint-imports")
+    if local.exists():
+        return str(local)
+    return shutil.which("lint-imports")
+
+
+def test_import_linter_contracts() -> None:
+    exe = _lint_imports()
+    if exe is None:
+        pytest.skip("import-linter (lint-imports) is not installed")
+    result = subprocess.run(
+        [exe, "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 0 broken." in result.stdout
