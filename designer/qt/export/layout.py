@@ -39,6 +39,9 @@ def font(size: float, *, bold: bool = False) -> QFont:
     f.setPointSizeF(size)
     f.setBold(bold)
     f.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
+    # no "fi"/"fl" ligatures: copied or searched text must read as typed
+    f.setFeature(QFont.Tag("liga"), 0)
+    f.setFeature(QFont.Tag("clig"), 0)
     return f
 
 
@@ -100,6 +103,7 @@ class Flow:
         self.footer_height = footer_height
         self.pages: list[Page] = []
         self.y = 0.0
+        self.section = ""
 
     # -- pages -----------------------------------------------------------------
     @property
@@ -159,6 +163,7 @@ class Flow:
             self.y += 10
         self.y += self.text_at(text, fnt, self._line_rect())
         self.y += 4
+        self.section = text
 
     def paragraph(
         self, text: str, size: float = 8.5, colour: QColor = TEXT, after: float = 4
@@ -229,8 +234,9 @@ class Flow:
             self.y += h
 
         def start(continued: bool) -> None:
-            if title:
-                label = title + (" (continued)" if continued else "")
+            label = title or (self.section if continued else "")
+            if label:
+                label += " (continued)" if continued else ""
                 self.y += self.text_at(label, font(9, bold=True), self._line_rect())
                 self.y += 3
             draw_row(header, strong, HEADER_FILL)

@@ -1,0 +1,141 @@
+"""PDF report: parse the text back and compare with the report's numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from designer.analysis.report import Finding, Severity
+from designer.io.export import ExportCancelled
+from designer.io.export.summary import bandwidth, money
+from designer.qt.export import write_pdf
+from tests.io.export.designs import fake_report, rail_design
+
+A4_PT = (595, 842)
+LETTER_PT = (612, 792)
+
+
+def _text(path: Path) -> tuple[list[str], PdfReader]:
+    reader = PdfReader(str(path))
+    pages = [re.sub(r"\s+", " ", p.extract_text() or "") for p in reader.pages]
+    return pages, reader
+
+
+def _size(page: object) -> tuple[int, int]:
+    box = page.mediabox  # type: ignore[attr-defined]
+    return round(float(box.width)), round(float(box.height))
+
+
+def test_headline_numbers_and_pages(tmp_path: Path) -> None:
+    design = rail_design()
+    report = fake_report(design)
+    out = tmp_path / "report.pdf"
+    write_pdf(out, design, report, date="2026-11-29")
+    pages, reader = _text(out)
+    first = pages[0]
+    assert design.settings.name in first
+    assert "training" in first
+    assert f"{report.tier.name}: {report.tier.reason}" in first
+    assert f"{report.gpus:,} in {report.compute_nodes:,} compute nodes" in first
+    assert f"{bandwidth(report.bisection.gbps)}, ratio 1.00" in first
+    assert "exact" in first
+    assert f"{money(report.cost_usd.total)} (estimate)" in first
+    assert f"{report.power_kw:,.1f} kW" in first
+    assert f"{report.racks:,} racks" in first
+    # drawing page landscape, table pages portrait; footer on every page
+    assert _size(reader.pages[0]) == A4_PT[::-1]
+    assert all(_size(p) == A4_PT for p in reader.pages[1:])
+    n = len(pages)
+    for i, text in enumerate(pages, start=1):
+        assert f"Page {i} of {n}" in text
+        assert f"{design.settings.name} · 2026-11-29" in text
+    rest = " ".join(pages[1:])
+    for section in ("Switch tiers", "Findings", "Bill of materials", "Cabling"):
+        assert section in rest
+    # BOM with unit and extended prices, sources and the analysis total
+    assert "$270,000.00" in rest
+    assert "$1,080,000.00" in rest
+    assert "SemiAnalysis estimate" in rest
+    assert f"${report.cost_usd.total:,.2f}" in rest
+    assert "no-storage" in rest
+    assert f"{sum(design.links.cables):,}" in rest
+    # vector drawing with selectable labels
+    assert "DGX 01" in first
+
+
+def test_letter_and_bounds_are_marked(tmp_path: Path) -> None:
+    design = rail_design()
+    report = fake_report(design)
+    report.bisection.exact = False
+    report.bisection.lower_gbps = 3200.0
+    out = tmp_path / "letter.pdf"
+    write_pdf(out, design, report, page_size="Letter")
+    pages, reader = _text(out)
+    assert _size(reader.pages[0]) == LETTER_PT[::-1]
+    assert _size(reader.pages[1]) == LETTER_PT
+    assert "upper bound" in pages[0]
+    assert "3,200 Gb/s" in pages[0]
+
+
+def test_long_tables_split_with_repeated_headers(tmp_path: Path) -> None:
+    design = rail_design()
+    report = fake_report(design)
+    report.findings = [
+        Finding(
+            code=f"f-{i:04d}",
+            severity=Severity.WARNING,
+            message=f"finding number {i} with a message long enough to wrap " * 2,
+            items=[f"dgx-{k:05d}" for k in range(40)],
+        )
+        for i in range(250)
+    ]
+    out = tmp_path / "long.pdf"
+    write_pdf(out, design, report, sections=("findings",))
+    pages, _ = _text(out)
+    assert len(pages) >= 4
+    text = " ".join(pages)
+    found = re.findall(r"f-(\d{4})", text)
+    assert sorted(set(found)) == [f"{i:04d}" for i in range(250)]
+    assert "… and 34 more" in text
+    for page in pages[2:]:
+        assert "Findings (continued)" in page
+        assert "Severity Code Message Items" in page
+
+
+def test_cancel_leaves_no_file(tmp_path: Path) -> None:
+    design = rail_design()
+    out = tmp_path / "cancelled.pdf"
+    calls: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> bool:
+        calls.append((done, total))
+        return len(calls) < 2
+
+    with pytest.raises(ExportCancelled):
+        write_pdf(out, design, fake_report(design), progress=progress)
+    assert not out.exists()
+    assert not list(tmp_path.iterdir())
+
+
+def test_bad_page_size_is_a_clear_error(tmp_path: Path) -> None:
+    design = rail_design()
+    with pytest.raises(ValueError, match="A4, Letter"):
+        write_pdf(tmp_path / "x.pdf", design, fake_report(design), page_size="A3")
+
+
+def test_pdf_from_analysis_report(tmp_path: Path) -> None:
+    analysis = pytest.importorskip("designer.analysis")
+    if not hasattr(analysis, "analyze"):
+        pytest.skip("designer.analysis.analyze not available yet")
+    design = rail_design()
+    report = analysis.analyze(design)
+    out = tmp_path / "analysed.pdf"
+    write_pdf(out, design, report)
+    pages, _ = _text(out)
+    assert f"{report.gpus:,} in {report.compute_nodes:,} compute nodes" in pages[0]
+    assert money(report.cost_usd.total) in pages[0]
+    assert bandwidth(report.bisection.gbps) in pages[0]
+    assert f"${report.cost_usd.total:,.2f}" in " ".join(pages[1:])
