@@ -116,7 +116,7 @@ class AnalysisRunner(QObject):
         self.schedule()
 
     def debounce_ms(self) -> int:
-        """Wait about as long as the last analysis took (bounded), so bursts coalesce."""
+        """Wait about as long as the last analysis took (bounded): bursts coalesce."""
         if self.last_seconds is None:
             return MIN_DEBOUNCE_MS
         ms = int(self.last_seconds * 1000)

@@ -66,7 +66,7 @@ def save_screenshot(window: object, out: str | Path) -> bool:
 
 
 def run_gui(path: str | None, screenshot: str | None) -> int:
-    """Open the editor (optionally with FILE); with ``screenshot`` render it to PNG and exit."""
+    """Open the editor (with FILE); with ``screenshot``, render a PNG and exit."""
     app = ensure_app(offscreen=screenshot is not None)
     from designer.qt.main_window import MainWindow
 
@@ -74,10 +74,10 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
     window.headless = screenshot is not None
     if screenshot is not None:
         window.resize(*SCREENSHOT_SIZE)
-    if path is not None and not window.open_path(path):
-        if screenshot is not None:
-            window.close()
-            return 2
+    opened = path is None or window.open_path(path)
+    if not opened and screenshot is not None:
+        window.close()
+        return 2
     window.show()
     if screenshot is None:
         return int(app.exec())

@@ -70,7 +70,7 @@ class ChartsPanel(QWidget):
         plot.getAxis("bottom").setTicks(
             [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
         )
-        top = max(self.cost_values + [0.001])
+        top = max([*self.cost_values, 0.001])
         plot.setYRange(0, top * 1.12, padding=0)
         plot.setXRange(-0.6, len(xs) - 0.4, padding=0)
 

@@ -46,7 +46,7 @@ def _speed(entry: CatalogEntry, name: str) -> str | None:
 
 
 def entry_specs(entry: CatalogEntry) -> str:
-    """The key specs of a catalog entry in one line ("8x H100 SXM · 8x400G IB · 10.2 kW")."""
+    """Key specs of a catalog entry in one line: "8x H100 SXM · 8x400G IB · 10.2 kW"."""
     parts: list[str] = []
     ext = entry.ext
     if ext.gpu is not None:

@@ -1,4 +1,4 @@
-"""The main window: palette, canvas, properties, validator and charts; files and undo."""
+"""The main window: palette, canvas, properties, validator, charts; files, undo."""
 
 from __future__ import annotations
 
@@ -23,17 +23,13 @@ from designer.core.model import Design, Device
 from designer.io import DesignFileError, load_design, save_design
 from designer.qt import formatting as fmt
 from designer.qt.analysis_runner import AnalysisRunner
+from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel
 from designer.qt.palette import PalettePanel
 from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
-
-try:
-    from designer.qt.canvas import CanvasView
-except ImportError:  # the canvas package is being written in parallel
-    from designer.qt._placeholder_canvas import CanvasView  # type: ignore[assignment]
 
 APP_NAME = "GPU Cluster Designer"
 MAX_RECENT = 10
@@ -82,15 +78,6 @@ class MainWindow(QMainWindow):
             self.validator_dock, self.properties_dock, Qt.Orientation.Vertical
         )
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.charts_dock)
-        self.resizeDocks([self.palette_dock], [270], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.validator_dock], [400], Qt.Orientation.Horizontal)
-        self.resizeDocks(
-            [self.validator_dock, self.properties_dock],
-            [560, 300],
-            Qt.Orientation.Vertical,
-        )
-        self.resizeDocks([self.charts_dock], [220], Qt.Orientation.Vertical)
-
         self.gpus_label = QLabel("GPUs: –")
         self.bisection_label = QLabel("Bisection: –")
         self.cost_label = QLabel("Cost: –")
@@ -119,6 +106,7 @@ class MainWindow(QMainWindow):
         self.validator_panel.cut_toggled.connect(self.set_show_cut)
 
         self.resize(1600, 1000)
+        self._default_dock_sizes()
         self._restore_settings()
         self._update_title()
         self.runner.run_now()
@@ -133,6 +121,15 @@ class MainWindow(QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
         return dock
+
+    def _default_dock_sizes(self) -> None:
+        horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
+        self.resizeDocks([self.palette_dock], [300], horizontal)
+        self.resizeDocks([self.validator_dock], [420], horizontal)
+        self.resizeDocks(
+            [self.validator_dock, self.properties_dock], [600, 260], vertical
+        )
+        self.resizeDocks([self.charts_dock], [210], vertical)
 
     # --- settings ------------------------------------------------------------
 
@@ -247,7 +244,7 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: str | Path) -> bool:
-        """Load ``path`` (no unsaved-changes prompt); on failure explain and keep the design."""
+        """Load ``path`` without prompting; on failure explain and keep the design."""
         p = Path(path)
         try:
             design = load_design(p, catalog=self.catalog)

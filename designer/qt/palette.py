@@ -1,4 +1,4 @@
-"""The catalog palette: entries grouped by category, searchable, draggable onto the canvas."""
+"""The catalog palette: entries by category, searchable, draggable onto the canvas."""
 
 from __future__ import annotations
 
@@ -169,6 +169,15 @@ class PalettePanel(QWidget):
                 if not child.isHidden() and not top.isHidden():
                     out.append(str(child.data(0, _ID_ROLE)))
         return out
+
+    def find_item(self, catalog_id: str) -> QTreeWidgetItem | None:
+        """The tree item of a catalog entry."""
+        for t in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(t)
+            for c in range(top.childCount()):
+                if top.child(c).data(0, _ID_ROLE) == catalog_id:
+                    return top.child(c)
+        return None
 
     def _on_item_activated(self, item: QTreeWidgetItem, column: int) -> None:
         catalog_id = item.data(0, _ID_ROLE)

@@ -243,7 +243,9 @@ class PropertiesPanel(QWidget):
             e = self.catalog[slug]
             self.model_combo.addItem(f"{e.model} ({slug})", slug)
         if self.model_combo.findData(device.catalog_id) < 0:
-            self.model_combo.addItem(f"{device.catalog_id} (unknown)", device.catalog_id)
+            self.model_combo.addItem(
+                f"{device.catalog_id} (unknown)", device.catalog_id
+            )
         self.model_combo.setCurrentIndex(self.model_combo.findData(device.catalog_id))
         self.model_combo.blockSignals(False)
         self._fill_group_combo(self.group_combo, device.group)
@@ -259,13 +261,15 @@ class PropertiesPanel(QWidget):
             )
 
     def compatible_models(self, device: Device) -> list[str]:
-        """Catalog ids the device can become: same category, keeping its linked ports."""
+        """Catalog ids the device can become: same category, keeps linked ports."""
         entry = self.catalog.get(device.catalog_id)
         if entry is None:
             return []
         table = self.document.design.links
         used: set[str] = set()
-        for a, ap, b, bp in zip(table.a, table.a_port, table.b, table.b_port, strict=True):
+        for a, ap, b, bp in zip(
+            table.a, table.a_port, table.b, table.b_port, strict=True
+        ):
             if a == device.id:
                 used.add(ap)
             if b == device.id:
@@ -372,7 +376,9 @@ class PropertiesPanel(QWidget):
         self._update_link({"cables": value}, "Change cables")
 
     def _commit_speed(self) -> None:
-        self._update_link({"speed_gbps": self.speed_combo.currentData()}, "Change speed")
+        self._update_link(
+            {"speed_gbps": self.speed_combo.currentData()}, "Change speed"
+        )
 
     def _commit_fabric(self) -> None:
         self._update_link(

@@ -103,7 +103,10 @@ class TemplateDialog(QDialog):
         self.update_preview()
 
     def _slugs(self, category: Category) -> list[tuple[str, str]]:
-        return [(f"{e.model} ({e.slug})", e.slug) for e in self.catalog.by_category(category)]
+        return [
+            (f"{e.model} ({e.slug})", e.slug)
+            for e in self.catalog.by_category(category)
+        ]
 
     def _build_pages(self) -> None:
         available = [s for s in SUPERPOD_SYSTEMS if s in self.catalog]
@@ -149,8 +152,12 @@ class TemplateDialog(QDialog):
         self.k_k.setRange(2, 64)
         self.k_k.setSingleStep(2)
         self.k_k.setValue(8)
-        self.k_speed = _combo([(f"{s} Gb/s", str(s)) for s in (100, 200, 400, 800)], "400")
-        note = QLabel("k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores, k³/4 hosts.")
+        self.k_speed = _combo(
+            [(f"{s} Gb/s", str(s)) for s in (100, 200, 400, 800)], "400"
+        )
+        note = QLabel(
+            "k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores, k³/4 hosts."
+        )
         note.setWordWrap(True)
         note.setObjectName("hint")
         form.addRow("k (ports per switch)", self.k_k)
@@ -169,7 +176,13 @@ class TemplateDialog(QDialog):
         form.addRow("Scalable units", self.nvl_sus)
         form.addRow(note)
         self.pages.addWidget(page)
-        for w in (self.sp_system, self.ft_compute, self.ft_switch, self.ft_oversub, self.k_speed):
+        for w in (
+            self.sp_system,
+            self.ft_compute,
+            self.ft_switch,
+            self.ft_oversub,
+            self.k_speed,
+        ):
             w.currentIndexChanged.connect(self._schedule)
         for s in (self.sp_sus, self.ft_nodes, self.ft_su, self.k_k, self.nvl_sus):
             s.valueChanged.connect(self._schedule)
@@ -194,7 +207,9 @@ class TemplateDialog(QDialog):
         kind = self.kind()
         if kind == "superpod":
             return generate.superpod(
-                str(self.sp_system.currentData()), self.sp_sus.value(), catalog=self.catalog
+                str(self.sp_system.currentData()),
+                self.sp_sus.value(),
+                catalog=self.catalog,
             )
         if kind == "fat_tree":
             return generate.fat_tree(
@@ -208,9 +223,13 @@ class TemplateDialog(QDialog):
             )
         if kind == "k_ary":
             return generate.k_ary(
-                self.k_k.value(), speed_gbps=int(self.k_speed.currentData()), catalog=self.catalog
+                self.k_k.value(),
+                speed_gbps=int(self.k_speed.currentData()),
+                catalog=self.catalog,
             )
-        return generate.superpod("gb200-nvl72", self.nvl_sus.value(), catalog=self.catalog)
+        return generate.superpod(
+            "gb200-nvl72", self.nvl_sus.value(), catalog=self.catalog
+        )
 
     def update_preview(self) -> None:
         """Generate and analyse the design for the current parameters."""
@@ -247,10 +266,12 @@ class TemplateDialog(QDialog):
         v["cost"].setText(f"{fmt.usd(r.cost_usd.total)}{per_gpu} (hardware estimate)")
         b = r.bisection
         v["bisection"].setText(
-            f"{fmt.gbps(b.gbps)} · ratio {b.ratio:.2f}" + ("" if b.exact else " (bound)")
+            f"{fmt.gbps(b.gbps)} · ratio {b.ratio:.2f}"
+            + ("" if b.exact else " (bound)")
         )
         v["tier"].setText(r.tier.name)
         self.message.setText(
-            f"{len(self.design.devices):,} devices, {len(self.design.links):,} link bundles."
+            f"{len(self.design.devices):,} devices, "
+            f"{len(self.design.links):,} link bundles."
         )
         ok.setEnabled(True)

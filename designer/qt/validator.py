@@ -149,14 +149,11 @@ class ValidatorPanel(QWidget):
                 else ""
             )
         )
-        cables = report.cables
+        cables = {f: n for f, n in report.cables.items() if n}
         v["cables"].setText(
             f"{sum(cables.values()):,}"
-            + (
-                " (" + ", ".join(f"{n:,} {f}" for f, n in cables.items() if n) + ")"
-                if cables
-                else ""
-            )
+            + (" (" + ", ".join(f"{n:,} {f}" for f, n in cables.items()) + ")")
+            * bool(cables)
             + f" · {report.transceivers:,} transceivers"
         )
         v["bisection"].setText(bisection_text(report))

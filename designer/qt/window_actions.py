@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QStyle, QToolBar
-from PySide6.QtCore import Qt
 
 if TYPE_CHECKING:
     from designer.qt.main_window import MainWindow
@@ -157,9 +157,7 @@ class WindowActions:
         edit = bar.addMenu("&Edit")
         edit.addActions([self.undo, self.redo])
         edit.addSeparator()
-        edit.addActions(
-            [self.cut, self.copy, self.paste, self.duplicate, self.delete]
-        )
+        edit.addActions([self.cut, self.copy, self.paste, self.duplicate, self.delete])
         edit.addSeparator()
         edit.addAction(self.select_all)
         view = bar.addMenu("&View")
@@ -168,7 +166,12 @@ class WindowActions:
         view.addActions([self.show_cut, self.grid_snap])
         view.addSeparator()
         w = self.window
-        for dock in (w.palette_dock, w.properties_dock, w.validator_dock, w.charts_dock):
+        for dock in (
+            w.palette_dock,
+            w.properties_dock,
+            w.validator_dock,
+            w.charts_dock,
+        ):
             view.addAction(dock.toggleViewAction())
         tools = bar.addMenu("&Tools")
         tools.addActions(list(self.tools.values()))
@@ -202,8 +205,12 @@ class WindowActions:
         history = self.window.document.history
         self.undo.setEnabled(history.can_undo)
         self.redo.setEnabled(history.can_redo)
-        self.undo.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
-        self.redo.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
+        self.undo.setText(
+            f"&Undo {history.undo_label}" if history.can_undo else "&Undo"
+        )
+        self.redo.setText(
+            f"&Redo {history.redo_label}" if history.can_redo else "&Redo"
+        )
 
     def _undo(self) -> None:
         self.window.document.undo()

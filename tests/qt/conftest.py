@@ -41,3 +41,10 @@ def main_window(qtbot: object) -> Iterator[Callable[..., object]]:
         window.document.mark_clean()  # never prompt while tearing down
         window.close()
         window.deleteLater()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The offscreen platform warns that it cannot propagate size hints; not a bug."""
+    for item in items:
+        if "tests/qt" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.qt_log_ignore("propagateSizeHints"))

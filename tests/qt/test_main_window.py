@@ -1,0 +1,139 @@
+"""The main window: panels, menus, live metrics, undo/redo, selection wiring."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from designer.analysis.report import Finding, Severity
+from designer.core.commands import AddDevices, UpdateDevices
+from designer.core.model import Device
+from tests.qt.helpers import add_dgx, settle
+
+
+def test_window_has_every_panel_menu_and_status_field(main_window: Any) -> None:
+    window = main_window()
+    menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert menus == ["File", "Edit", "View", "Tools", "Design"]
+    for dock in (
+        window.palette_dock,
+        window.properties_dock,
+        window.validator_dock,
+        window.charts_dock,
+    ):
+        assert dock.isVisible()
+    redo_keys = {s.toString() for s in window.actions_.redo.shortcuts()}
+    assert redo_keys == {"Ctrl+Shift+Z", "Ctrl+Y"}
+    assert window.actions_.undo.shortcut().toString() == "Ctrl+Z"
+
+
+def test_metrics_change_after_an_edit(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    first = settle(qtbot, window)
+    assert first.gpus == 0
+    add_dgx(window, 4)
+    report = settle(qtbot, window)
+    assert report.gpus == 32
+    assert window.validator_panel.values["gpus"].text().startswith("32 in 4 nodes")
+    assert window.gpus_label.text() == "GPUs: 32"
+    assert window.charts_panel.cost_values[0] > 0  # compute bar follows the report
+
+
+def test_undo_redo_return_to_identical_models(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    doc = window.document
+    states = [doc.design.model_dump()]
+    add_dgx(window, 3)
+    states.append(doc.design.model_dump())
+    doc.execute(UpdateDevices({"dgx-1": {"label": "renamed", "x": 7.0}}))
+    states.append(doc.design.model_dump())
+    doc.execute(
+        AddDevices([Device(id="leaf-1", catalog_id="qm9700", label="leaf", y=100.0)])
+    )
+    states.append(doc.design.model_dump())
+    undo, redo = window.actions_.undo, window.actions_.redo
+    assert undo.text() == "&Undo Add leaf"
+    for expected in reversed(states[:-1]):
+        undo.trigger()
+        assert doc.design.model_dump() == expected
+    assert not undo.isEnabled()
+    for expected in states[1:]:
+        redo.trigger()
+        assert doc.design.model_dump() == expected
+    assert not redo.isEnabled()
+
+
+def test_finding_click_selects_its_items(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    ids = add_dgx(window, 3)
+    report = settle(qtbot, window)
+    finding = Finding(
+        code="TEST", severity=Severity.WARNING, message="two nodes", items=ids[:2]
+    )
+    window._on_report(report.model_copy(update={"findings": [finding]}))
+    lst = window.validator_panel.findings
+    assert lst.count() == 1
+    rect = lst.visualItemRect(lst.item(0))
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(lst.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert sorted(window.canvas.selected_ids()) == ids[:2]
+
+
+def test_show_cut_toggle_colours_the_canvas(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    window = main_window()
+    add_dgx(window, 2)
+    report = settle(qtbot, window)
+    calls: list[tuple[object, object]] = []
+    monkeypatch.setattr(window.canvas, "set_cut", lambda a, b: calls.append((a, b)))
+    window.validator_panel.cut_check.setChecked(True)
+    assert window.actions_.show_cut.isChecked()
+    assert calls[-1] == (set(report.bisection.side_a), set(report.bisection.cut_links))
+    window.actions_.show_cut.setChecked(False)
+    assert not window.validator_panel.cut_check.isChecked()
+    assert calls[-1] == (None, None)
+
+
+def test_stale_results_are_dropped(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    settle(qtbot, window)
+    seen: list[int] = []
+    window.runner.report_ready.connect(lambda r: seen.append(r.gpus))
+    for i in range(5):
+        add_dgx(window, 1, prefix=f"burst{i}")
+        window.runner.run_now()  # start a job at once; the next edit makes it stale
+    report = settle(qtbot, window)
+    assert report.gpus == 40
+    assert seen and all(g == 40 for g in seen)
+
+
+def test_palette_search_and_double_click_add(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    palette = window.palette_panel
+    palette.search.setText("qm9700")
+    assert palette.visible_ids() == ["qm9700"]
+    palette.search.setText("")
+    assert "dgx-h100" in palette.visible_ids()
+    palette.count_spin.setValue(3)
+    palette.item_activated.emit("dgx-h100", palette.count())
+    devices = window.document.design.devices
+    assert [d.catalog_id for d in devices] == ["dgx-h100"] * 3
+    assert len({d.id for d in devices}) == 3
+    assert len(window.document.history.done) == 1
+
+
+def test_palette_drag_carries_catalog_mime(main_window: Any) -> None:
+    import json
+
+    from designer.qt.palette import CATALOG_MIME
+
+    window = main_window()
+    palette = window.palette_panel
+    palette.count_spin.setValue(4)
+    item = palette.find_item("qm9700")
+    assert item is not None
+    assert "64x400G IB" in item.text(0)
+    mime = palette.tree.mimeData([item])
+    payload = json.loads(bytes(mime.data(CATALOG_MIME).data()).decode("utf-8"))
+    assert payload == {"catalog_id": "qm9700", "count": 4}

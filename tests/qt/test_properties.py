@@ -1,0 +1,112 @@
+"""Properties panel: each edit is one command, one undo step, and shows the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from designer.core.commands import AddLinks
+from designer.core.model import Link
+from tests.qt.helpers import add_dgx
+
+
+def _leaf_and_link(window: Any) -> str:
+    from designer.core.commands import AddDevices
+    from designer.core.model import Device
+
+    window.document.execute(
+        AddDevices([Device(id="leaf", catalog_id="qm9700", label="Leaf", y=100.0)])
+    )
+    window.document.execute(
+        AddLinks(
+            [
+                Link(
+                    id="l1",
+                    a="dgx-0",
+                    a_port="compute",
+                    b="leaf",
+                    b_port="ports",
+                    cables=2,
+                    speed_gbps=400,
+                )
+            ]
+        )
+    )
+    return "l1"
+
+
+def test_device_label_edit_is_one_undo_step(main_window: Any) -> None:
+    window = main_window()
+    add_dgx(window, 2)
+    panel = window.properties_panel
+    window.canvas.select_ids(["dgx-1"], center=False)
+    assert panel.stack.currentWidget() is panel.device_page
+    assert panel.label_edit.text() == "DGX 1"
+    steps = len(window.document.history.done)
+    panel.label_edit.setText("node-b")
+    panel.label_edit.editingFinished.emit()
+    assert window.document.design.device_map()["dgx-1"].label == "node-b"
+    assert len(window.document.history.done) == steps + 1
+    assert window.actions_.undo.text() == "&Undo Rename device"
+    window.document.undo()
+    assert panel.label_edit.text() == "DGX 1"  # the panel follows undo
+
+
+def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
+    window = main_window()
+    add_dgx(window, 1)
+    _leaf_and_link(window)
+    panel = window.properties_panel
+    window.canvas.select_ids(["dgx-0"], center=False)
+    offered = [panel.model_combo.itemData(i) for i in range(panel.model_combo.count())]
+    assert "dgx-h100" in offered and "dgx-h200" in offered
+    assert "qm9700" not in offered  # a switch is no compute node
+    panel.model_combo.setCurrentIndex(panel.model_combo.findData("dgx-h200"))
+    panel.model_combo.activated.emit(panel.model_combo.currentIndex())
+    assert window.document.design.device_map()["dgx-0"].catalog_id == "dgx-h200"
+
+
+def test_link_cables_speed_and_fabric(main_window: Any) -> None:
+    window = main_window()
+    add_dgx(window, 1)
+    link_id = _leaf_and_link(window)
+    panel = window.properties_panel
+    window.canvas.select_ids([link_id], center=False)
+    assert panel.stack.currentWidget() is panel.link_page
+    assert panel.cables_spin.value() == 2
+    speeds = [panel.speed_combo.itemData(i) for i in range(panel.speed_combo.count())]
+    assert speeds == [400, 200]  # what both port groups can run at
+    panel.cables_spin.setValue(4)
+    assert window.document.design.links.get(link_id).cables == 4
+    panel.speed_combo.setCurrentIndex(1)
+    panel.speed_combo.activated.emit(1)
+    assert window.document.design.links.get(link_id).speed_gbps == 200
+    panel.fabric_combo.setCurrentIndex(panel.fabric_combo.findData("storage"))
+    panel.fabric_combo.activated.emit(panel.fabric_combo.currentIndex())
+    assert window.document.design.links.get(link_id).fabric.value == "storage"
+    labels = [c.label for c in window.document.history.done[-3:]]
+    assert labels == ["Change cables", "Change speed", "Change fabric"]
+
+
+def test_design_settings_and_price_override(main_window: Any) -> None:
+    window = main_window()
+    panel = window.properties_panel
+    window.canvas.select_ids([], center=False)
+    assert panel.stack.currentWidget() is panel.design_page
+    panel.name_edit.setText("Pod A")
+    panel.name_edit.editingFinished.emit()
+    panel.purpose_combo.setCurrentIndex(panel.purpose_combo.findData("inference"))
+    panel.purpose_combo.activated.emit(panel.purpose_combo.currentIndex())
+    panel.scheduler_combo.setEditText("Slurm")
+    panel.scheduler_combo.lineEdit().editingFinished.emit()
+    panel.monitoring_edit.setText("Prometheus, DCGM")
+    panel.monitoring_edit.editingFinished.emit()
+    panel.price_id_combo.setCurrentText("dgx-h100")
+    panel.price_spin.setValue(250_000)
+    panel._set_price_override()
+    s = window.document.design.settings
+    assert (s.name, s.purpose.value, s.scheduler) == ("Pod A", "inference", "Slurm")
+    assert s.monitoring == ["Prometheus", "DCGM"]
+    assert s.price_overrides == {"dgx-h100": 250_000.0}
+    assert len(window.document.history.done) == 5
+    assert window.windowTitle().startswith("Pod A[*]")
+    assert panel.price_table.item(0, 0).text() == "dgx-h100"

@@ -1,0 +1,25 @@
+"""PySide6 6.12.0 corrupts the refcount of None on CPython 3.11 (none_dealloc abort)."""
+
+from __future__ import annotations
+
+import sys
+
+import PySide6
+from PySide6.QtGui import QPainterPath
+
+
+def test_installed_pyside_is_not_the_broken_release() -> None:
+    assert PySide6.__version__ != "6.12.0", (
+        "PySide6 6.12.0 aborts CPython 3.11 (Fatal Python error: none_dealloc); "
+        "pyproject pins PySide6-Essentials!=6.12.0"
+    )
+
+
+def test_painter_path_calls_leave_none_refcount_alone() -> None:
+    path = QPainterPath()
+    before = sys.getrefcount(None)
+    for i in range(10_000):
+        path.lineTo(float(i), float(i % 7))
+    after = sys.getrefcount(None)
+    assert abs(after - before) < 50, f"refcount(None) moved by {after - before}"
+    assert path.elementCount() >= 10_000
