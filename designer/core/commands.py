@@ -9,7 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from designer.core.model import Design, Device, Group, Link, Settings
+from pydantic import ValidationError
+
+from designer.core.model import (
+    LINK_COLUMNS,
+    Design,
+    Device,
+    Group,
+    Link,
+    LinkTable,
+    Settings,
+    reference_problems,
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +59,16 @@ class Macro(Command):
 
     def do(self, design: Design) -> list[Change]:
         changes: list[Change] = []
-        for c in self.commands:
-            changes += c.do(design)
+        done: list[Command] = []
+        try:
+            for c in self.commands:
+                changes += c.do(design)
+                done.append(c)
+        except Exception:
+            # All or nothing: a refused step leaves the design as it was.
+            for c in reversed(done):
+                c.undo(design)
+            raise
         return changes
 
     def undo(self, design: Design) -> list[Change]:
@@ -76,9 +95,12 @@ class AddDevices(Command):
 
     def do(self, design: Design) -> list[Change]:
         existing = {d.id for d in design.devices}
+        groups = {g.id for g in design.groups}
         for d in self.devices:
             if d.id in existing:
                 raise ValueError(f"device id {d.id!r} already exists")
+            if d.group is not None and d.group not in groups:
+                raise ValueError(f"device {d.id!r}: unknown group {d.group!r}")
             existing.add(d.id)
         design.devices.extend(self.devices)
         return [Change("devices_added", tuple(d.id for d in self.devices))]
@@ -97,43 +119,45 @@ class RemoveDevices(Command):
             "s" if len(self.ids) != 1 else ""
         )
         self._devices: list[tuple[int, Device]] = []
-        self._links: list[tuple[int, Link]] = []
+        self._link_positions: list[int] = []
+        self._links: LinkTable = LinkTable()
 
     def do(self, design: Design) -> list[Change]:
         self._devices = [
             (i, d) for i, d in enumerate(design.devices) if d.id in self.ids
         ]
+        ids = self.ids
         table = design.links
-        doomed = [
+        self._link_positions = [
             i
             for i, (a, b) in enumerate(zip(table.a, table.b, strict=True))
-            if a in self.ids or b in self.ids
+            if a in ids or b in ids
         ]
-        self._links = [(i, table.row(i)) for i in doomed]
-        for i in reversed(doomed):
-            table.pop(i)
-        design.devices[:] = [d for d in design.devices if d.id not in self.ids]
+        self._links = table.delete(self._link_positions)
+        design.devices[:] = [d for d in design.devices if d.id not in ids]
         out = []
-        if self._links:
-            out.append(
-                Change("links_removed", tuple(link.id for _, link in self._links))
-            )
+        if self._link_positions:
+            out.append(Change("links_removed", tuple(self._links.id)))
         out.append(Change("devices_removed", tuple(d.id for _, d in self._devices)))
         return out
 
     def undo(self, design: Design) -> list[Change]:
         for i, d in self._devices:
             design.devices.insert(i, d)
-        for i, link in self._links:
-            design.links.insert(i, link)
+        design.links.restore(self._link_positions, self._links)
         out = [Change("devices_added", tuple(d.id for _, d in self._devices))]
-        if self._links:
-            out.append(Change("links_added", tuple(link.id for _, link in self._links)))
+        if self._link_positions:
+            out.append(Change("links_added", tuple(self._links.id)))
         return out
 
 
 class UpdateDevices(Command):
-    """Replace fields of devices (move, relabel, swap model, regroup, retier)."""
+    """Replace fields of devices (move, relabel, swap model, regroup, retier).
+
+    Refused as a whole (ValueError naming the device and field) when a device
+    is unknown, a field is unknown or invalid, an id would change, or a group
+    does not exist.
+    """
 
     def __init__(
         self, updates: dict[str, dict[str, object]], label: str = "Edit device"
@@ -143,12 +167,35 @@ class UpdateDevices(Command):
         self._old: dict[int, Device] = {}
 
     def do(self, design: Design) -> list[Change]:
-        self._old = {}
-        for i, d in enumerate(design.devices):
-            fields = self.updates.get(d.id)
-            if fields is not None:
-                self._old[i] = d
-                design.devices[i] = Device.model_validate({**d.model_dump(), **fields})
+        positions = {d.id: i for i, d in enumerate(design.devices)}
+        groups = {g.id for g in design.groups}
+        new: dict[int, Device] = {}
+        for device_id, fields in self.updates.items():
+            i = positions.get(device_id)
+            if i is None:
+                raise ValueError(f"cannot edit device {device_id!r}: not in the design")
+            if "id" in fields and fields["id"] != device_id:
+                raise ValueError(
+                    f"cannot rename device {device_id!r}: ids are stable "
+                    "(links refer to them)"
+                )
+            old = design.devices[i]
+            try:
+                updated = Device.model_validate({**old.model_dump(), **fields})
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(
+                    f"device {device_id!r}: field {where}: {first['msg']}"
+                ) from None
+            if updated.group is not None and updated.group not in groups:
+                raise ValueError(
+                    f"device {device_id!r}: unknown group {updated.group!r}"
+                )
+            new[i] = updated
+        self._old = {i: design.devices[i] for i in new}
+        for i, d in new.items():
+            design.devices[i] = d
         return [Change("devices_changed", tuple(self.updates))]
 
     def undo(self, design: Design) -> list[Change]:
@@ -170,77 +217,142 @@ def move_devices(positions: dict[str, tuple[float, float]]) -> UpdateDevices:
 
 
 class AddLinks(Command):
-    """Append links."""
+    """Append links (rows or a whole :class:`LinkTable`, which bulk wiring uses).
 
-    def __init__(self, links: Iterable[Link], label: str | None = None) -> None:
-        self.links = list(links)
-        self.label = label or (
-            "Connect" if len(self.links) == 1 else f"Connect {len(self.links)} links"
+    Refused (ValueError) when an id repeats or an endpoint is not in the design.
+    Connection rules (ports, speed, fabric) are checked by ``designer.core.rules``
+    before building the command, not here.
+    """
+
+    def __init__(
+        self, links: Iterable[Link] | LinkTable, label: str | None = None
+    ) -> None:
+        self.table = (
+            links if isinstance(links, LinkTable) else LinkTable.from_links(links)
         )
+        n = len(self.table)
+        self.label = label or ("Connect" if n == 1 else f"Connect {n} links")
+        self._start = 0
+
+    @property
+    def links(self) -> list[Link]:
+        """The links this command adds, as rows."""
+        return list(self.table)
 
     def do(self, design: Design) -> list[Change]:
+        new_ids = self.table.id
+        if len(set(new_ids)) != len(new_ids):
+            seen: set[str] = set()
+            for lid in new_ids:
+                if lid in seen:
+                    raise ValueError(f"link id {lid!r} is used twice")
+                seen.add(lid)
         index = design.links.index()
-        for link in self.links:
-            if link.id in index:
-                raise ValueError(f"link id {link.id!r} already exists")
-        design.links.extend(self.links)
-        return [Change("links_added", tuple(link.id for link in self.links))]
+        for lid in new_ids:
+            if lid in index:
+                raise ValueError(f"link id {lid!r} already exists")
+        device_ids = {d.id for d in design.devices}
+        for end in (self.table.a, self.table.b):
+            if not device_ids.issuperset(end):
+                missing = next(x for x in end if x not in device_ids)
+                raise ValueError(f"a link names device {missing!r}, not in the design")
+        for a, b in zip(self.table.a, self.table.b, strict=True):
+            if a == b:
+                raise ValueError(f"a link cannot join {a!r} to itself")
+        self._start = len(design.links)
+        design.links.extend(self.table)
+        return [Change("links_added", tuple(new_ids))]
 
     def undo(self, design: Design) -> list[Change]:
-        n = len(self.links)
-        for _ in range(n):
-            design.links.pop(len(design.links) - 1)
-        return [Change("links_removed", tuple(link.id for link in self.links))]
+        design.links.truncate(self._start)
+        return [Change("links_removed", tuple(self.table.id))]
 
 
 class RemoveLinks(Command):
-    """Remove links by id."""
+    """Remove links by id (unknown ids are ignored)."""
 
     def __init__(self, link_ids: Iterable[str]) -> None:
         self.ids = set(link_ids)
         self.label = (
             "Delete link" if len(self.ids) == 1 else f"Delete {len(self.ids)} links"
         )
-        self._removed: list[tuple[int, Link]] = []
+        self._positions: list[int] = []
+        self._removed: LinkTable = LinkTable()
 
     def do(self, design: Design) -> list[Change]:
         table = design.links
-        doomed = [i for i, lid in enumerate(table.id) if lid in self.ids]
-        self._removed = [(i, table.row(i)) for i in doomed]
-        for i in reversed(doomed):
-            table.pop(i)
-        return [Change("links_removed", tuple(link.id for _, link in self._removed))]
+        index = table.index()
+        self._positions = sorted(index[i] for i in self.ids if i in index)
+        self._removed = table.delete(self._positions)
+        return [Change("links_removed", tuple(self._removed.id))]
 
     def undo(self, design: Design) -> list[Change]:
-        for i, link in self._removed:
-            design.links.insert(i, link)
-        return [Change("links_added", tuple(link.id for _, link in self._removed))]
+        design.links.restore(self._positions, self._removed)
+        return [Change("links_added", tuple(self._removed.id))]
 
 
-class UpdateLink(Command):
+class UpdateLinks(Command):
+    """Change fields of links (cables, speed, fabric, rail, ports)."""
+
+    def __init__(
+        self, updates: dict[str, dict[str, object]], label: str = "Edit link"
+    ) -> None:
+        self.updates = updates
+        self.label = label
+        self._old: dict[int, Link] = {}
+
+    def do(self, design: Design) -> list[Change]:
+        table = design.links
+        index = table.index()
+        device_ids: set[str] | None = None
+        new: dict[int, Link] = {}
+        for link_id, fields in self.updates.items():
+            i = index.get(link_id)
+            if i is None:
+                raise ValueError(f"cannot edit link {link_id!r}: not in the design")
+            if "id" in fields and fields["id"] != link_id:
+                raise ValueError(f"cannot rename link {link_id!r}: ids are stable")
+            try:
+                link = Link.model_validate({**table.row(i).model_dump(), **fields})
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(
+                    f"link {link_id!r}: field {where}: {first['msg']}"
+                ) from None
+            if "a" in fields or "b" in fields:
+                if device_ids is None:
+                    device_ids = {d.id for d in design.devices}
+                for end in (link.a, link.b):
+                    if end not in device_ids:
+                        raise ValueError(
+                            f"link {link_id!r}: device {end!r} is not in the design"
+                        )
+                if link.a == link.b:
+                    raise ValueError(
+                        f"link {link_id!r} cannot join {link.a!r} to itself"
+                    )
+            new[i] = link
+        self._old = {i: table.row(i) for i in new}
+        for i, link in new.items():
+            table.replace(i, link)
+        return [Change("links_changed", tuple(self.updates))]
+
+    def undo(self, design: Design) -> list[Change]:
+        for i, link in self._old.items():
+            design.links.replace(i, link)
+        return [Change("links_changed", tuple(self.updates))]
+
+
+class UpdateLink(UpdateLinks):
     """Change fields of one link (cables, speed, fabric, rail)."""
 
     def __init__(
         self, link_id: str, fields: dict[str, object], label: str = "Edit link"
     ) -> None:
+        super().__init__({link_id: fields}, label)
         self.link_id = link_id
         self.fields = fields
-        self.label = label
-        self._old: Link | None = None
-
-    def do(self, design: Design) -> list[Change]:
-        i = design.links.index()[self.link_id]
-        old = design.links.row(i)
-        self._old = design.links.replace(
-            i, Link.model_validate({**old.model_dump(), **self.fields})
-        )
-        return [Change("links_changed", (self.link_id,))]
-
-    def undo(self, design: Design) -> list[Change]:
-        assert self._old is not None
-        i = design.links.index()[self.link_id]
-        design.links.replace(i, self._old)
-        return [Change("links_changed", (self.link_id,))]
 
 
 # --- groups and settings -----------------------------------------------------
@@ -255,6 +367,9 @@ class SetGroups(Command):
         self._old: list[Group] = []
 
     def do(self, design: Design) -> list[Change]:
+        problems = group_problems(self.groups, design.devices)
+        if problems:
+            raise ValueError("; ".join(problems[:5]))
         self._old = list(design.groups)
         design.groups[:] = self.groups
         return [Change("groups_changed")]
@@ -262,6 +377,20 @@ class SetGroups(Command):
     def undo(self, design: Design) -> list[Change]:
         design.groups[:] = self._old
         return [Change("groups_changed")]
+
+
+def group_problems(groups: Sequence[Group], devices: Sequence[Device]) -> list[str]:
+    """Problems with a group list: repeated ids, unknown parents, cycles, orphans."""
+    probe = Design.model_construct(groups=list(groups), devices=[], links=LinkTable())
+    problems = reference_problems(probe)
+    ids = {g.id for g in groups}
+    for d in devices:
+        if d.group is not None and d.group not in ids:
+            problems.append(
+                f"device {d.id!r} is still in group {d.group!r}; move it out first"
+            )
+            break
+    return problems
 
 
 class SetSettings(Command):
@@ -281,6 +410,49 @@ class SetSettings(Command):
         assert self._old is not None
         design.settings = self._old
         return [Change("settings_changed")]
+
+
+class ReplaceDesign(Command):
+    """Replace the whole content of the design in place (e.g. apply a template).
+
+    The design object stays the same (views keep their reference); undo puts the
+    old content back. Emits a ``reset`` change.
+    """
+
+    def __init__(self, new: Design, label: str = "Replace design") -> None:
+        self.new = new
+        self.label = label
+        self._old: Design | None = None
+
+    _FIELDS = ("schema_version", "settings", "groups", "devices", "links")
+
+    def _swap(self, design: Design, source: Design) -> None:
+        for name in self._FIELDS:
+            setattr(design, name, getattr(source, name))
+
+    def do(self, design: Design) -> list[Change]:
+        self._old = Design.model_construct(
+            **{n: getattr(design, n) for n in self._FIELDS}
+        )
+        # Fresh lists (commands edit lists in place; items are replaced, not
+        # mutated), so the caller's design and this command never alias.
+        new = self.new
+        copy = Design.model_construct(
+            schema_version=new.schema_version,
+            settings=new.settings,
+            groups=list(new.groups),
+            devices=list(new.devices),
+            links=LinkTable.from_columns(
+                {n: list(getattr(new.links, n)) for n in LINK_COLUMNS}
+            ),
+        )
+        self._swap(design, copy)
+        return [Change("reset")]
+
+    def undo(self, design: Design) -> list[Change]:
+        assert self._old is not None
+        self._swap(design, self._old)
+        return [Change("reset")]
 
 
 # --- history and document ----------------------------------------------------

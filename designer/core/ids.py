@@ -42,9 +42,11 @@ class IdAllocator:
         self.used: set[str] = set(existing)
         self._next: dict[str, int] = {}
 
-    def new(self, prefix: str, *, bare_first: bool = False) -> str:
-        """A fresh id for ``prefix`` (see :func:`new_id`)."""
-        base = sanitize_id(prefix)
+    def new(
+        self, prefix: str, *, bare_first: bool = False, trusted: bool = False
+    ) -> str:
+        """A fresh id for ``prefix`` (see :func:`new_id`); trusted = already valid."""
+        base = prefix if trusted and len(prefix) <= MAX_PREFIX else sanitize_id(prefix)
         if bare_first and base not in self.used and base not in self._next:
             self.used.add(base)
             self._next[base] = 2

@@ -159,8 +159,7 @@ class LinkTable(_Strict):
     def from_links(cls, links: Iterable[Link]) -> LinkTable:
         """Build a table from link rows."""
         table = cls()
-        for link in links:
-            table.append(link)
+        table.extend(links)
         return table
 
     @classmethod
