@@ -1,0 +1,85 @@
+"""Catalog look-ups the generators share: entries, port groups, common speed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from designer.catalog import CatalogEntry, Category, Interface, default_catalog
+from designer.generate.plan import GeneratorError
+
+CatalogLike = Mapping[str, CatalogEntry]
+
+
+def resolve(catalog: CatalogLike | None) -> CatalogLike:
+    """The given catalog, or the shipped one."""
+    return default_catalog() if catalog is None else catalog
+
+
+def entry(
+    catalog: CatalogLike, slug: str, category: Category, what: str
+) -> CatalogEntry:
+    """The catalog entry ``slug``, which must be of ``category``."""
+    if not isinstance(slug, str) or slug not in catalog:
+        known = sorted(k for k, e in catalog.items() if e.category is category)
+        raise GeneratorError(
+            f"unknown catalog id {slug!r} for the {what}; known {category.value} "
+            f"models: {', '.join(known) or '(none)'}"
+        )
+    found = catalog[slug]
+    if found.category is not category:
+        raise GeneratorError(
+            f"{slug!r} is a {found.category.value} entry, not a {category.value} "
+            f"model (the {what})"
+        )
+    return found
+
+
+def port_group(item: CatalogEntry, name: str) -> Interface:
+    """Port group ``name`` of ``item`` (``compute`` on nodes, ``ports`` on switches)."""
+    found = item.interface(name)
+    if found is None:
+        names = ", ".join(i.name for i in item.interfaces)
+        raise GeneratorError(
+            f"{item.slug!r} has no {name!r} port group (it has: {names})"
+        )
+    return found
+
+
+def common_speed(a: Interface, a_id: str, b: Interface, b_id: str) -> int:
+    """The fastest speed both port groups support."""
+    both = set(a.speeds_gbps) & set(b.speeds_gbps)
+    if not both:
+        raise GeneratorError(
+            f"speed mismatch: {a_id} {a.name} ports run at "
+            f"{'/'.join(map(str, a.speeds_gbps))}G, {b_id} {b.name} ports at "
+            f"{'/'.join(map(str, b.speeds_gbps))}G; no common speed"
+        )
+    return max(both)
+
+
+def check_media(a: Interface, a_id: str, b: Interface, b_id: str) -> None:
+    """Raise unless the two port groups share a link layer (VPI counts)."""
+    if not ({a.media, *a.alt_media} & {b.media, *b.alt_media}):
+        raise GeneratorError(
+            f"media mismatch: {a_id} {a.name} ports are {a.media.value}, "
+            f"{b_id} {b.name} ports are {b.media.value}"
+        )
+
+
+def check_speed(port: Interface, slug: str, speed: int) -> None:
+    """Raise unless ``port`` can run at ``speed``."""
+    if speed not in port.speeds_gbps:
+        raise GeneratorError(
+            f"{slug} {port.name} ports run at "
+            f"{'/'.join(map(str, port.speeds_gbps))}G, not {speed}G"
+        )
+
+
+def node_prefix(slug: str) -> str:
+    """Short id prefix for compute nodes: ``dgx``, ``hgx``, ``nvl72``, ``host``."""
+    for start, prefix in (("dgx-", "dgx"), ("hgx-", "hgx"), ("generic-host", "host")):
+        if slug.startswith(start):
+            return prefix
+    if slug.endswith("nvl72"):
+        return "nvl72"
+    return slug.split("-")[0] if slug.split("-")[0].isalnum() else "node"

@@ -1,0 +1,409 @@
+"""Fabric arithmetic for folded-Clos (fat-tree) generators, from first principles.
+
+Nothing here looks a number up in a table. The rules:
+
+* every leaf (and every spine of a pod) wires **equally** to every switch of the
+  tier above it, so the number of upper switches must divide the lower switch's
+  uplinks; among the divisors the smallest one with enough ports is taken. That
+  is why NVIDIA's 3-SU DGX H100 row has 16 spines and not 12: 24 leaves x 32
+  uplinks need 12 spines of 64 ports, but 12 does not divide 32, and 16 does;
+* a leaf's uplinks are its downlinks divided by that tier's oversubscription
+  (down:up ratio), and must come out whole;
+* in three tiers, a pod is the largest whole number of scalable units whose
+  leaves fit under one set of spines; spine ``j`` of every pod wires equally to
+  core group ``j`` (Al-Fares), whose size is again the smallest divisor of the
+  spine uplinks with enough core ports;
+* a rail-optimized fabric that does not fit in three tiers of the chosen switch
+  is split into independent rail planes (rails 0-3 in plane a, 4-7 in plane b,
+  ...), each a fat tree of its own; per compute node, bisection stays the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import ceil, floor
+
+
+class GeneratorError(ValueError):
+    """Bad generator input; the message says what is wrong and how to fix it."""
+
+
+class _Infeasible(GeneratorError):
+    """Does not fit in this many tiers/planes; more may help."""
+
+
+def divisors(n: int) -> list[int]:
+    """Divisors of ``n`` in ascending order."""
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+def smallest_divisor_at_least(n: int, lowest: int) -> int | None:
+    """The smallest divisor of ``n`` that is >= ``lowest`` (None if none)."""
+    for d in divisors(n):
+        if d >= lowest:
+            return d
+    return None
+
+
+def as_ratio(value: float, what: str) -> Fraction:
+    """A down:up ratio as an exact fraction; it must be positive."""
+    try:
+        r = Fraction(value).limit_denominator(1000)
+    except (TypeError, ValueError, OverflowError):
+        raise GeneratorError(f"{what}: {value!r} is not a number") from None
+    if r <= 0:
+        raise GeneratorError(f"{what}: must be a positive down:up ratio, got {value}")
+    return r
+
+
+def uplinks_for(down: int, ratio: Fraction) -> int | None:
+    """Uplinks giving exactly ``down``:``up`` = ``ratio`` (None if not whole)."""
+    up = Fraction(down) / ratio
+    return int(up) if up.denominator == 1 else None
+
+
+def max_down(radix: int, ratio: Fraction) -> int:
+    """The most downlinks a ``radix``-port switch can have at down:up ``ratio``."""
+    return floor(Fraction(radix) * ratio / (1 + ratio))
+
+
+def fmt_ratio(r: Fraction) -> str:
+    """``2:1``, ``1.5:1``."""
+    return f"{float(r):g}:1"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """``cables`` from port ``rail`` (or all ports) of node ``node`` to ``leaf``."""
+
+    node: int
+    leaf: int
+    cables: int
+    rail: int | None
+
+
+@dataclass(frozen=True)
+class SuTemplate:
+    """How one full scalable unit's nodes attach to its leaves (one plane)."""
+
+    leaves: int
+    attachments: tuple[Attachment, ...]
+    leaf_rails: tuple[tuple[int, ...], ...]
+    leaf_chunks: tuple[int, ...]
+    chunked: bool
+    leaf_down: int
+    leaf_up: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything needed to wire a fat tree; counts are per rail plane."""
+
+    tiers: int
+    planes: int
+    node_ports: int
+    plane_ports: int
+    radix: int
+    su_size: int
+    su_nodes: tuple[int, ...]
+    rail_optimized: bool
+    ratios: tuple[Fraction, ...]
+    template: SuTemplate
+    spines: int = 0
+    leaf_spine_cables: int = 0
+    sus_per_pod: int = 0
+    pods: int = 0
+    spines_per_pod: int = 0
+    spine_down: int = 0
+    spine_up: int = 0
+    cores_per_group: int = 0
+    spine_core_cables: int = 0
+    notes: list[str] = field(default_factory=list, compare=False)
+
+    @property
+    def cores(self) -> int:
+        """Core switches per plane."""
+        return self.spines_per_pod * self.cores_per_group if self.tiers == 3 else 0
+
+    @property
+    def sus(self) -> int:
+        """Scalable units."""
+        return len(self.su_nodes)
+
+    def pod_of(self, su: int) -> int:
+        """Pod index of scalable unit ``su`` (three tiers)."""
+        return su // self.sus_per_pod if self.tiers == 3 else 0
+
+
+def su_template(
+    su_size: int,
+    ports: int,
+    radix: int,
+    leaf_ratio: Fraction,
+    rail_optimized: bool,
+) -> SuTemplate:
+    """Leaves of one full SU and which node ports land on which leaf."""
+    dmax = max_down(radix, leaf_ratio)
+    if dmax < 1:
+        raise GeneratorError(
+            f"a {radix}-port switch has no downlinks left at {fmt_ratio(leaf_ratio)}"
+        )
+    att: list[Attachment] = []
+    rails: list[tuple[int, ...]] = []
+    chunks: list[int] = []
+    chunked = False
+    if rail_optimized:
+        if su_size <= dmax:
+            # as many whole rails per leaf as fit (1 for DGX, 4 for an NVL72 SU)
+            g = max(d for d in divisors(ports) if d * su_size <= dmax)
+            m, chunk = 1, su_size
+        else:
+            g, m = 1, ceil(su_size / dmax)
+            chunk = ceil(su_size / m)
+            chunked = True
+        leaves = (ports // g) * m
+        for i in range(su_size):
+            for r in range(ports):
+                att.append(Attachment(i, (r // g) * m + i // chunk, 1, r))
+        for j in range(leaves):
+            first = (j // m) * g
+            rails.append(tuple(range(first, first + g)))
+            chunks.append(j % m)
+        down = g * chunk
+    elif ports <= dmax:
+        per_leaf = dmax // ports
+        leaves = ceil(su_size / per_leaf)
+        chunk = ceil(su_size / leaves)
+        att = [Attachment(i, i // chunk, ports, None) for i in range(su_size)]
+        rails = [()] * leaves
+        chunks = list(range(leaves))
+        down = chunk * ports
+    else:
+        # a node with more ports than a leaf has downlinks spreads over m leaves
+        m = ceil(ports / dmax)
+        sizes = [ports // m + (1 if j < ports % m else 0) for j in range(m)]
+        leaves = su_size * m
+        for i in range(su_size):
+            att.extend(Attachment(i, i * m + j, sizes[j], None) for j in range(m))
+        rails = [()] * leaves
+        chunks = list(range(leaves))
+        down = max(sizes)
+    up = uplinks_for(down, leaf_ratio)
+    if up is None:
+        raise GeneratorError(
+            f"leaf oversubscription {fmt_ratio(leaf_ratio)} does not split "
+            f"{down} downlinks into whole uplinks ({float(down / leaf_ratio):g}); "
+            "choose a ratio that divides the leaf's downlinks"
+        )
+    if down + up > radix:
+        raise GeneratorError(
+            f"a leaf needs {down} down + {up} up ports but the switch has {radix}"
+        )
+    return SuTemplate(
+        leaves=leaves,
+        attachments=tuple(att),
+        leaf_rails=tuple(rails),
+        leaf_chunks=tuple(chunks),
+        chunked=chunked,
+        leaf_down=down,
+        leaf_up=up,
+    )
+
+
+def _leaves_in_su(t: SuTemplate, nodes: int, extra_leaves: set[int]) -> int:
+    used = {a.leaf for a in t.attachments if a.node < nodes} | extra_leaves
+    return len(used)
+
+
+def plan_fabric(
+    *,
+    su_nodes: tuple[int, ...],
+    su_size: int,
+    ports: int,
+    radix: int,
+    ratios: tuple[Fraction, ...],
+    rail_optimized: bool,
+    tiers: int,
+    planes: int,
+    extra_leaves: dict[int, set[int]] | None = None,
+) -> Plan:
+    """Wire ``su_nodes`` in ``tiers`` tiers and ``planes`` rail planes, or raise."""
+    extra_leaves = extra_leaves or {}
+    if ports % planes:
+        raise _Infeasible(f"{ports} node ports do not split into {planes} planes")
+    plane_ports = ports // planes
+    total = sum(su_nodes) * plane_ports
+    base = {
+        "tiers": tiers,
+        "planes": planes,
+        "node_ports": ports,
+        "plane_ports": plane_ports,
+        "radix": radix,
+        "su_size": su_size,
+        "su_nodes": su_nodes,
+        "rail_optimized": rail_optimized,
+        "ratios": ratios,
+    }
+    if tiers == 1:
+        endpoints = total + sum(len(v) for v in extra_leaves.values())
+        if planes != 1 or endpoints > radix:
+            raise _Infeasible(
+                f"one switch has {radix} ports; this design has {endpoints} endpoints"
+            )
+        t = SuTemplate(1, (), ((),), (0,), False, endpoints, 0)
+        return Plan(template=t, **base)  # type: ignore[arg-type]
+    t = su_template(su_size, plane_ports, radix, ratios[0], rail_optimized)
+    leaves = sum(
+        _leaves_in_su(t, n, extra_leaves.get(i, set())) for i, n in enumerate(su_nodes)
+    )
+    notes = [
+        f"leaves: {t.leaves} per SU of {su_size} nodes per plane, "
+        f"{t.leaf_down} down / {t.leaf_up} up ({fmt_ratio(ratios[0])})"
+    ]
+    if tiers == 2:
+        s = smallest_divisor_at_least(t.leaf_up, ceil(leaves * t.leaf_up / radix))
+        if s is None:
+            raise _Infeasible(
+                f"two tiers cannot hold {leaves} leaves with {t.leaf_up} uplinks "
+                f"each on {radix}-port spines (at most {radix} leaves)"
+            )
+        notes.append(
+            f"spines: {leaves} leaves x {t.leaf_up} uplinks need "
+            f"{ceil(leaves * t.leaf_up / radix)} spines of {radix} ports; the "
+            f"smallest count dividing {t.leaf_up} uplinks is {s}"
+        )
+        return Plan(
+            template=t,
+            spines=s,
+            leaf_spine_cables=t.leaf_up // s,
+            notes=notes,
+            **base,  # type: ignore[arg-type]
+        )
+    return _plan_three(t, base, notes, extra_leaves)
+
+
+def _pod_spines(
+    leaves: int, up: int, radix: int, r2: Fraction
+) -> tuple[int, int, int] | None:
+    """Spines per pod, spine down and up ports for a pod of ``leaves``; or None."""
+    for s in divisors(up):
+        down = leaves * (up // s)
+        sup = uplinks_for(down, r2)
+        if sup is not None and down + sup <= radix:
+            return s, down, sup
+    return None
+
+
+def _plan_three(
+    t: SuTemplate,
+    base: dict[str, object],
+    notes: list[str],
+    extra_leaves: dict[int, set[int]],
+) -> Plan:
+    ratios: tuple[Fraction, ...] = base["ratios"]  # type: ignore[assignment]
+    radix: int = base["radix"]  # type: ignore[assignment]
+    su_nodes: tuple[int, ...] = base["su_nodes"]  # type: ignore[assignment]
+    r2 = ratios[1]
+    n_su = len(su_nodes)
+    q_max = 0
+    for q in range(1, n_su + 1):
+        if _pod_spines(q * t.leaves, t.leaf_up, radix, r2) is None:
+            break
+        q_max = q
+    if q_max == 0:
+        raise _Infeasible(
+            f"a pod cannot hold one scalable unit ({t.leaves} leaves x {t.leaf_up} "
+            f"uplinks) under {radix}-port spines at {fmt_ratio(r2)}"
+        )
+    pods = ceil(n_su / q_max)
+    q = ceil(n_su / pods)  # balance the pods; only the last one may be short
+    pods = ceil(n_su / q)
+    found = _pod_spines(q * t.leaves, t.leaf_up, radix, r2)
+    assert found is not None
+    sp, sdown, sup = found
+    c = smallest_divisor_at_least(sup, ceil(pods * sup / radix))
+    if c is None:
+        raise _Infeasible(
+            f"three tiers cannot join {pods} pods: each core would need a port to "
+            f"every pod but has {radix}"
+        )
+    notes.append(
+        f"pods: {q} SU ({q * t.leaves} leaves) under {sp} spines, "
+        f"{sdown} down / {sup} up ({fmt_ratio(r2)}); {pods} pods"
+    )
+    notes.append(
+        f"cores: {pods} pods x {sup} uplinks per spine need {c} cores per spine "
+        f"position (smallest divisor of {sup} with {radix} ports enough), "
+        f"{sp * c} cores"
+    )
+    return Plan(
+        template=t,
+        leaf_spine_cables=t.leaf_up // sp,
+        sus_per_pod=q,
+        pods=pods,
+        spines_per_pod=sp,
+        spine_down=sdown,
+        spine_up=sup,
+        cores_per_group=c,
+        spine_core_cables=sup // c,
+        notes=notes,
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def choose_plan(
+    *,
+    su_nodes: tuple[int, ...],
+    su_size: int,
+    ports: int,
+    radix: int,
+    ratios: tuple[Fraction, ...],
+    rail_optimized: bool,
+    tiers: int | None,
+    extra_leaves: dict[int, set[int]] | None = None,
+) -> Plan:
+    """The plan with fewest tiers (then fewest rail planes) that fits, or raise.
+
+    ``ratios`` has one down:up ratio per tier below the top (leaf, spine); a
+    ratio other than 1 needs the tier above it, so it raises the least tier.
+    """
+    needed = max([i + 2 for i, r in enumerate(ratios) if r != 1], default=1)
+    if tiers is not None and needed > tiers:
+        raise GeneratorError(
+            f"oversubscription {[fmt_ratio(r) for r in ratios]} sets a ratio for "
+            f"tier {needed - 1} but a {tiers}-tier fabric has uplinks only below "
+            f"tier {tiers}"
+        )
+    plane_counts = divisors(ports) if rail_optimized else [1]
+    if tiers is None:
+        order = [(t, 1) for t in (1, 2, 3) if t >= needed]
+        order += [(3, p) for p in plane_counts[1:]]
+    else:
+        order = [(tiers, p) for p in plane_counts]
+    full = ratios + (Fraction(1),) * (2 - len(ratios))
+    reasons: list[str] = []
+    for t, p in order:
+        try:
+            return plan_fabric(
+                su_nodes=su_nodes,
+                su_size=su_size,
+                ports=ports,
+                radix=radix,
+                ratios=full,
+                rail_optimized=rail_optimized,
+                tiers=t,
+                planes=p,
+                extra_leaves=extra_leaves,
+            )
+        except _Infeasible as exc:
+            reasons.append(str(exc))
+    endpoints = sum(su_nodes) * ports
+    top = tiers or 3
+    limit = 2 * (radix // 2) ** top
+    raise GeneratorError(
+        f"{endpoints:,} endpoint ports do not fit in {top} tier(s) of {radix}-port "
+        f"switches (non-blocking limit 2(k/2)^t = {limit:,}; {reasons[-1]}); use "
+        "more tiers, oversubscription, rail optimization or a higher-radix switch"
+    )
