@@ -1,0 +1,394 @@
+"""Numpy mirror of a design for the canvas: positions, link endpoints, the quotient.
+
+The canvas never asks Qt to hit-test or cull hundreds of thousands of links: it
+keeps device positions and link endpoint rows in arrays and answers "what is
+under the mouse", "what is in this rectangle" and "which links cross the view"
+with vectorised queries. The quotient (group blocks and trunks) used by semantic
+zoom and by collapsed groups is computed here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.catalog.schema import CatalogEntry
+from designer.core.model import Design
+from designer.qt.canvas.style import DEVICE_H, DEVICE_W, FABRICS
+
+FABRIC_CODE = {name: i for i, name in enumerate(FABRICS)}
+
+
+@dataclass
+class Block:
+    """A group (or a tier of ungrouped devices) drawn as one block."""
+
+    key: str
+    group_id: str | None
+    title: str
+    summary: str
+    rows: np.ndarray
+    rect: tuple[float, float, float, float]  # x0, y0, x1, y1
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        """Centre of the block."""
+        x0, y0, x1, y1 = self.rect
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+@dataclass
+class Trunk:
+    """All links between two blocks (or a block and a device), drawn as one line."""
+
+    ends: tuple[int, int]  # node codes: block index, or n_blocks + device row
+    p0: tuple[float, float]
+    p1: tuple[float, float]
+    links: int
+    cables: int
+    capacity_gbps: float
+    speed_gbps: int | None  # None when the bundle mixes speeds
+
+    @property
+    def label(self) -> str:
+        """Short text such as "256 x 400G" or "96 cables · 28.8T"."""
+        if self.speed_gbps is not None:
+            return f"{self.cables:,} x {self.speed_gbps}G"
+        return f"{self.cables:,} cables · {self.capacity_gbps / 1000:,.1f}T"
+
+
+@dataclass
+class Quotient:
+    """Which devices are shown as blocks, and the trunks between them."""
+
+    rep: np.ndarray  # per device row: block index, or -1 when drawn itself
+    blocks: list[Block] = field(default_factory=list)
+    trunks: list[Trunk] = field(default_factory=list)
+    link_trunk: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    direct: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+
+class Geometry:
+    """Arrays of a design: device rows and positions, link endpoint rows."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.xy = np.zeros((0, 2))
+        self.la = np.zeros(0, np.int64)
+        self.lb = np.zeros(0, np.int64)
+        self.fabric = np.zeros(0, np.int8)
+        self.cables = np.zeros(0, np.int64)
+        self.speed = np.zeros(0, np.int64)
+        self.link_ids: list[str] = []
+        self.version = 0
+
+    # --- building -----------------------------------------------------------
+
+    def rebuild(self, design: Design) -> None:
+        """Re-read devices and links."""
+        self.rebuild_devices(design)
+        self.rebuild_links(design)
+
+    def rebuild_devices(self, design: Design) -> None:
+        """Re-read device ids and positions."""
+        devs = design.devices
+        self.ids = [d.id for d in devs]
+        self.row_of = {d: i for i, d in enumerate(self.ids)}
+        xy = np.empty((len(devs), 2))
+        xy[:, 0] = [d.x for d in devs]
+        xy[:, 1] = [d.y for d in devs]
+        self.xy = xy
+        self.version += 1
+
+    def rebuild_links(self, design: Design) -> None:
+        """Re-read link endpoints, fabrics and capacities."""
+        t = design.links
+        row = self.row_of
+        n = len(t)
+        self.la = np.fromiter((row[a] for a in t.a), np.int64, n)
+        self.lb = np.fromiter((row[b] for b in t.b), np.int64, n)
+        self.fabric = np.fromiter((FABRIC_CODE[str(f)] for f in t.fabric), np.int8, n)
+        self.cables = np.asarray(t.cables, np.int64)
+        self.speed = np.asarray(t.speed_gbps, np.int64)
+        self.link_ids = list(t.id)
+        self.version += 1
+
+    def update_positions(self, design: Design, ids: tuple[str, ...]) -> None:
+        """Refresh the positions of some devices."""
+        devs = design.device_map() if len(ids) > 64 else None
+        for did in ids:
+            r = self.row_of.get(did)
+            if r is None:
+                continue
+            d = devs[did] if devs is not None else design.devices[r]
+            self.xy[r] = (d.x, d.y)
+        self.version += 1
+
+    # --- queries ------------------------------------------------------------
+
+    def rows_in_rect(self, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+        """Rows of devices whose centre lies in the rectangle."""
+        x, y = self.xy[:, 0], self.xy[:, 1]
+        return np.nonzero((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1))[0]
+
+    def count_in_rect(self, x0: float, y0: float, x1: float, y1: float) -> int:
+        """How many device centres lie in the rectangle."""
+        return int(self.rows_in_rect(x0, y0, x1, y1).size)
+
+    def device_at(
+        self, x: float, y: float, tol: float, hidden: np.ndarray | None = None
+    ) -> int:
+        """Row of the topmost shown device under (x, y), or -1."""
+        if not self.ids:
+            return -1
+        dx = np.abs(self.xy[:, 0] - x)
+        dy = np.abs(self.xy[:, 1] - y)
+        hit = (dx <= DEVICE_W / 2 + tol) & (dy <= DEVICE_H / 2 + tol)
+        if hidden is not None and hidden.size:
+            hit &= ~hidden
+        rows = np.nonzero(hit)[0]
+        return int(rows[-1]) if rows.size else -1
+
+    def link_at(self, x: float, y: float, tol: float, mask: np.ndarray) -> int:
+        """Index of the nearest drawn link within ``tol`` of (x, y), or -1."""
+        idx = np.nonzero(mask)[0]
+        if idx.size == 0:
+            return -1
+        p = self.xy[self.la[idx]]
+        q = self.xy[self.lb[idx]]
+        d = q - p
+        length2 = np.einsum("ij,ij->i", d, d)
+        length2[length2 == 0] = 1.0
+        t = np.clip(((x - p[:, 0]) * d[:, 0] + (y - p[:, 1]) * d[:, 1]) / length2, 0, 1)
+        cx = p[:, 0] + t * d[:, 0] - x
+        cy = p[:, 1] + t * d[:, 1] - y
+        dist2 = cx * cx + cy * cy
+        best = int(np.argmin(dist2))
+        return int(idx[best]) if dist2[best] <= tol * tol else -1
+
+    def segments_in_rect(
+        self, mask: np.ndarray, rect: tuple[float, float, float, float]
+    ) -> np.ndarray:
+        """Indices of masked links whose bounding box meets the rectangle."""
+        x0, y0, x1, y1 = rect
+        pa = self.xy[self.la]
+        pb = self.xy[self.lb]
+        hit = (
+            mask
+            & (np.minimum(pa[:, 0], pb[:, 0]) <= x1)
+            & (np.maximum(pa[:, 0], pb[:, 0]) >= x0)
+            & (np.minimum(pa[:, 1], pb[:, 1]) <= y1)
+            & (np.maximum(pa[:, 1], pb[:, 1]) >= y0)
+        )
+        return np.nonzero(hit)[0]
+
+    def bounds(
+        self, rows: np.ndarray | None = None
+    ) -> tuple[float, float, float, float]:
+        """Bounding box of device glyphs (all, or some rows)."""
+        xy = self.xy if rows is None else self.xy[rows]
+        if xy.size == 0:
+            return (-DEVICE_W, -DEVICE_H, DEVICE_W, DEVICE_H)
+        return (
+            float(xy[:, 0].min()) - DEVICE_W / 2,
+            float(xy[:, 1].min()) - DEVICE_H / 2,
+            float(xy[:, 0].max()) + DEVICE_W / 2,
+            float(xy[:, 1].max()) + DEVICE_H / 2,
+        )
+
+
+# --- the quotient -----------------------------------------------------------
+
+BLOCK_PAD = 12.0
+
+
+def _group_chains(design: Design) -> dict[str, list[str]]:
+    """For each group id, its ancestors from the outermost down to itself."""
+    parent = {g.id: g.parent for g in design.groups}
+    chains: dict[str, list[str]] = {}
+    for gid in parent:
+        chain = [gid]
+        p = parent[gid]
+        while p is not None and p not in chain:
+            chain.append(p)
+            p = parent.get(p)
+        chains[gid] = chain[::-1]
+    return chains
+
+
+def block_summary(
+    rows: np.ndarray,
+    cat_ids: list[str],
+    catalog: Mapping[str, CatalogEntry],
+) -> str:
+    """Counts such as "32x DGX H100 · 256 GPUs · 8 switches"."""
+    counts: dict[str, int] = {}
+    for r in rows.tolist():
+        cid = cat_ids[r]
+        counts[cid] = counts.get(cid, 0) + 1
+    compute: list[str] = []
+    gpus = 0
+    others: dict[str, int] = {}
+    for cid, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        entry = catalog.get(cid)
+        if entry is None:
+            others["devices"] = others.get("devices", 0) + n
+            continue
+        cat = str(entry.category)
+        if entry.gpus:
+            compute.append(f"{n:,}x {entry.model}")
+            gpus += n * entry.gpus
+        else:
+            name = {"switch": "switches"}.get(cat, cat)
+            others[name] = others.get(name, 0) + n
+    parts = compute[:2]
+    if len(compute) > 2:
+        parts.append(f"+{len(compute) - 2} models")
+    if gpus:
+        parts.append(f"{gpus:,} GPUs")
+    parts += [f"{n:,} {name}" for name, n in others.items()]
+    return " · ".join(parts) if parts else "empty"
+
+
+def quotient(
+    design: Design,
+    geom: Geometry,
+    catalog: Mapping[str, CatalogEntry],
+    overview: bool,
+) -> Quotient:
+    """Blocks for collapsed groups (and, in overview, for everything) and trunks."""
+    n = len(geom.ids)
+    rep_key: list[str | None] = [None] * n
+    chains = _group_chains(design)
+    collapsed = {g.id for g in design.groups if g.collapsed}
+    groups = design.group_map()
+    cat_ids = [d.catalog_id for d in design.devices]
+    for r, d in enumerate(design.devices):
+        chain = chains.get(d.group) if d.group else None
+        if chain:
+            if overview:
+                rep_key[r] = chain[0]
+                continue
+            for gid in chain:
+                if gid in collapsed:
+                    rep_key[r] = gid
+                    break
+        elif overview:
+            entry = catalog.get(d.catalog_id)
+            cat = str(entry.category) if entry is not None else "other"
+            tier = str(d.tier) if d.tier is not None else None
+            rep_key[r] = f"tier:{tier}" if tier else f"category:{cat}"
+    keys = sorted({k for k in rep_key if k is not None})
+    block_of = {k: i for i, k in enumerate(keys)}
+    rep = np.fromiter(
+        (block_of[k] if k is not None else -1 for k in rep_key), np.int64, n
+    )
+    blocks: list[Block] = []
+    for k in keys:
+        rows = np.nonzero(rep == block_of[k])[0]
+        x0, y0, x1, y1 = geom.bounds(rows)
+        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        g = groups.get(k)
+        if g is not None:
+            title = g.label or g.id
+            gid: str | None = g.id
+        else:
+            gid = None
+            kind, _, name = k.partition(":")
+            title = name.capitalize() + ("" if kind == "tier" else " (ungrouped)")
+        summary = block_summary(rows, cat_ids, catalog)
+        blocks.append(Block(k, gid, title, summary, rows, rect))
+    q = Quotient(rep=rep, blocks=blocks)
+    _add_trunks(q, geom)
+    return q
+
+
+def _add_trunks(q: Quotient, geom: Geometry) -> None:
+    """Aggregate links with a blocked endpoint into trunks."""
+    nb = len(q.blocks)
+    nl = geom.la.size
+    if nl == 0:
+        q.direct = np.zeros(0, bool)
+        q.link_trunk = np.zeros(0, np.int64)
+        return
+    ra = q.rep[geom.la]
+    rb = q.rep[geom.lb]
+    q.direct = (ra < 0) & (rb < 0)
+    ka = np.where(ra >= 0, ra, nb + geom.la)
+    kb = np.where(rb >= 0, rb, nb + geom.lb)
+    lo = np.minimum(ka, kb)
+    hi = np.maximum(ka, kb)
+    bundled = ~q.direct & (lo != hi)
+    link_trunk = np.full(nl, -1, np.int64)
+    idx = np.nonzero(bundled)[0]
+    if idx.size:
+        width = int(nb + len(geom.ids) + 1)
+        code = lo[idx] * width + hi[idx]
+        uniq, inv = np.unique(code, return_inverse=True)
+        link_trunk[idx] = inv
+        cables = np.bincount(inv, weights=geom.cables[idx]).astype(np.int64)
+        cap = np.bincount(inv, weights=geom.cables[idx] * geom.speed[idx])
+        count = np.bincount(inv)
+        smin = np.full(uniq.size, np.iinfo(np.int64).max)
+        smax = np.zeros(uniq.size, np.int64)
+        np.minimum.at(smin, inv, geom.speed[idx])
+        np.maximum.at(smax, inv, geom.speed[idx])
+        for t, c in enumerate(uniq.tolist()):
+            a, b = divmod(c, width)
+            ca, cb = _node_point(q, geom, a), _node_point(q, geom, b)
+            if _width(q, a) <= _width(q, b):
+                pa = _attach(q, a, (ca[0], cb[1]), ca)
+                pb = _attach(q, b, (pa[0], ca[1]), cb)
+            else:
+                pb = _attach(q, b, (cb[0], ca[1]), cb)
+                pa = _attach(q, a, (pb[0], cb[1]), ca)
+            q.trunks.append(
+                Trunk(
+                    ends=(a, b),
+                    p0=pa,
+                    p1=pb,
+                    links=int(count[t]),
+                    cables=int(cables[t]),
+                    capacity_gbps=float(cap[t]),
+                    speed_gbps=int(smin[t]) if smin[t] == smax[t] else None,
+                )
+            )
+    q.link_trunk = link_trunk
+
+
+def _node_point(q: Quotient, geom: Geometry, code: int) -> tuple[float, float]:
+    nb = len(q.blocks)
+    if code < nb:
+        return q.blocks[code].centre
+    x, y = geom.xy[code - nb]
+    return float(x), float(y)
+
+
+def _width(q: Quotient, code: int) -> float:
+    if code >= len(q.blocks):
+        return 0.0
+    x0, _, x1, _ = q.blocks[code].rect
+    return x1 - x0
+
+
+def _attach(
+    q: Quotient, code: int, towards: tuple[float, float], centre: tuple[float, float]
+) -> tuple[float, float]:
+    """Where a trunk meets a block: on the edge facing the other end, in line with it.
+
+    Wide blocks (a row of switches) then take vertical trunks instead of a fan
+    converging on their centre.
+    """
+    if code >= len(q.blocks):
+        return centre
+    x0, y0, x1, y1 = q.blocks[code].rect
+    tx, ty = towards
+    x = min(max(tx, x0), x1)
+    if ty < y0:
+        return x, y0
+    if ty > y1:
+        return x, y1
+    return x, min(max(ty, y0), y1)

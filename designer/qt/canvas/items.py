@@ -1,0 +1,363 @@
+"""Thin graphics items of the canvas: an id, painting and a bounding rect.
+
+Interaction and hit tests live in the scene (numpy queries), so items carry no
+behaviour and no state the model lacks beyond what they paint.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyqtgraph.functions as pgf
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from designer.qt.canvas import style as st
+
+if TYPE_CHECKING:
+    from designer.qt.canvas.scene import DesignScene
+
+_BODY = QRectF(-st.DEVICE_W / 2, -st.DEVICE_H / 2, st.DEVICE_W, st.DEVICE_H)
+_BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
+_FONTS: dict[str, QFont] = {}
+
+
+def font(kind: str) -> QFont:
+    """Shared fonts (created after the application exists)."""
+    f = _FONTS.get(kind)
+    if f is None:
+        f = QFont()
+        if kind == "title":
+            f.setPointSizeF(8.5)
+            f.setBold(True)
+        elif kind == "small":
+            f.setPointSizeF(7.0)
+        elif kind == "block":
+            f.setPointSizeF(10.0)
+            f.setBold(True)
+        else:
+            f.setPointSizeF(8.5)
+        _FONTS[kind] = f
+    return f
+
+
+def _cosmetic(colour: QColor, width: float = 0.0) -> QPen:
+    pen = QPen(colour, width)
+    pen.setCosmetic(True)
+    return pen
+
+
+class DeviceItem(QGraphicsItem):
+    """One device: a coloured box, its label when zoomed in, a selected outline."""
+
+    def __init__(self, device_id: str, fill: QColor, title: str, subtitle: str) -> None:
+        super().__init__()
+        self.device_id = device_id
+        self.fill = fill
+        self.title = title
+        self.subtitle = subtitle
+        self.selected = False
+        self.cut_fill: QColor | None = None
+        self.setZValue(st.Z_DEVICE)
+
+    def boundingRect(self) -> QRectF:
+        """Box plus room for the selection outline."""
+        return _BOUNDS
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Level of detail as in Qt's chips example: fill, box, then text."""
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())  # type: ignore[attr-defined]
+        fill = self.cut_fill or self.fill
+        if lod < st.LOD_FILL_ONLY:
+            painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
+            return
+        if self.selected:
+            painter.setPen(_cosmetic(st.SELECTED, 3.0))
+        else:
+            painter.setPen(_cosmetic(fill.darker(140), 1.0))
+        painter.setBrush(QBrush(fill))
+        painter.drawRect(_BODY)
+        if lod < st.LOD_TEXT:
+            return
+        ink = st.text_on(fill)
+        painter.setPen(ink)
+        painter.setFont(font("title"))
+        top = QRectF(_BODY.left() + 3, _BODY.top() + 2, _BODY.width() - 6, 14)
+        fm = QFontMetricsF(font("title"))
+        painter.drawText(
+            top,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            fm.elidedText(self.title, Qt.TextElideMode.ElideRight, top.width()),
+        )
+        painter.setFont(font("small"))
+        bottom = QRectF(_BODY.left() + 3, _BODY.top() + 16, _BODY.width() - 6, 13)
+        fm = QFontMetricsF(font("small"))
+        painter.drawText(
+            bottom,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            fm.elidedText(self.subtitle, Qt.TextElideMode.ElideRight, bottom.width()),
+        )
+
+
+def _draw_fitted_text(
+    painter: QPainter, rect: QRectF, lines: list[tuple[str, QFont, QColor]]
+) -> None:
+    """Draw lines of text in device pixels inside the device-space ``rect``.
+
+    Lines wrap at word boundaries; whatever does not fit is left out.
+    """
+    if rect.width() < 24 or rect.height() < 12:
+        return
+    painter.save()
+    painter.resetTransform()
+    y = rect.top() + 4
+    width = rect.width() - 10
+    flags = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+    for text, f, colour in lines:
+        if not text:
+            continue
+        fm = QFontMetricsF(f)
+        box = fm.boundingRect(QRectF(0, 0, width, 10_000), int(flags), text)
+        if y + box.height() > rect.bottom():
+            if y + fm.height() > rect.bottom():
+                break
+            text = fm.elidedText(text, Qt.TextElideMode.ElideRight, width)
+            box = QRectF(0, 0, width, fm.height())
+        painter.setFont(f)
+        painter.setPen(colour)
+        painter.drawText(
+            QRectF(rect.left() + 5, y, width, box.height()), int(flags), text
+        )
+        y += box.height() + 1
+    painter.restore()
+
+
+class BlockItem(QGraphicsItem):
+    """A collapsed group (or, in overview, a whole group or tier) as one block."""
+
+    def __init__(
+        self, key: str, group_id: str | None, rect: QRectF, title: str, summary: str
+    ) -> None:
+        super().__init__()
+        self.key = key
+        self.group_id = group_id
+        self.rect = rect
+        self.title = title
+        self.summary = summary
+        self.hint = ""
+        self.selected = False
+        self.cut_fill: QColor | None = None
+        self.setZValue(st.Z_BLOCK)
+
+    def boundingRect(self) -> QRectF:
+        """The block's rectangle."""
+        return self.rect.adjusted(-2, -2, 2, 2)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Filled box with title and counts fitted to its size on screen."""
+        fill = self.cut_fill or st.BLOCK_FILL
+        painter.setPen(
+            _cosmetic(
+                st.SELECTED if self.selected else st.FRAME,
+                3.0 if self.selected else 1.0,
+            )
+        )
+        painter.setBrush(QBrush(fill))
+        painter.drawRect(self.rect)
+        device_rect = painter.worldTransform().mapRect(self.rect)
+        ink = st.text_on(fill)
+        one_line = f"{self.title} · {self.summary}"
+        fm = QFontMetricsF(font("block"))
+        if fm.horizontalAdvance(one_line) + 12 <= device_rect.width():
+            lines = [(one_line, font("block"), ink)]
+        else:
+            lines = [(self.title, font("block"), ink)] + [
+                (part, font("normal"), ink) for part in self.summary.split(" · ")
+            ]
+        if self.hint:
+            lines.append((self.hint, font("small"), st.TEXT_MUTED))
+        _draw_fitted_text(painter, device_rect, lines)
+
+
+class FrameItem(QGraphicsItem):
+    """An expanded group: a dashed frame with its name in a header band."""
+
+    HEADER = 22.0
+
+    def __init__(self, group_id: str, rect: QRectF, title: str, depth: int) -> None:
+        super().__init__()
+        self.group_id = group_id
+        self.rect = rect
+        self.title = title
+        self.setZValue(st.Z_FRAME - depth)
+
+    def boundingRect(self) -> QRectF:
+        """Frame rectangle including the header."""
+        return self.rect.adjusted(-2, -2, 2, 2)
+
+    def header_rect(self) -> QRectF:
+        """Scene rect of the header band (double-click there to collapse)."""
+        return QRectF(self.rect.left(), self.rect.top(), self.rect.width(), self.HEADER)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Dashed outline, tinted header band and the group's name."""
+        pen = _cosmetic(st.FRAME, 1.0)
+        pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(self.rect)
+        header = self.header_rect()
+        painter.fillRect(header, QColor(138, 148, 166, 40))
+        device_rect = painter.worldTransform().mapRect(header)
+        if device_rect.height() >= 10:
+            _draw_fitted_text(
+                painter,
+                device_rect.adjusted(0, -3, 0, 0),
+                [(self.title + "  \u25be", font("small"), st.TEXT_MUTED)],
+            )
+
+
+class LabelItem(QGraphicsItem):
+    """A small text badge of constant screen size (trunk labels)."""
+
+    def __init__(self, text: str, pos: QPointF) -> None:
+        super().__init__()
+        self.text = text
+        self.highlight = False
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setPos(pos)
+        self.setZValue(st.Z_TRUNK + 1)
+        fm = QFontMetricsF(font("small"))
+        w = fm.horizontalAdvance(text) + 8
+        self._rect = QRectF(-w / 2, -fm.height() / 2 - 1, w, fm.height() + 2)
+
+    def boundingRect(self) -> QRectF:
+        """Badge rect in device pixels."""
+        return self._rect
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """White badge with dark text (red when on the cut)."""
+        painter.setPen(_cosmetic(st.CUT_LINK if self.highlight else st.FRAME))
+        painter.setBrush(QColor(255, 255, 255, 230))
+        painter.drawRoundedRect(self._rect, 3, 3)
+        painter.setFont(font("small"))
+        painter.setPen(st.CUT_LINK if self.highlight else st.TEXT)
+        painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
+
+
+class LinkLayerItem(QGraphicsItem):
+    """Every single (non-bundled) link, culled and built from numpy at paint time.
+
+    One item, so Qt's index and hit tests never see hundreds of thousands of
+    links; ``shape()`` is empty, picking is the scene's numpy query.
+    """
+
+    def __init__(self, scene: DesignScene) -> None:
+        super().__init__()
+        self._scene = scene
+        self._bounds = QRectF()
+        self._cache_key: tuple[object, ...] | None = None
+        self._cache: list[tuple[QPen, QPainterPath]] = []
+        self.setZValue(st.Z_LINKS)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_bounds(self, rect: QRectF) -> None:
+        """Cover the whole scene rect."""
+        self.prepareGeometryChange()
+        self._bounds = QRectF(rect)
+        self._cache_key = None
+
+    def invalidate(self) -> None:
+        """Links or positions changed: rebuild paths at the next paint."""
+        self._cache_key = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        """The scene rect."""
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        """Empty: Qt must never hit-test this layer."""
+        return QPainterPath()
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Draw the links meeting the exposed rect, one path per pen."""
+        r = option.exposedRect  # type: ignore[attr-defined]
+        rect = (r.left(), r.top(), r.right(), r.bottom())
+        sc = self._scene
+        key = (sc.link_state, tuple(round(v, 1) for v in rect))
+        if key != self._cache_key:
+            self._cache = self._build(rect)
+            self._cache_key = key
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for pen, path in self._cache:
+            painter.setPen(pen)
+            painter.drawPath(path)
+
+    def _build(
+        self, rect: tuple[float, float, float, float]
+    ) -> list[tuple[QPen, QPainterPath]]:
+        sc = self._scene
+        g = sc.geometry
+        mask = sc.link_mask()
+        if mask.size == 0:
+            return []
+        idx = g.segments_in_rect(mask, rect)
+        if idx.size > st.MAX_DRAWN_LINKS:
+            idx = idx[:: int(np.ceil(idx.size / st.MAX_DRAWN_LINKS))]
+        out: list[tuple[QPen, QPainterPath]] = []
+        layers: list[tuple[QPen, np.ndarray]] = []
+        fab = g.fabric[idx]
+        for code, name in enumerate(st.FABRICS):
+            layers.append((_cosmetic(st.FABRIC_PEN[name], 1.0), idx[fab == code]))
+        special = sc.link_highlights()
+        for colour, width, chosen in special:
+            sel = idx[chosen[idx]] if chosen.size else idx[:0]
+            layers.append((_cosmetic(colour, width), sel))
+        for pen, sel in layers:
+            if sel.size == 0:
+                continue
+            x = np.empty(sel.size * 2)
+            y = np.empty(sel.size * 2)
+            pa = g.xy[g.la[sel]]
+            pb = g.xy[g.lb[sel]]
+            x[0::2], x[1::2] = pa[:, 0], pb[:, 0]
+            y[0::2], y[1::2] = pa[:, 1], pb[:, 1]
+            out.append((pen, pgf.arrayToQPath(x, y, connect="pairs")))
+        return out

@@ -1,0 +1,622 @@
+"""DesignScene: mirrors a Document's design as thin items and answers hit tests.
+
+The scene subscribes to the document's Change events and updates only what they
+touch. It owns no design state: positions, groups and collapse flags are read
+from the model; selection, the cut overlay and the overview flag are view state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
+
+from designer.catalog.schema import CatalogEntry
+from designer.core.commands import Change, Document
+from designer.qt.canvas import style as st
+from designer.qt.canvas.geometry import BLOCK_PAD, Geometry, Quotient, quotient
+from designer.qt.canvas.items import (
+    BlockItem,
+    DeviceItem,
+    FrameItem,
+    LabelItem,
+    LinkLayerItem,
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What is under a scene point: kind is device, block, link or frame."""
+
+    kind: str
+    id: str
+
+
+class _Layer(QGraphicsItem):
+    """A parent without contents; hiding it hides every device at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF()
+
+    def paint(self, *args: object) -> None:
+        return None
+
+
+class DesignScene(QGraphicsScene):
+    """The design as a graphics scene (devices, links, groups, trunks, cut)."""
+
+    selection_changed_ids = Signal(list)
+
+    def __init__(
+        self,
+        document: Document,
+        catalog: Mapping[str, CatalogEntry],
+        parent: object | None = None,
+    ) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self.catalog = catalog
+        self.document = document
+        self.geometry = Geometry()
+        self.overview = False
+        self.link_state = 0
+        self._items: dict[str, DeviceItem] = {}
+        self._quotient = Quotient(rep=np.zeros(0, np.int64))
+        self._quotients: dict[bool, Quotient] = {}
+        self._block_items: list[BlockItem] = []
+        self._frame_items: list[FrameItem] = []
+        self._trunk_items: list[tuple[QGraphicsLineItem, LabelItem]] = []
+        self._sel_devices: set[str] = set()
+        self._sel_links: set[str] = set()
+        self._cut: tuple[set[str], set[str]] | None = None
+        self._only_rows: np.ndarray | None = None
+        self._highlights: list[tuple[QColor, float, np.ndarray]] | None = None
+        self._drag_rows = np.zeros(0, np.int64)
+        self._drag_origin = np.zeros((0, 2))
+        self.setBackgroundBrush(QBrush(st.BACKGROUND))
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self._make_layers()
+        document.subscribe(self._on_changes)
+        self._rebuild_all()
+
+    # --- document -----------------------------------------------------------
+
+    def set_document(self, document: Document) -> None:
+        """Mirror another document."""
+        self.document.unsubscribe(self._on_changes)
+        self.document = document
+        document.subscribe(self._on_changes)
+        self._sel_devices.clear()
+        self._sel_links.clear()
+        self._cut = None
+        self._rebuild_all()
+        self.selection_changed_ids.emit([])
+
+    def detach(self) -> None:
+        """Stop listening to the document."""
+        self.document.unsubscribe(self._on_changes)
+
+    def _make_layers(self) -> None:
+        self._device_layer = _Layer()
+        self._device_layer.setZValue(st.Z_DEVICE)
+        self.addItem(self._device_layer)
+        self._links = LinkLayerItem(self)
+        self.addItem(self._links)
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        kinds = {c.kind for c in changes}
+        design = self.document.design
+        if "reset" in kinds:
+            self._rebuild_all()
+            return
+        if kinds & {"devices_added", "devices_removed"}:
+            removed = {i for c in changes if c.kind == "devices_removed" for i in c.ids}
+            for did in removed:
+                item = self._items.pop(did, None)
+                if item is not None:
+                    self.removeItem(item)
+            self._sel_devices -= removed
+            self.geometry.rebuild(design)
+            for d in design.devices:
+                if d.id not in self._items:
+                    self._add_item(d.id)
+        elif kinds & {"links_added", "links_removed", "links_changed"}:
+            self.geometry.rebuild_links(design)
+        if "links_removed" in kinds:
+            gone = {i for c in changes if c.kind == "links_removed" for i in c.ids}
+            self._sel_links -= gone
+        changed = {i for c in changes if c.kind == "devices_changed" for i in c.ids}
+        if changed:
+            self.geometry.update_positions(design, tuple(changed))
+            devs = design.device_map()
+            for did in changed:
+                item = self._items.get(did)
+                d = devs.get(did)
+                if item is not None and d is not None:
+                    item.setPos(d.x, d.y)
+                    self._style_item(item)
+        self._quotients.clear()
+        self._refresh_structure()
+        if removed_sel := kinds & {"devices_removed", "links_removed"}:
+            del removed_sel
+            self.selection_changed_ids.emit(self.selected_ids())
+
+    def _rebuild_all(self) -> None:
+        design = self.document.design
+        for item in self._items.values():
+            self.removeItem(item)
+        self._items = {}
+        self.geometry.rebuild(design)
+        for d in design.devices:
+            self._add_item(d.id)
+        self._quotients.clear()
+        self._refresh_structure()
+
+    def _add_item(self, device_id: str) -> None:
+        item = DeviceItem(device_id, st.BACKGROUND, "", "")
+        self._items[device_id] = item
+        self._style_item(item)
+        item.setParentItem(self._device_layer)
+
+    def _style_item(self, item: DeviceItem) -> None:
+        design = self.document.design
+        r = self.geometry.row_of[item.device_id]
+        d = design.devices[r]
+        entry = self.catalog.get(d.catalog_id)
+        category = str(entry.category) if entry is not None else "other"
+        tier = str(d.tier) if d.tier is not None else None
+        item.fill = st.device_fill(category, tier)
+        item.title = d.label or d.id
+        model = entry.model if entry is not None else d.catalog_id
+        item.subtitle = f"{model} · {tier}" if tier else model
+        item.selected = d.id in self._sel_devices
+        item.setPos(d.x, d.y)
+        item.update()
+
+    # --- structure: quotient, blocks, frames, trunks -------------------------
+
+    def current_quotient(self) -> Quotient:
+        """The quotient in use (blocks for collapsed groups, or the overview)."""
+        return self._quotient
+
+    def _refresh_structure(self) -> None:
+        design = self.document.design
+        q = self._quotients.get(self.overview)
+        if q is None:
+            q = quotient(design, self.geometry, self.catalog, self.overview)
+            self._quotients[self.overview] = q
+        self._quotient = q
+        for item in self._block_items:
+            self.removeItem(item)
+        for item in self._frame_items:
+            self.removeItem(item)
+        for line, label in self._trunk_items:
+            self.removeItem(line)
+            self.removeItem(label)
+        self._block_items = [
+            BlockItem(
+                b.key,
+                b.group_id,
+                QRectF(QPointF(b.rect[0], b.rect[1]), QPointF(b.rect[2], b.rect[3])),
+                b.title,
+                b.summary,
+            )
+            for b in q.blocks
+        ]
+        for item in self._block_items:
+            if item.group_id is not None:
+                item.hint = (
+                    "double-click to zoom in"
+                    if self.overview
+                    else "double-click to expand"
+                )
+            self.addItem(item)
+        self._frame_items = [] if self.overview else self._make_frames()
+        for frame in self._frame_items:
+            self.addItem(frame)
+        self._trunk_items = []
+        top = max((t.capacity_gbps for t in q.trunks), default=1.0)
+        for k, t in enumerate(q.trunks):
+            line = QGraphicsLineItem(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
+            pen = QPen(
+                QColor(74, 90, 117, 200), 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
+            )
+            pen.setCosmetic(True)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            line.setPen(pen)
+            line.setZValue(st.Z_TRUNK)
+            f = (
+                0.35 if k % 2 else 0.65
+            )  # staggered, so neighbours' labels do not collide
+            label = LabelItem(
+                t.label,
+                QPointF(
+                    t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
+                ),
+            )
+            self.addItem(line)
+            self.addItem(label)
+            self._trunk_items.append((line, label))
+        self._device_layer.setVisible(not self.overview)
+        if not self.overview:
+            hidden = q.rep >= 0
+            for did, item in self._items.items():
+                item.setVisible(not hidden[self.geometry.row_of[did]])
+        self._update_scene_rect()
+        self._apply_cut_and_selection()
+
+    def _make_frames(self) -> list[FrameItem]:
+        design = self.document.design
+        if not design.groups:
+            return []
+        parent = {g.id: g.parent for g in design.groups}
+        collapsed = {g.id for g in design.groups if g.collapsed}
+        members: dict[str, list[int]] = {}
+        for r, d in enumerate(design.devices):
+            g = d.group
+            while g is not None:
+                members.setdefault(g, []).append(r)
+                g = parent.get(g)
+        height: dict[str, int] = {g: 0 for g in parent}
+        for g in parent:
+            h, p = 0, parent[g]
+            while p is not None and h < 50:
+                h += 1
+                height[p] = max(height.get(p, 0), h)
+                p = parent.get(p)
+        frames = []
+        for g in design.groups:
+            chain, p = [g.id], g.parent
+            while p is not None and len(chain) < 50:
+                chain.append(p)
+                p = parent.get(p)
+            if any(c in collapsed for c in chain) or g.id not in members:
+                continue
+            x0, y0, x1, y1 = self.geometry.bounds(np.asarray(members[g.id]))
+            pad = BLOCK_PAD + 14.0 * height[g.id]
+            rect = QRectF(
+                QPointF(x0 - pad, y0 - pad - FrameItem.HEADER),
+                QPointF(x1 + pad, y1 + pad),
+            )
+            frames.append(FrameItem(g.id, rect, g.label or g.id, height[g.id]))
+        return frames
+
+    def _update_scene_rect(self) -> None:
+        x0, y0, x1, y1 = self.geometry.bounds()
+        for f in self._frame_items:
+            r = f.rect
+            x0, y0 = min(x0, r.left()), min(y0, r.top())
+            x1, y1 = max(x1, r.right()), max(y1, r.bottom())
+        margin = max(400.0, 0.15 * max(x1 - x0, y1 - y0))
+        rect = QRectF(
+            x0 - margin, y0 - margin, x1 - x0 + 2 * margin, y1 - y0 + 2 * margin
+        )
+        self.setSceneRect(rect)
+        self._links.set_bounds(rect)
+        self._bump()
+
+    def design_rect(self) -> QRectF:
+        """Bounding rect of what is drawn (devices, frames, blocks), no margin."""
+        x0, y0, x1, y1 = self.geometry.bounds()
+        rect = QRectF(QPointF(x0, y0), QPointF(x1, y1))
+        for f in self._frame_items:
+            rect = rect.united(f.rect)
+        for b in self._block_items:
+            rect = rect.united(b.rect)
+        return rect.adjusted(-20, -20, 20, 20)
+
+    def set_overview(self, on: bool) -> bool:
+        """Show the quotient of the whole design (True) or devices; True if changed."""
+        if on == self.overview:
+            return False
+        self.overview = on
+        self._refresh_structure()
+        return True
+
+    def wants_overview(self, rect: QRectF) -> bool:
+        """Whether a view of ``rect`` should use the quotient (semantic zoom)."""
+        n = len(self.geometry.ids)
+        if n < st.OVERVIEW_MIN_DEVICES or (
+            not self.document.design.groups and n < 3 * st.OVERVIEW_VISIBLE_DEVICES
+        ):
+            return False
+        shown = self.geometry.count_in_rect(
+            rect.left(), rect.top(), rect.right(), rect.bottom()
+        )
+        limit = st.OVERVIEW_VISIBLE_DEVICES
+        # hysteresis, so a view at the threshold does not flicker between modes
+        return shown > (limit * 0.8 if self.overview else limit)
+
+    # --- links ---------------------------------------------------------------
+
+    def link_mask(self) -> np.ndarray:
+        """Which links are drawn as single lines."""
+        mask = self._quotient.direct
+        if mask.size != self.geometry.la.size:
+            return np.zeros(self.geometry.la.size, bool)
+        if self._only_rows is not None:
+            keep = self._only_rows
+            mask = mask & keep[self.geometry.la] & keep[self.geometry.lb]
+        return mask
+
+    def link_highlights(self) -> list[tuple[QColor, float, np.ndarray]]:
+        """(colour, width, mask) layers drawn over the plain links."""
+        if self._highlights is None:
+            g = self.geometry
+            out: list[tuple[QColor, float, np.ndarray]] = []
+            if self._cut is not None and self._cut[1]:
+                cut = np.fromiter(
+                    (i in self._cut[1] for i in g.link_ids), bool, len(g.link_ids)
+                )
+                out.append((st.CUT_LINK, 2.0, cut))
+            if self._sel_links:
+                sel = np.fromiter(
+                    (i in self._sel_links for i in g.link_ids), bool, len(g.link_ids)
+                )
+                out.append((st.SELECTED, 3.0, sel))
+            self._highlights = out
+        return self._highlights
+
+    def _bump(self) -> None:
+        self.link_state += 1
+        self._highlights = None
+        self._links.invalidate()
+
+    # --- selection and cut ---------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """Selected device ids (model order) then selected link ids."""
+        devs = [i for i in self.geometry.ids if i in self._sel_devices]
+        links = [i for i in self.geometry.link_ids if i in self._sel_links]
+        return devs + links
+
+    def selected_device_ids(self) -> list[str]:
+        """Selected device ids in model order."""
+        return [i for i in self.geometry.ids if i in self._sel_devices]
+
+    def select(
+        self, ids: Iterable[str], add: bool = False, toggle: bool = False
+    ) -> None:
+        """Select devices and links by id (replacing, adding or toggling)."""
+        ids = list(ids)
+        if not add and not toggle:
+            self._sel_devices.clear()
+            self._sel_links.clear()
+        link_index = (
+            set(self.geometry.link_ids)
+            if any(i not in self.geometry.row_of for i in ids)
+            else set()
+        )
+        for i in ids:
+            target = (
+                self._sel_devices
+                if i in self.geometry.row_of
+                else (self._sel_links if i in link_index else None)
+            )
+            if target is None:
+                continue
+            if toggle and i in target:
+                target.discard(i)
+            else:
+                target.add(i)
+        self._apply_cut_and_selection()
+        self._bump()
+        self.selection_changed_ids.emit(self.selected_ids())
+
+    def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
+        """Colour side A / side B and highlight crossing links (None clears)."""
+        self._cut = None if side_a is None else (set(side_a), set(cut_links or ()))
+        self._apply_cut_and_selection()
+        self._bump()
+
+    def _apply_cut_and_selection(self) -> None:
+        cut = self._cut
+        for did, item in self._items.items():
+            sel = did in self._sel_devices
+            fill = None if cut is None else (st.CUT_A if did in cut[0] else st.CUT_B)
+            if sel != item.selected or fill != item.cut_fill:
+                item.selected = sel
+                item.cut_fill = fill
+                item.update()
+        q = self._quotient
+        ids = self.geometry.ids
+        for block, item in zip(q.blocks, self._block_items, strict=True):
+            members = [ids[r] for r in block.rows.tolist()]
+            item.selected = bool(members) and all(
+                m in self._sel_devices for m in members
+            )
+            if cut is None:
+                item.cut_fill = None
+            else:
+                share = sum(m in cut[0] for m in members) / max(1, len(members))
+                item.cut_fill = (
+                    st.CUT_A
+                    if share == 1
+                    else st.CUT_B
+                    if share == 0
+                    else QColor("#b9a6d6")
+                )
+            item.update()
+        cut_trunks: set[int] = set()
+        if cut is not None and q.link_trunk.size == len(self.geometry.link_ids):
+            for k, lid in enumerate(self.geometry.link_ids):
+                if lid in cut[1] and q.link_trunk[k] >= 0:
+                    cut_trunks.add(int(q.link_trunk[k]))
+        for t, (line, label) in enumerate(self._trunk_items):
+            on = t in cut_trunks
+            pen = line.pen()
+            pen.setColor(st.CUT_LINK if on else QColor(74, 90, 117, 200))
+            line.setPen(pen)
+            label.highlight = on
+            label.update()
+
+    # --- hit tests -------------------------------------------------------------
+
+    def hit(self, pos: QPointF, tol: float) -> Hit | None:
+        """The device, block, link or frame header under a scene point."""
+        x, y = pos.x(), pos.y()
+        q = self._quotient
+        g = self.geometry
+        if not self.overview:
+            hidden = q.rep >= 0 if q.rep.size == len(g.ids) else None
+            r = g.device_at(x, y, tol, hidden)
+            if r >= 0:
+                return Hit("device", g.ids[r])
+        for item in reversed(self._block_items):
+            if item.rect.contains(pos):
+                return Hit("block", item.key)
+        k = g.link_at(x, y, tol, self.link_mask())
+        if k >= 0:
+            return Hit("link", g.link_ids[k])
+        for frame in sorted(self._frame_items, key=lambda f: f.zValue(), reverse=True):
+            if frame.header_rect().contains(pos):
+                return Hit("frame", frame.group_id)
+        return None
+
+    def block_members(self, key: str) -> list[str]:
+        """Device ids drawn inside a block."""
+        for block in self._quotient.blocks:
+            if block.key == key:
+                return [self.geometry.ids[r] for r in block.rows.tolist()]
+        return []
+
+    def device_ids_in_rect(self, rect: QRectF) -> list[str]:
+        """Shown devices (or members of blocks) whose centre lies in ``rect``."""
+        rows = self.geometry.rows_in_rect(
+            rect.left(), rect.top(), rect.right(), rect.bottom()
+        )
+        return [self.geometry.ids[r] for r in rows.tolist()]
+
+    def item_for(self, device_id: str) -> DeviceItem | None:
+        """The device's item (tests and the view use it)."""
+        return self._items.get(device_id)
+
+    def block_items(self) -> list[BlockItem]:
+        """Current block items."""
+        return list(self._block_items)
+
+    def frame_items(self) -> list[FrameItem]:
+        """Current frame items."""
+        return list(self._frame_items)
+
+    def trunk_count(self) -> int:
+        """Number of trunks drawn."""
+        return len(self._trunk_items)
+
+    # --- dragging (transient positions until the Move command) -------------------
+
+    def begin_drag(self, ids: Iterable[str]) -> None:
+        """Remember where the dragged devices start."""
+        rows = [self.geometry.row_of[i] for i in ids if i in self.geometry.row_of]
+        self._drag_rows = np.asarray(rows, np.int64)
+        self._drag_origin = self.geometry.xy[self._drag_rows].copy()
+
+    def drag_by(self, dx: float, dy: float) -> None:
+        """Show the dragged devices moved by (dx, dy) (no model change yet)."""
+        g = self.geometry
+        g.xy[self._drag_rows] = self._drag_origin + np.array([dx, dy])
+        for r in self._drag_rows.tolist():
+            item = self._items[g.ids[r]]
+            item.setPos(g.xy[r, 0], g.xy[r, 1])
+        moving = set(self._drag_rows.tolist())
+        for block, item in zip(self._quotient.blocks, self._block_items, strict=True):
+            if moving.issuperset(block.rows.tolist()):
+                item.setPos(dx, dy)
+        self._bump()
+
+    def end_drag(self) -> dict[str, tuple[float, float]]:
+        """Final positions of the dragged devices (the view makes the command)."""
+        g = self.geometry
+        out = {
+            g.ids[r]: (float(g.xy[r, 0]), float(g.xy[r, 1]))
+            for r in self._drag_rows.tolist()
+        }
+        self.cancel_drag()
+        return out
+
+    def cancel_drag(self) -> None:
+        """Put the dragged devices back where the model has them."""
+        g = self.geometry
+        if self._drag_rows.size:
+            g.xy[self._drag_rows] = self._drag_origin
+            for r in self._drag_rows.tolist():
+                self._items[g.ids[r]].setPos(g.xy[r, 0], g.xy[r, 1])
+            for item in self._block_items:
+                item.setPos(0, 0)
+        self._drag_rows = np.zeros(0, np.int64)
+        self._drag_origin = np.zeros((0, 2))
+        self._bump()
+
+    # --- rendering -------------------------------------------------------------
+
+    def render_to(
+        self,
+        painter: QPainter,
+        target: QRectF,
+        *,
+        selection_only: bool = False,
+        ids: set[str] | None = None,
+    ) -> None:
+        """Draw the design (as shown, groups collapsed or not) into any painter."""
+        wanted: set[str] | None = set(ids) if ids is not None else None
+        if selection_only:
+            chosen = set(self.selected_ids())
+            wanted = chosen if wanted is None else wanted & chosen
+        g = self.geometry
+        saved_overview = self.overview
+        hidden_items: list[DeviceItem] = []
+        try:
+            if wanted is not None:
+                keep = np.fromiter((i in wanted for i in g.ids), bool, len(g.ids))
+                self._only_rows = keep
+                rows = np.nonzero(keep)[0]
+                x0, y0, x1, y1 = g.bounds(rows)
+                source = QRectF(QPointF(x0, y0), QPointF(x1, y1)).adjusted(
+                    -20, -20, 20, 20
+                )
+                for did, item in self._items.items():
+                    if did not in wanted and item.isVisible():
+                        item.setVisible(False)
+                        hidden_items.append(item)
+                self.set_overview(False)
+                for frame in self._frame_items:
+                    frame.setVisible(False)
+                for block in self._block_items:
+                    block.setVisible(False)
+                for line, label in self._trunk_items:
+                    line.setVisible(False)
+                    label.setVisible(False)
+            else:
+                source = self.design_rect()
+                self.set_overview(self.wants_overview(source))
+            mode = Qt.AspectRatioMode.KeepAspectRatio
+            if self.overview and source.width() > 0 and target.width() > 0:
+                # the quotient of a long flat fabric is stretched vertically
+                iso_h = source.width() * target.height() / target.width()
+                new_h = max(
+                    source.height() / st.OVERVIEW_FILL,
+                    iso_h / st.OVERVIEW_MAX_STRETCH,
+                )
+                if new_h < iso_h:
+                    c = source.center()
+                    source = QRectF(
+                        source.left(), c.y() - new_h / 2, source.width(), new_h
+                    )
+                    mode = Qt.AspectRatioMode.IgnoreAspectRatio
+            self._bump()
+            self.render(painter, target, source, mode)
+        finally:
+            self._only_rows = None
+            for item in hidden_items:
+                item.setVisible(True)
+            if wanted is not None or self.overview != saved_overview:
+                self.overview = not saved_overview
+                self.set_overview(saved_overview)
+            self._bump()

@@ -1,0 +1,265 @@
+"""Interaction modes of the canvas as tool objects (select, connect, pan).
+
+The view forwards left-button mouse events to the active tool; panning with the
+middle button or while Space is held is handled by the view for every tool.
+Alt+drag from a device with the select tool connects, like the connect tool.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QMouseEvent, QPen
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
+
+from designer.qt.canvas import style as st
+
+if TYPE_CHECKING:
+    from designer.qt.canvas.view import CanvasView
+
+_DRAG_START_PX = 4.0
+
+
+class CanvasTool:
+    """Base tool: gets scene positions of left-button presses, moves, releases."""
+
+    name = "tool"
+    cursor = Qt.CursorShape.ArrowCursor
+
+    def __init__(self, view: CanvasView) -> None:
+        self.view = view
+
+    def press(self, event: QMouseEvent, pos: QPointF) -> None:
+        """Left button pressed at scene point ``pos``."""
+
+    def move(self, event: QMouseEvent, pos: QPointF) -> None:
+        """Mouse moved (button held or not)."""
+
+    def release(self, event: QMouseEvent, pos: QPointF) -> None:
+        """Left button released."""
+
+    def double_click(self, event: QMouseEvent, pos: QPointF) -> None:
+        """Double click: collapse a frame or expand a block."""
+        hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
+        if hit is None:
+            return
+        if hit.kind == "frame":
+            self.view.toggle_group_collapsed(hit.id)
+        elif hit.kind == "block":
+            block = next(
+                (b for b in self.view.design_scene.block_items() if b.key == hit.id),
+                None,
+            )
+            if block is not None and block.group_id is not None:
+                if self.view.design_scene.overview:
+                    self.view.zoom_to_rect(block.rect)
+                else:
+                    self.view.toggle_group_collapsed(block.group_id)
+
+    def cancel(self) -> None:
+        """Abort any gesture in progress (Escape, tool switch)."""
+
+
+class _ConnectGesture:
+    """Rubber line from a device to the cursor; connects on release over another."""
+
+    def __init__(self, view: CanvasView) -> None:
+        self.view = view
+        self.source: str | None = None
+        self.line: QGraphicsLineItem | None = None
+
+    def start(self, device_id: str, pos: QPointF) -> None:
+        scene = self.view.design_scene
+        self.source = device_id
+        self.line = QGraphicsLineItem(QLineF(pos, pos))
+        pen = QPen(st.SELECTED, 2.0, Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        self.line.setPen(pen)
+        self.line.setZValue(st.Z_OVERLAY)
+        scene.addItem(self.line)
+        g = scene.geometry
+        r = g.row_of[device_id]
+        self.origin = QPointF(float(g.xy[r, 0]), float(g.xy[r, 1]))
+        self.line.setLine(QLineF(self.origin, pos))
+
+    @property
+    def active(self) -> bool:
+        return self.source is not None
+
+    def move(self, pos: QPointF) -> None:
+        if self.line is not None:
+            self.line.setLine(QLineF(self.origin, pos))
+
+    def finish(self, pos: QPointF) -> None:
+        source = self.source
+        self.cancel()
+        if source is None:
+            return
+        hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
+        if hit is not None and hit.kind == "device" and hit.id != source:
+            self.view.connect_devices(source, hit.id)
+        elif hit is not None and hit.kind == "device":
+            self.view.refuse("A device cannot be connected to itself.")
+        elif hit is not None and hit.kind == "block":
+            self.view.refuse(
+                "Drop on a single device: expand the group or zoom in to connect."
+            )
+        else:
+            self.view.refuse("Release over another device to connect.")
+
+    def cancel(self) -> None:
+        if self.line is not None:
+            self.view.design_scene.removeItem(self.line)
+        self.line = None
+        self.source = None
+
+
+class SelectTool(CanvasTool):
+    """Click/rubber-band selection, drag to move (one Move step), Alt+drag connects."""
+
+    name = "select"
+
+    def __init__(self, view: CanvasView) -> None:
+        super().__init__(view)
+        self._press: QPointF | None = None
+        self._press_screen = QPointF()
+        self._dragging = False
+        self._band: QGraphicsRectItem | None = None
+        self._band_add = False
+        self._connect = _ConnectGesture(view)
+
+    def press(self, event: QMouseEvent, pos: QPointF) -> None:
+        scene = self.view.design_scene
+        hit = scene.hit(pos, self.view.pick_tolerance())
+        mods = event.modifiers()
+        add = bool(
+            mods
+            & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+        )
+        if mods & Qt.KeyboardModifier.AltModifier and hit and hit.kind == "device":
+            self._connect.start(hit.id, pos)
+            return
+        self._press = pos
+        self._press_screen = event.position()
+        self._dragging = False
+        if hit is None:
+            self._band_add = add
+            self._band = QGraphicsRectItem(QRectF(pos, pos))
+            pen = QPen(st.SELECTED, 1.0, Qt.PenStyle.DashLine)
+            pen.setCosmetic(True)
+            self._band.setPen(pen)
+            self._band.setBrush(QColor(26, 115, 232, 30))
+            self._band.setZValue(st.Z_OVERLAY)
+            scene.addItem(self._band)
+            return
+        if hit.kind == "link":
+            scene.select([hit.id], toggle=add)
+            self._press = None
+            return
+        if hit.kind == "device":
+            ids = [hit.id]
+        elif hit.kind == "block":
+            ids = scene.block_members(hit.id)
+        else:
+            ids = self.view.group_members(hit.id)
+        selected = set(scene.selected_device_ids())
+        if add:
+            scene.select(ids, toggle=True)
+        elif not set(ids) <= selected:
+            scene.select(ids)
+
+    def move(self, event: QMouseEvent, pos: QPointF) -> None:
+        if self._connect.active:
+            self._connect.move(pos)
+            return
+        if self._press is None:
+            return
+        if self._band is not None:
+            self._band.setRect(QRectF(self._press, pos).normalized())
+            return
+        if not self._dragging:
+            if (
+                event.position() - self._press_screen
+            ).manhattanLength() < _DRAG_START_PX:
+                return
+            ids = self.view.design_scene.selected_device_ids()
+            if not ids:
+                return
+            self.view.design_scene.begin_drag(ids)
+            self._dragging = True
+        snap_on = self.view.grid_snap
+        dx = st.snap(pos.x() - self._press.x(), snap_on)
+        dy = st.snap(pos.y() - self._press.y(), snap_on)
+        self.view.design_scene.drag_by(dx, dy)
+
+    def release(self, event: QMouseEvent, pos: QPointF) -> None:
+        scene = self.view.design_scene
+        if self._connect.active:
+            self._connect.finish(pos)
+            return
+        if self._band is not None:
+            rect = self._band.rect()
+            scene.removeItem(self._band)
+            self._band = None
+            self._press = None
+            scene.select(scene.device_ids_in_rect(rect), add=self._band_add)
+            return
+        if self._dragging:
+            positions = scene.end_drag()
+            self._dragging = False
+            self.view.commit_move(positions)
+        self._press = None
+
+    def cancel(self) -> None:
+        self._connect.cancel()
+        if self._band is not None:
+            self.view.design_scene.removeItem(self._band)
+            self._band = None
+        if self._dragging:
+            self.view.design_scene.cancel_drag()
+            self._dragging = False
+        self._press = None
+
+
+class ConnectTool(CanvasTool):
+    """Drag from one device to another to connect them."""
+
+    name = "connect"
+    cursor = Qt.CursorShape.CrossCursor
+
+    def __init__(self, view: CanvasView) -> None:
+        super().__init__(view)
+        self._gesture = _ConnectGesture(view)
+
+    def press(self, event: QMouseEvent, pos: QPointF) -> None:
+        hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
+        if hit is not None and hit.kind == "device":
+            self._gesture.start(hit.id, pos)
+        elif hit is not None and hit.kind == "block":
+            self.view.refuse("Expand the group or zoom in to connect single devices.")
+
+    def move(self, event: QMouseEvent, pos: QPointF) -> None:
+        self._gesture.move(pos)
+
+    def release(self, event: QMouseEvent, pos: QPointF) -> None:
+        if self._gesture.active:
+            self._gesture.finish(pos)
+
+    def cancel(self) -> None:
+        self._gesture.cancel()
+
+
+class PanTool(CanvasTool):
+    """Drag the canvas around with the left button."""
+
+    name = "pan"
+    cursor = Qt.CursorShape.OpenHandCursor
+
+    def press(self, event: QMouseEvent, pos: QPointF) -> None:
+        self.view.start_pan(event)
+
+
+TOOLS: dict[str, type[CanvasTool]] = {
+    t.name: t for t in (SelectTool, ConnectTool, PanTool)
+}

@@ -1,0 +1,654 @@
+"""CanvasView: the editor's QGraphicsView (tools, zoom, drops, edit operations).
+
+Every edit becomes a core command run through ``document.execute``; refusals are
+shown (status_message signal and a transient message on the canvas), never
+swallowed. Connect by dragging with the connect tool, or Alt+drag with select.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QResizeEvent,
+    QShowEvent,
+    QTransform,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QWidget
+
+from designer.catalog.schema import CatalogEntry
+from designer.core.commands import (
+    AddLinks,
+    Change,
+    Command,
+    Document,
+    Macro,
+    RemoveDevices,
+    RemoveLinks,
+    move_devices,
+)
+from designer.qt.canvas import editing, rules
+from designer.qt.canvas import style as st
+from designer.qt.canvas.scene import DesignScene
+from designer.qt.canvas.tools import TOOLS, CanvasTool
+
+CATALOG_MIME = "application/x-gcd-catalog-item"
+FRAGMENT_MIME = "application/x-gcd-design-fragment"
+_MIN_SCALE = 1e-5
+_MAX_SCALE = 8.0
+
+
+class CanvasView(QGraphicsView):
+    """Shows a DesignScene and turns gestures into commands on the document."""
+
+    selection_changed = Signal(list)
+    status_message = Signal(str)
+    zoom_changed = Signal(float)
+
+    def __init__(
+        self,
+        document: Document,
+        catalog: Mapping[str, CatalogEntry],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.catalog = catalog
+        self.design_scene = DesignScene(document, catalog, self)
+        self.setScene(self.design_scene)
+        self.design_scene.selection_changed_ids.connect(self.selection_changed)
+        self.grid_snap = True
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        self.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        self.setOptimizationFlag(
+            QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing
+        )
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setDragMode(QGraphicsView.DragMode.NoDrag)
+        self.setAcceptDrops(True)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._tools: dict[str, CanvasTool] = {n: cls(self) for n, cls in TOOLS.items()}
+        self._tool = self._tools["select"]
+        self._pan_from: QPointF | None = None
+        self._space = False
+        self._clip: dict[str, object] | None = None
+        self._paste_count = 0
+        self._fitted = False
+        self._toast = QLabel(self.viewport())
+        self._toast.setObjectName("canvasMessage")
+        self._toast.setStyleSheet(
+            "QLabel#canvasMessage { background: rgba(40,44,52,235); color: white;"
+            " border-radius: 6px; padding: 6px 12px; }"
+        )
+        self._toast.setWordWrap(True)
+        self._toast.hide()
+        self._toast_timer = QTimer(self)
+        self._toast_timer.setSingleShot(True)
+        self._toast_timer.timeout.connect(self._toast.hide)
+        self._zoom_timer = QTimer(self)
+        self._zoom_timer.setSingleShot(True)
+        self._zoom_timer.setInterval(0)
+        self._zoom_timer.timeout.connect(self._update_semantic_zoom)
+        self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
+        self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
+        document.subscribe(self._on_changes)
+
+    def _schedule_zoom_check(self, *_: object) -> None:
+        self._zoom_timer.start()
+
+    # --- document -----------------------------------------------------------
+
+    def set_document(self, document: Document) -> None:
+        """Show another document."""
+        self.document.unsubscribe(self._on_changes)
+        self.document = document
+        document.subscribe(self._on_changes)
+        self.design_scene.set_document(document)
+        self._paste_count = 0
+        self.fit_all()
+
+    def _on_changes(self, changes: list[Change]) -> None:
+        if any(c.kind == "reset" for c in changes):
+            QTimer.singleShot(0, self.fit_all)
+
+    # --- feedback -----------------------------------------------------------
+
+    def refuse(self, message: str) -> None:
+        """Tell the user why an action did not happen (status + on-canvas note)."""
+        self.status_message.emit(message)
+        self._toast.setText(message)
+        self._toast.setMaximumWidth(max(200, self.viewport().width() - 40))
+        self._toast.adjustSize()
+        vp = self.viewport().rect()
+        self._toast.move(
+            (vp.width() - self._toast.width()) // 2,
+            vp.height() - self._toast.height() - 16,
+        )
+        self._toast.show()
+        self._toast.raise_()
+        self._toast_timer.start(4000)
+
+    def canvas_message(self) -> str:
+        """The on-canvas message currently shown ('' when none)."""
+        return self._toast.text() if self._toast.isVisible() else ""
+
+    def _run(self, build: Callable[[], Command]) -> bool:
+        """Build a command and execute it; show the reason when refused."""
+        try:
+            command = build()
+            self.document.execute(command)
+        except (
+            rules.ConnectionRefused,
+            editing.EditRefused,
+            ValueError,
+            KeyError,
+        ) as exc:
+            self.refuse(str(exc).strip("'\"") or type(exc).__name__)
+            return False
+        return True
+
+    # --- selection ----------------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """Selected device ids, then selected link ids."""
+        return self.design_scene.selected_ids()
+
+    def select_ids(self, ids: list[str], center: bool = True) -> None:
+        """Select devices/links by id and optionally centre them."""
+        self.design_scene.select(ids)
+        if center:
+            g = self.design_scene.geometry
+            rows = {g.row_of[i] for i in ids if i in g.row_of}
+            index = g.link_ids and {
+                lid: k for k, lid in enumerate(g.link_ids) if lid in set(ids)
+            }
+            for k in (index or {}).values():
+                rows.update((int(g.la[k]), int(g.lb[k])))
+            if rows:
+                import numpy as np
+
+                x0, y0, x1, y1 = g.bounds(np.asarray(sorted(rows)))
+                target = QRectF(QPointF(x0, y0), QPointF(x1, y1))
+                visible = self.mapToScene(self.viewport().rect()).boundingRect()
+                if (
+                    target.width() > visible.width()
+                    or target.height() > visible.height()
+                ):
+                    self.zoom_to_rect(target)
+                else:
+                    self.centerOn(target.center())
+
+    def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
+        """Colour the two halves of a bisection cut and its crossing links."""
+        self.design_scene.set_cut(side_a, cut_links)
+
+    def group_members(self, group_id: str) -> list[str]:
+        """Devices in a group or its sub-groups."""
+        design = self.document.design
+        parent = {g.id: g.parent for g in design.groups}
+        out = []
+        for d in design.devices:
+            g = d.group
+            while g is not None:
+                if g == group_id:
+                    out.append(d.id)
+                    break
+                g = parent.get(g)
+        return out
+
+    # --- zoom and pan ---------------------------------------------------------
+
+    def scale_factor(self) -> float:
+        """Pixels per scene unit."""
+        return float(self.transform().m11())
+
+    def pick_tolerance(self) -> float:
+        """Pick tolerance in scene units."""
+        return st.PICK_PX / max(self.scale_factor(), _MIN_SCALE)
+
+    def _zoom(self, factor: float, anchor: QGraphicsView.ViewportAnchor) -> None:
+        current = self.scale_factor()
+        factor = max(_MIN_SCALE / current, min(_MAX_SCALE / current, factor))
+        old = self.transformationAnchor()
+        self.setTransformationAnchor(anchor)
+        self.scale(factor, factor)
+        self.setTransformationAnchor(old)
+        self._after_zoom()
+
+    def _after_zoom(self) -> None:
+        self._update_semantic_zoom()
+        self.zoom_changed.emit(self.scale_factor())
+
+    def _update_semantic_zoom(self) -> None:
+        rect = self.mapToScene(self.viewport().rect()).boundingRect()
+        overview = self.design_scene.wants_overview(rect)
+        t = self.transform()
+        if not overview and abs(t.m22() - t.m11()) > 1e-9 * abs(t.m11()):
+            # devices are drawn undistorted: drop the overview's vertical stretch
+            centre = rect.center()
+            self.setTransform(QTransform.fromScale(t.m11(), t.m11()))
+            self.centerOn(centre)
+            rect = self.mapToScene(self.viewport().rect()).boundingRect()
+            overview = self.design_scene.wants_overview(rect)
+        self.design_scene.set_overview(overview)
+
+    def zoom_in(self) -> None:
+        """Zoom in one step around the view centre."""
+        self._zoom(1.25, QGraphicsView.ViewportAnchor.AnchorViewCenter)
+
+    def zoom_out(self) -> None:
+        """Zoom out one step around the view centre."""
+        self._zoom(0.8, QGraphicsView.ViewportAnchor.AnchorViewCenter)
+
+    def fit_all(self) -> None:
+        """Show the whole design (the overview of a long, flat fabric is stretched)."""
+        scene = self.design_scene
+        rect = scene.design_rect().adjusted(-30, -30, 30, 30)
+        self._fitted = True
+        if not scene.wants_overview(rect) or rect.width() <= 0 or rect.height() <= 0:
+            self.zoom_to_rect(rect)
+            return
+        scene.set_overview(True)
+        vp = self.viewport().rect()
+        sx = 0.97 * vp.width() / rect.width()
+        sy = min(
+            st.OVERVIEW_FILL * vp.height() / rect.height(),
+            sx * st.OVERVIEW_MAX_STRETCH,
+        )
+        self.setTransform(QTransform.fromScale(sx, max(sx, sy)))
+        self.centerOn(rect.center())
+        self.zoom_changed.emit(self.scale_factor())
+
+    def zoom_to_rect(self, rect: QRectF) -> None:
+        """Fit a scene rectangle into the view."""
+        self.fitInView(
+            rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio
+        )
+        self._after_zoom()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        """Wheel zooms around the mouse."""
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self._zoom(1.15**steps, QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        event.accept()
+
+    def start_pan(self, event: QMouseEvent) -> None:
+        """Begin dragging the canvas."""
+        self._pan_from = event.position()
+        self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+
+    # --- tools and mouse --------------------------------------------------------
+
+    def set_tool(self, name: str) -> None:
+        """Switch tool: "select", "connect" or "pan"."""
+        if name not in self._tools:
+            raise ValueError(f"unknown tool {name!r}; use one of {sorted(self._tools)}")
+        self._tool.cancel()
+        self._tool = self._tools[name]
+        self.viewport().setCursor(self._tool.cursor)
+
+    def tool_name(self) -> str:
+        """Name of the active tool."""
+        return self._tool.name
+
+    def set_grid_snap(self, on: bool) -> None:
+        """Snap moves and drops to the grid."""
+        self.grid_snap = on
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Middle button or Space+left pans; left goes to the tool."""
+        button = event.button()
+        if button == Qt.MouseButton.MiddleButton or (
+            button == Qt.MouseButton.LeftButton and self._space
+        ):
+            self.start_pan(event)
+        elif button == Qt.MouseButton.LeftButton:
+            self._tool.press(event, self.mapToScene(event.position().toPoint()))
+        event.accept()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        """Pan or forward to the tool."""
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+            h.setValue(h.value() - round(delta.x()))
+            v.setValue(v.value() - round(delta.y()))
+        else:
+            self._tool.move(event, self.mapToScene(event.position().toPoint()))
+        event.accept()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """End a pan or forward to the tool."""
+        if self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().setCursor(self._tool.cursor)
+        elif event.button() == Qt.MouseButton.LeftButton:
+            self._tool.release(event, self.mapToScene(event.position().toPoint()))
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        """Double click collapses a frame or expands a block."""
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._tool.double_click(event, self.mapToScene(event.position().toPoint()))
+        event.accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Zoom, delete, copy/paste/duplicate, Escape, Space to pan."""
+        key = event.key()
+        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        elif event.matches(QKeySequence.StandardKey.ZoomIn) or (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and key in (Qt.Key.Key_Equal, Qt.Key.Key_Plus)
+        ):
+            self.zoom_in()
+        elif event.matches(QKeySequence.StandardKey.ZoomOut):
+            self.zoom_out()
+        elif (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and key == Qt.Key.Key_0
+        ):
+            self.fit_all()
+        elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.delete_selection()
+        elif event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+        elif event.matches(QKeySequence.StandardKey.Paste):
+            self.paste()
+        elif (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and key == Qt.Key.Key_D
+        ):
+            self.duplicate_selection()
+        elif key == Qt.Key.Key_Escape:
+            self._tool.cancel()
+            self.design_scene.select([])
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        """Releasing Space ends temporary panning."""
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().setCursor(self._tool.cursor)
+        super().keyReleaseEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Fit the design the first time the view is shown."""
+        super().showEvent(event)
+        if not self._fitted:
+            QTimer.singleShot(0, self.fit_all)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Re-check the semantic zoom level when the view changes size."""
+        super().resizeEvent(event)
+        self._zoom_timer.start()
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        """Plain background with a grid when zoomed in (not in exports)."""
+        super().drawBackground(painter, rect)
+        scale = self.scale_factor()
+        pitch = st.GRID if scale >= 0.9 else st.GRID * 4 if scale >= 0.3 else 0.0
+        if not pitch:
+            return
+        pen = QPen(st.GRID_COLOUR, 0)
+        painter.setPen(pen)
+        x = (rect.left() // pitch) * pitch
+        while x < rect.right():
+            painter.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+            x += pitch
+        y = (rect.top() // pitch) * pitch
+        while y < rect.bottom():
+            painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+            y += pitch
+
+    # --- drag and drop from the palette -------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept catalog items from the palette."""
+        if event.mimeData().hasFormat(CATALOG_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        """Keep accepting catalog items while they move over the canvas."""
+        if event.mimeData().hasFormat(CATALOG_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Place ``count`` devices of the dropped catalog item (one step)."""
+        mime = event.mimeData()
+        if not mime.hasFormat(CATALOG_MIME):
+            event.ignore()
+            return
+        pos = self.mapToScene(event.position().toPoint())
+        event.acceptProposedAction()
+        self.drop_catalog_item(mime, pos)
+
+    def drop_catalog_item(self, mime: QMimeData, pos: QPointF) -> bool:
+        """Handle palette MIME data dropped at scene point ``pos``."""
+        try:
+            data = json.loads(bytes(mime.data(CATALOG_MIME).data()).decode("utf-8"))
+            catalog_id = str(data["catalog_id"])
+            count = int(data.get("count", 1))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.refuse("The dropped item is not a catalog entry.")
+            return False
+        before = len(self.document.design.devices)
+        ok = self._run(
+            lambda: editing.place_devices(
+                self.document.design,
+                self.catalog,
+                catalog_id,
+                count,
+                pos.x(),
+                pos.y(),
+                self.grid_snap,
+            )
+        )
+        if ok:
+            new = [d.id for d in self.document.design.devices[before:]]
+            self.design_scene.select(new)
+            self.status_message.emit(f"Placed {len(new)} x {catalog_id}")
+        return ok
+
+    # --- edits -------------------------------------------------------------------
+
+    def commit_move(self, positions: dict[str, tuple[float, float]]) -> None:
+        """One "Move" history step for a finished drag."""
+        devs = self.document.design.device_map()
+        moved = {
+            i: p
+            for i, p in positions.items()
+            if i in devs and (devs[i].x, devs[i].y) != p
+        }
+        if moved:
+            self._run(lambda: move_devices(moved))
+
+    def connect_devices(self, a_id: str, b_id: str) -> bool:
+        """Connect two devices with the rules' defaults; show why when refused."""
+        design = self.document.design
+
+        def build() -> Command:
+            link = rules.suggest_link(design, a_id, b_id, self.catalog)
+            self._last_link = link
+            return AddLinks([link])
+
+        if not self._run(build):
+            return False
+        link = self._last_link
+        self.design_scene.select([link.id])
+        self.status_message.emit(
+            f"Connected {a_id} to {b_id}: {link.cables} x {link.speed_gbps}G "
+            f"({link.fabric.value})"
+        )
+        return True
+
+    def delete_selection(self) -> None:
+        """Delete selected devices (with their links) and selected links, one step."""
+        scene = self.design_scene
+        devices = set(scene.selected_device_ids())
+        links = [i for i in scene.selected_ids() if i not in devices]
+        if not devices and not links:
+            self.refuse("Nothing selected to delete.")
+            return
+        t = self.document.design.links
+        index = t.index()
+        loose = [
+            lid
+            for lid in links
+            if t.a[index[lid]] not in devices and t.b[index[lid]] not in devices
+        ]
+        commands: list[Command] = []
+        if loose:
+            commands.append(RemoveLinks(loose))
+        if devices:
+            commands.append(RemoveDevices(devices))
+        if len(commands) == 1:
+            self._run(lambda: commands[0])
+        else:
+            self._run(
+                lambda: Macro(
+                    f"Delete {len(devices)} devices and {len(loose)} links", commands
+                )
+            )
+
+    def copy_selection(self) -> None:
+        """Copy selected devices and the links between them."""
+        ids = self.design_scene.selected_device_ids()
+        if not ids:
+            self.refuse("Select devices to copy.")
+            return
+        self._clip = editing.fragment(self.document.design, ids)
+        self._paste_count = 0
+        mime = QMimeData()
+        mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
+        mime.setText(f"{len(ids)} devices from GPU Cluster Designer")
+        QApplication.clipboard().setMimeData(mime)
+        self.status_message.emit(f"Copied {len(ids)} devices")
+
+    def paste(self) -> None:
+        """Paste copied devices with fresh ids, offset from the originals."""
+        data = self._clip
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and mime.hasFormat(FRAGMENT_MIME):
+            try:
+                data = json.loads(
+                    bytes(mime.data(FRAGMENT_MIME).data()).decode("utf-8")
+                )
+            except ValueError:
+                data = self._clip
+        if not data:
+            self.refuse("Nothing to paste: copy devices first.")
+            return
+        self._paste_count += 1
+        self._paste(data, self._paste_count * st.PASTE_OFFSET, "Paste")
+
+    def duplicate_selection(self) -> None:
+        """Copy and paste the selection in one go."""
+        ids = self.design_scene.selected_device_ids()
+        if not ids:
+            self.refuse("Select devices to duplicate.")
+            return
+        self._paste(
+            editing.fragment(self.document.design, ids), st.PASTE_OFFSET, "Duplicate"
+        )
+
+    def _paste(self, data: Mapping[str, object], offset: float, label: str) -> None:
+        before = len(self.document.design.devices)
+        if self._run(
+            lambda: editing.paste_fragment(
+                self.document.design, data, offset, offset, label
+            )
+        ):
+            self.design_scene.select(
+                [d.id for d in self.document.design.devices[before:]]
+            )
+
+    def connect_all_to_all(self, cables_each: int) -> bool:
+        """Wire every selected lower-tier switch to every selected upper-tier one."""
+        design = self.document.design
+        if cables_each < 1:
+            self.refuse("Cables per pair must be at least 1.")
+            return False
+
+        def build() -> Command:
+            lower, upper = editing.split_tiers(
+                design, self.catalog, self.selected_ids()
+            )
+            return rules.connect_all_to_all(
+                design, lower, upper, cables_each, self.catalog
+            )
+
+        return self._run(build)
+
+    def wire_rail_optimized(self) -> bool:
+        """Wire the selected compute nodes to the selected rail leaves (rail i: port i)."""
+        design = self.document.design
+        devs = design.device_map()
+
+        def build() -> Command:
+            ranks = editing.tier_ranks(design, self.catalog)
+            chosen = [i for i in self.selected_ids() if i in devs]
+            nodes = [
+                i
+                for i in chosen
+                if ranks[i] == 0
+                and getattr(self.catalog.get(devs[i].catalog_id), "gpus", 0)
+            ]
+            switches = [i for i in chosen if ranks[i] > 0]
+            if not nodes or not switches:
+                raise editing.EditRefused(
+                    "Select compute nodes and their rail leaves to wire rail-optimized."
+                )
+            low = min(ranks[i] for i in switches)
+            leaves = sorted(
+                (i for i in switches if ranks[i] == low), key=lambda i: devs[i].x
+            )
+            return rules.wire_rail_optimized(design, nodes, leaves, self.catalog)
+
+        return self._run(build)
+
+    def group_selection(self, kind: str) -> bool:
+        """Put the selected devices into a new group (su, pod, row, rack, custom)."""
+        ids = self.design_scene.selected_device_ids()
+        return self._run(lambda: editing.group_devices(self.document.design, ids, kind))
+
+    def toggle_group_collapsed(self, group_id: str) -> bool:
+        """Collapse or expand a group (stored in the model, undoable)."""
+        return self._run(
+            lambda: editing.toggle_collapsed(self.document.design, group_id)
+        )
+
+    def auto_layout(self) -> bool:
+        """Arrange devices in rows by tier, compute at the bottom (one step)."""
+        ok = self._run(lambda: editing.auto_layout(self.document.design, self.catalog))
+        if ok:
+            self.fit_all()
+        return ok
+
+    def viewport_point(self, scene_pos: QPointF) -> QPoint:
+        """Viewport pixel of a scene point (tests drive the mouse with it)."""
+        return self.mapFromScene(scene_pos)
