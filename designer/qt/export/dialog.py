@@ -1,0 +1,277 @@
+"""File > Export: format, page size, sections, scope and output path, with progress."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressDialog,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.analysis.report import Report
+from designer.catalog.schema import CatalogEntry
+from designer.core.model import Design
+from designer.io.export import (
+    ExportCancelled,
+    write_bom_csv,
+    write_cabling_csv,
+    write_slurm_topology,
+)
+from designer.qt.export.images import write_png, write_svg
+from designer.qt.export.pdf import SECTIONS, write_pdf
+
+#: (key, label, file suffix, file-dialog filter)
+FORMATS: tuple[tuple[str, str, str, str], ...] = (
+    ("pdf", "PDF report", ".pdf", "PDF (*.pdf)"),
+    ("svg", "SVG drawing", ".svg", "SVG (*.svg)"),
+    ("png", "PNG drawing", ".png", "PNG (*.png)"),
+    ("bom", "Bill of materials (CSV)", ".csv", "CSV (*.csv)"),
+    ("cabling", "Cabling plan (CSV)", ".csv", "CSV (*.csv)"),
+    ("slurm", "Slurm topology.conf", ".conf", "Slurm config (*.conf)"),
+)
+SECTION_LABELS = {
+    "drawing": "Drawing and headline (page 1)",
+    "tiers": "Switch tiers",
+    "findings": "Findings",
+    "bom": "Bill of materials",
+    "cabling": "Cabling summary",
+}
+_SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-topology"}
+
+
+class ExportDialog(QDialog):
+    """Choose what to export and where; runs the export with a cancellable progress."""
+
+    def __init__(
+        self,
+        parent: QWidget | None,
+        design: Design,
+        scene: Any | None,
+        selection: Sequence[str] | None,
+        *,
+        report: Report | None = None,
+        catalog: Mapping[str, CatalogEntry] | None = None,
+        directory: str | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export")
+        self.design = design
+        self.scene = scene
+        device_ids = {d.id for d in design.devices}
+        self.selection = [i for i in (selection or []) if i in device_ids]
+        self.report = report
+        self.catalog = catalog
+        self.written: Path | None = None
+        self._auto_path = ""
+        self.last_error = ""
+        self._directory = Path(directory) if directory else Path.home()
+
+        self.format_box = QComboBox()
+        for key, label, _, _ in FORMATS:
+            self.format_box.addItem(label, key)
+        self.page_size = QComboBox()
+        self.page_size.addItems(["A4", "Letter"])
+
+        self.sections: dict[str, QCheckBox] = {}
+        sections_box = QGroupBox("Include")
+        sections_layout = QVBoxLayout(sections_box)
+        for key in SECTIONS:
+            box = QCheckBox(SECTION_LABELS[key])
+            box.setChecked(True)
+            self.sections[key] = box
+            sections_layout.addWidget(box)
+        self.sections_box = sections_box
+
+        scope_box = QGroupBox("Drawing shows")
+        scope_layout = QVBoxLayout(scope_box)
+        self.whole = QRadioButton("The whole design")
+        self.only_selection = QRadioButton(
+            f"The selection ({len(self.selection)} devices)"
+        )
+        self.only_selection.setEnabled(bool(self.selection))
+        self.whole.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.whole)
+        group.addButton(self.only_selection)
+        scope_layout.addWidget(self.whole)
+        scope_layout.addWidget(self.only_selection)
+        self.scope_box = scope_box
+
+        self.path = QLineEdit()
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._on_browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path, 1)
+        path_row.addWidget(browse)
+
+        form = QFormLayout()
+        form.addRow("Format", self.format_box)
+        form.addRow("Page size", self.page_size)
+        form.addRow("Save to", path_row)
+
+        note = QLabel(
+            "The design itself is saved with File > Save As (JSON); its file "
+            "format is printed by <code>cluster-designer schema</code>."
+        )
+        note.setWordWrap(True)
+        note.setTextFormat(Qt.TextFormat.RichText)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = buttons.addButton(
+            "Export", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        buttons.accepted.connect(self._on_export)
+        buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(sections_box)
+        layout.addWidget(scope_box)
+        layout.addWidget(note)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+
+        self.format_box.currentIndexChanged.connect(self._on_format_changed)
+        self._on_format_changed()
+
+    # -- state -----------------------------------------------------------------
+    def format_key(self) -> str:
+        """The chosen format: pdf, svg, png, bom, cabling or slurm."""
+        return str(self.format_box.currentData())
+
+    def set_format(self, key: str) -> None:
+        """Choose a format by key."""
+        self.format_box.setCurrentIndex(self.format_box.findData(key))
+
+    def chosen_sections(self) -> list[str]:
+        """Sections ticked for the PDF."""
+        return [k for k, box in self.sections.items() if box.isChecked()]
+
+    def _suffix(self) -> str:
+        return next(f[2] for f in FORMATS if f[0] == self.format_key())
+
+    def _default_path(self) -> Path:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.design.settings.name).strip("-")
+        stem = (stem or "design") + _SUFFIX_NAME.get(self.format_key(), "")
+        return self._directory / (stem + self._suffix())
+
+    def _on_format_changed(self) -> None:
+        key = self.format_key()
+        self.page_size.setEnabled(key == "pdf")
+        self.sections_box.setEnabled(key == "pdf")
+        self.scope_box.setEnabled(key in ("pdf", "svg", "png"))
+        text = self.path.text().strip()
+        if not text or text == self._auto_path:
+            self._auto_path = str(self._default_path())
+            self.path.setText(self._auto_path)
+        else:
+            self.path.setText(str(Path(text).with_suffix(self._suffix())))
+
+    def _on_browse(self) -> None:
+        filt = next(f[3] for f in FORMATS if f[0] == self.format_key())
+        path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), filt)
+        if path:
+            self.path.setText(path)
+
+    # -- export ----------------------------------------------------------------
+    def _on_export(self) -> None:
+        if self.export():
+            self.accept()
+
+    def export(self) -> bool:
+        """Run the chosen export with a progress dialog; True when written."""
+        text = self.path.text().strip()
+        if not text:
+            self._fail("Choose a file to export to.")
+            return False
+        out = Path(text)
+        if not out.parent.is_dir():
+            self._fail(f"The folder {out.parent} does not exist.")
+            return False
+        progress = QProgressDialog("Exporting…", "Cancel", 0, 100, self)
+        progress.setWindowTitle("Export")
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.setMinimumDuration(300)
+        progress.setValue(0)
+
+        def step(done: int, total: int) -> bool:
+            if total > 0:
+                progress.setMaximum(total)
+                progress.setValue(min(done, total))
+            QApplication.processEvents()
+            return not progress.wasCanceled()
+
+        try:
+            self._run(out, step)
+        except ExportCancelled:
+            self._fail("Export cancelled; nothing was written.")
+            return False
+        except (OSError, ValueError) as exc:
+            self._fail(f"Could not export: {exc}")
+            return False
+        finally:
+            progress.reset()
+            progress.deleteLater()
+        self.written = out
+        self.status.setText(f"Exported to {out}")
+        return True
+
+    def _fail(self, message: str) -> None:
+        self.last_error = message
+        self.status.setText(message)
+
+    def _ensure_report(self) -> Report:
+        if self.report is None:
+            from designer.analysis import analyze
+
+            self.report = analyze(self.design)
+        return self.report
+
+    def _run(self, out: Path, step: Callable[[int, int], bool]) -> None:
+        key = self.format_key()
+        ids = set(self.selection) if self.only_selection.isChecked() else None
+        if key == "pdf":
+            write_pdf(
+                out,
+                self.design,
+                self._ensure_report(),
+                self.catalog,
+                page_size=self.page_size.currentText(),
+                sections=self.chosen_sections(),
+                scene=self.scene,
+                ids=ids,
+                progress=step,
+            )
+        elif key == "svg":
+            write_svg(out, self.design, self.catalog, scene=self.scene, ids=ids)
+        elif key == "png":
+            write_png(out, self.design, self.catalog, scene=self.scene, ids=ids)
+        elif key == "bom":
+            write_bom_csv(self._ensure_report(), out, self.catalog)
+        elif key == "cabling":
+            write_cabling_csv(self.design, out, self.catalog, progress=step)
+        elif key == "slurm":
+            write_slurm_topology(self.design, out, self.catalog)
+        step(1, 1)
