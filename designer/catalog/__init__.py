@@ -15,6 +15,7 @@ from designer.catalog.optics import (
     cable_price,
     end_transceivers,
     optics_price,
+    port_group_transceivers,
 )
 from designer.catalog.ports import (
     device_ports_problems,
@@ -56,4 +57,5 @@ __all__ = [
     "end_transceivers",
     "load_catalog",
     "optics_price",
+    "port_group_transceivers",
 ]

@@ -13,7 +13,10 @@ OSFP = 508 system transceivers; 48 QM9700 x 32 cages = 1,536 switch ones):
   carries two links per transceiver, and a breakout speed multiplies that
   (QM9700 at 200G: 2 ports x 2 = 4 links per cage). So the modules at one end
   of ``n`` links on a port group are ``ceil(n / interface.links_per_cage(speed))``
-  (:meth:`Optics.end_transceivers`); count per device and port group, then sum.
+  (:meth:`Optics.end_transceivers`). Count per device and port group, then sum.
+  When one port group carries links of several speeds, fill the cages across
+  speeds (:meth:`Optics.port_group_transceivers`): a leaf with 63 x 400G links
+  and the UFM's 1 x 200G link needs 32 twin modules, not 33 (RA-H100: 1,536).
 - The module at an end is the port group's ``transceiver`` when it names one,
   else the cable class default (:meth:`Optics.module_for`). Twin-port groups
   always name theirs (the loader checks that ``links`` equals the cage size).
@@ -24,7 +27,9 @@ prices (hardware.md §3).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING
 
@@ -153,6 +158,19 @@ class Optics(_Strict):
             return 0
         return ceil(links / interface.links_per_cage(speed_gbps))
 
+    def port_group_transceivers(
+        self,
+        interface: Interface,
+        links_by_speed: Mapping[int, int],
+        media: Media | None = None,
+    ) -> int:
+        """Modules at one device's port group carrying links of several speeds."""
+        cages = Fraction(0)
+        for speed, links in links_by_speed.items():
+            if links > 0 and self.module_for(interface, speed, media) is not None:
+                cages += Fraction(links, interface.links_per_cage(speed))
+        return ceil(cages)
+
     def optics_price(self, speed_gbps: int, media: Media) -> Price:
         """Unit price of the speed class default module (0 when none is needed)."""
         cable = self.cable_class(speed_gbps, media)
@@ -179,6 +197,16 @@ def _optics(optics: Optics | Catalog | None) -> Optics:
     if isinstance(optics, Optics):
         return optics
     return optics.optics
+
+
+def port_group_transceivers(
+    interface: Interface,
+    links_by_speed: Mapping[int, int],
+    *,
+    optics: Optics | Catalog | None = None,
+) -> int:
+    """Modules at one port group with links of several speeds (see module doc)."""
+    return _optics(optics).port_group_transceivers(interface, links_by_speed)
 
 
 def optics_price(

@@ -18,6 +18,7 @@ from designer.catalog import (
     effective_radix,
     end_transceivers,
     optics_price,
+    port_group_transceivers,
 )
 
 
@@ -183,3 +184,13 @@ def test_named_modules_are_used_at_native_speed(cat: Catalog) -> None:
                 assert module.id == i.transceiver
                 assert module.links == i.ports_per_cage
                 assert i.media in module.media
+
+
+def test_mixed_speeds_share_cages(cat: Catalog) -> None:
+    """A leaf with 63 x 400G + the UFM's 200G link fills 32 cages (RA-H100 1,536)."""
+    qm = _iface(cat, "qm9700", "ports")
+    assert port_group_transceivers(qm, {400: 63, 200: 1}) == 32
+    assert end_transceivers(qm, 63, 400) + end_transceivers(qm, 1, 200) == 33
+    assert port_group_transceivers(qm, {400: 64}) == 32
+    assert port_group_transceivers(qm, {}) == 0
+    assert port_group_transceivers(_iface(cat, "sn4600c", "ports"), {100: 64}) == 0
