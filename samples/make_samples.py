@@ -1,0 +1,325 @@
+"""Write the reference designs in ``samples/`` (``python samples/make_samples.py``).
+
+Reproducible: the same catalog and generators give byte-identical files, and
+``tests/samples`` checks that the committed files match this script. Larger
+designs come from :mod:`designer.generate`; small ones are built by hand here.
+Every sample gets an out-of-band (BMC) network of SN2201 switches.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script from a checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from designer.catalog.loader import Catalog, default_catalog
+from designer.catalog.schema import Role
+from designer.core.model import (
+    Design,
+    Device,
+    Fabric,
+    Link,
+    LinkTable,
+    Placement,
+    Purpose,
+    Settings,
+    Tier,
+)
+from designer.generate import fat_tree, superpod
+from designer.io import save_design
+
+HERE = Path(__file__).resolve().parent
+
+OOB_SWITCH = "sn2201"
+OOB_PORTS = 48
+OOB_Y = -200.0
+
+
+class Builder:
+    """Small helper to hand-build a design: devices, then links between port groups."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.devices: list[Device] = []
+        self.links: list[Link] = []
+
+    def add(self, did: str, catalog_id: str, x: float, y: float, **kw: object) -> str:
+        """Add one device; return its id."""
+        self.devices.append(
+            Device.model_validate(
+                {"id": did, "catalog_id": catalog_id, "x": x, "y": y, **kw}
+            )
+        )
+        return did
+
+    def link(
+        self,
+        a: str,
+        a_port: str,
+        b: str,
+        b_port: str,
+        *,
+        speed: int,
+        cables: int = 1,
+        fabric: Fabric = Fabric.COMPUTE,
+        rail: int | None = None,
+    ) -> None:
+        """Add a bundle of ``cables`` between two port groups."""
+        self.links.append(
+            Link(
+                id=f"{a}.{a_port}--{b}.{b_port}"
+                + (f".r{rail}" if rail is not None else ""),
+                a=a,
+                a_port=a_port,
+                b=b,
+                b_port=b_port,
+                cables=cables,
+                speed_gbps=speed,
+                fabric=fabric,
+                rail=rail,
+            )
+        )
+
+    def design(self) -> Design:
+        """The finished design."""
+        return Design(
+            settings=self.settings,
+            devices=self.devices,
+            links=LinkTable.from_links(self.links),
+        )
+
+
+def add_oob(design: Design, catalog: Catalog) -> Design:
+    """Wire every BMC/management port to SN2201 out-of-band switches (48 x 1G)."""
+    devices = list(design.devices)
+    wanted: list[tuple[str, str, int]] = []  # device, port group, ports
+    for d in devices:
+        for iface in catalog[d.catalog_id].interfaces_for(Role.OOB):
+            if iface.speed_gbps == 1 and iface.name in ("bmc", "mgmt"):
+                wanted.append((d.id, iface.name, iface.count))
+    links = design.links.model_copy(deep=True)
+    switches: list[Device] = []
+    free = 0
+    xs = [d.x for d in devices] or [0.0]
+    left, right = min(xs), max(xs)
+    needed = -(-sum(n for *_, n in wanted) // OOB_PORTS)
+    step = (right - left) / max(needed, 1)
+    for did, port, count in wanted:
+        if count > free:
+            n = len(switches) + 1
+            switches.append(
+                Device(
+                    id=f"oob-{n:02d}",
+                    catalog_id=OOB_SWITCH,
+                    label=f"OOB switch {n}",
+                    x=left + step * (n - 0.5),
+                    y=OOB_Y,
+                )
+            )
+            free = OOB_PORTS
+        free -= count
+        links.append(
+            Link(
+                id=f"oob:{did}.{port}",
+                a=did,
+                a_port=port,
+                b=switches[-1].id,
+                b_port="ports",
+                cables=count,
+                speed_gbps=1,
+                fabric=Fabric.OOB,
+            )
+        )
+    return Design(
+        settings=design.settings,
+        groups=design.groups,
+        devices=devices + switches,
+        links=links,
+    )
+
+
+def _settings(
+    name: str,
+    purpose: Purpose,
+    scheduler: str,
+    monitoring: list[str],
+    notes: str,
+) -> Settings:
+    return Settings(
+        name=name,
+        purpose=purpose,
+        scheduler=scheduler,
+        monitoring=monitoring,
+        notes=notes,
+    )
+
+
+def minimum_viable_enterprise(catalog: Catalog) -> Design:
+    """2 x DGX H100 on one QM9700 (NDR), 300 TB Lustre appliance, Slurm, DCGM."""
+    b = Builder(
+        _settings(
+            "Minimum viable enterprise cluster",
+            Purpose.TRAINING,
+            "slurm",
+            ["dcgm"],
+            "Product brief 'Minimum viable production cluster': 2 x DGX H100 "
+            "(16 GPUs) on NDR InfiniBand (one QM9700 carries the compute and the "
+            "storage traffic), one Lustre appliance (300 TB, >= 100 TB asked), a "
+            "head node for Slurm, DCGM monitoring and a 1G out-of-band network.",
+        )
+    )
+    leaf = b.add("leaf-01", "qm9700", 300.0, 300.0, label="NDR switch", tier=Tier.LEAF)
+    for n in (1, 2):
+        node = b.add(
+            f"dgx-{n:02d}",
+            "dgx-h100",
+            200.0 * n,
+            600.0,
+            label=f"DGX H100 {n}",
+            placement=Placement(row="A", rack="A01", u=10 * n),
+        )
+        for rail in range(8):
+            b.link(node, "compute", leaf, "ports", speed=400, rail=rail)
+        b.link(node, "storage", leaf, "ports", speed=400, cables=2,
+               fabric=Fabric.STORAGE)  # fmt: skip
+    fs = b.add("lustre-01", "lustre-appliance", 700.0, 600.0, label="Lustre 300 TB")
+    b.link(fs, "data", leaf, "ports", speed=200, cables=8, fabric=Fabric.STORAGE)
+    head = b.add("head-01", "head-node", 0.0, 600.0, label="Slurm head node")
+    b.link(head, "storage", leaf, "ports", speed=200, cables=2,
+           fabric=Fabric.STORAGE)  # fmt: skip
+    return add_oob(b.design(), catalog)
+
+
+def development(catalog: Catalog) -> Design:
+    """4 x L40S PCIe servers on one 100GbE ToR with an NFS filer."""
+    b = Builder(
+        _settings(
+            "Development cluster",
+            Purpose.DEVELOPMENT,
+            "slurm",
+            ["dcgm", "prometheus"],
+            "Development tier (8-32 GPUs): 4 x 8-GPU L40S PCIe servers, one "
+            "32-port 100GbE ToR for compute, in-band and storage traffic, an NFS "
+            "filer, and a 1G out-of-band network.",
+        )
+    )
+    tor = b.add("tor-01", "tor-100g-32", 300.0, 300.0, label="100GbE ToR",
+                tier=Tier.LEAF)  # fmt: skip
+    for n in range(1, 5):
+        node = b.add(f"l40s-{n:02d}", "l40s-server", 150.0 * n, 600.0,
+                     label=f"L40S server {n}")  # fmt: skip
+        b.link(node, "compute", tor, "ports", speed=100, cables=4)
+        b.link(node, "inband", tor, "ports", speed=100, cables=2,
+               fabric=Fabric.INBAND)  # fmt: skip
+    nfs = b.add("nfs-01", "nfs-filer", 800.0, 600.0, label="NFS filer")
+    b.link(nfs, "data", tor, "ports", speed=100, cables=4, fabric=Fabric.STORAGE)
+    return add_oob(b.design(), catalog)
+
+
+def _with_settings(design: Design, **changes: object) -> Design:
+    return design.model_copy(
+        update={"settings": design.settings.model_copy(update=changes)}
+    )
+
+
+def dgx_h100_superpod_4su(catalog: Catalog) -> Design:
+    """RA-H100 4 SU: 127 DGX H100 + 4 UFM ports, 32 leaf + 16 spine QM9700."""
+    d = superpod("dgx-h100", 4, catalog=catalog)
+    d = _with_settings(d, name="DGX H100 SuperPOD, 4 SU", scheduler="slurm",
+                       monitoring=["dcgm"])  # fmt: skip
+    return add_oob(d, catalog)
+
+
+def dgx_b200_superpod_16su(catalog: Catalog) -> Design:
+    """RA-B200 Table 3, 16 SU: 512 DGX B200, 128 leaf / 128 spine / 64 core."""
+    d = superpod("dgx-b200", 16, catalog=catalog)
+    d = _with_settings(d, name="DGX B200 SuperPOD, 16 SU", scheduler="slurm",
+                       monitoring=["dcgm"])  # fmt: skip
+    return add_oob(d, catalog)
+
+
+def gb200_nvl72_su(catalog: Catalog) -> Design:
+    """One GB200 NVL72 scalable unit: 8 racks, 576 GPUs, NDR compute fabric."""
+    d = superpod("gb200-nvl72", 1, catalog=catalog)
+    d = _with_settings(d, name="DGX GB200 NVL72 SuperPOD, 1 SU", scheduler="slurm",
+                       monitoring=["dcgm"])  # fmt: skip
+    return add_oob(d, catalog)
+
+
+def inference_ethernet(catalog: Catalog) -> Design:
+    """16 HGX H100 on 400GbE leaf-spine, NFS over a 100GbE storage switch, k8s."""
+    d = fat_tree("hgx-h100", 16, "generic-400g-64", catalog=catalog)
+    d = _with_settings(
+        d,
+        name="Inference cluster (Ethernet)",
+        purpose=Purpose.INFERENCE,
+        scheduler="kubernetes",
+        monitoring=["dcgm", "prometheus"],
+    )
+    ys = [dev.y for dev in d.devices]
+    bottom, xs = max(ys), [dev.x for dev in d.devices]
+    extra = [
+        Device(id="stor-01", catalog_id="sn4600c", label="Storage switch 100GbE",
+               x=max(xs) + 300.0, y=(bottom + min(ys)) / 2),
+        Device(id="nfs-01", catalog_id="nfs-filer", label="NFS filer",
+               x=max(xs) + 300.0, y=bottom),
+    ]  # fmt: skip
+    links = d.links.model_copy(deep=True)
+    nodes = [dev.id for dev in d.devices if dev.catalog_id == "hgx-h100"]
+    for node in nodes:
+        links.append(
+            Link(id=f"stor:{node}", a=node, a_port="storage", b="stor-01",
+                 b_port="ports", cables=2, speed_gbps=100, fabric=Fabric.STORAGE)
+        )  # fmt: skip
+    links.append(
+        Link(id="stor:nfs-01", a="nfs-01", a_port="data", b="stor-01",
+             b_port="ports", cables=4, speed_gbps=100, fabric=Fabric.STORAGE)
+    )  # fmt: skip
+    d = Design(settings=d.settings, groups=d.groups,
+               devices=[*d.devices, *extra], links=links)  # fmt: skip
+    return add_oob(d, catalog)
+
+
+def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:
+    """16 Vera Rubin NVL72 racks (1,152 GPUs) on an XDR 800G Q3400 fat tree."""
+    d = fat_tree("vr-nvl72", 16, "q3400", catalog=catalog)
+    d = _with_settings(
+        d,
+        name="Vera Rubin NVL72 pod (16 racks, 1,152 GPUs)",
+        scheduler="slurm",
+        monitoring=["dcgm"],
+        notes=d.settings.notes + "\nThe 1,152 GPUs match NVIDIA's 'Vera Rubin POD' "
+        "compute count (16 NVL72 racks); the fabric is this tool's non-blocking "
+        "XDR fat tree, not an NVIDIA reference (none was found).",
+    )
+    return add_oob(d, catalog)
+
+
+SAMPLES: dict[str, Callable[[Catalog], Design]] = {
+    "minimum-viable-enterprise.json": minimum_viable_enterprise,
+    "development.json": development,
+    "dgx-h100-superpod-4su.json": dgx_h100_superpod_4su,
+    "dgx-b200-superpod-16su.json": dgx_b200_superpod_16su,
+    "gb200-nvl72-su.json": gb200_nvl72_su,
+    "inference-ethernet.json": inference_ethernet,
+    "vera-rubin-nvl72-pod.json": vera_rubin_nvl72_pod,
+}
+"""File name -> function that builds the sample."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write every sample (or the ones named) next to this script."""
+    names = argv if argv else list(SAMPLES)
+    catalog = default_catalog()
+    for name in names:
+        design = SAMPLES[name](catalog)
+        save_design(design, HERE / name)
+        print(f"{name}: {len(design.devices)} devices, {len(design.links)} links")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
