@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+from designer.catalog.ports import effective_ports
 from designer.catalog.schema import Interface
 from designer.core.model import Design
 from designer.io.export._common import (
@@ -135,73 +136,120 @@ def _split(iface: Interface | None, speed: int) -> int:
     return max(1, int(split(speed))) if split is not None else 1
 
 
+def _slot_names(namer: PortNamer, slots: int, split: int) -> list[str]:
+    return [namer(i, split) for i in range(slots)]
+
+
+def _row_chunks(
+    design: Design, catalog: Catalog | None, chunk_links: int = 20_000
+) -> Iterator[list[CablingRow]]:
+    """Cable rows in chunks of about ``chunk_links`` links (fast path)."""
+    cat = resolve_catalog(catalog)
+    devices = design.device_map()
+    labels = {d.id: d.label or d.id for d in design.devices}
+    # per (device, port group): interface, port names (cached per type), used slots
+    ends: dict[tuple[str, str], tuple[Interface | None, PortNamer, int]] = {}
+    used: dict[tuple[str, str], int] = {}
+    tables: dict[tuple[int, int, int], list[str]] = {}
+    link_types: dict[
+        tuple[int, int, int], tuple[str, str, str, str, list[str], list[str], int, int]
+    ] = {}
+    namer_cache: dict[tuple[int, str, int], PortNamer] = {}
+
+    def end_of(dev_id: str, group: str) -> tuple[Interface | None, PortNamer, int]:
+        key = (dev_id, group)
+        got = ends.get(key)
+        if got is None:
+            dev = devices[dev_id]
+            entry = cat.get(dev.catalog_id)
+            iface = entry.interface(group) if entry is not None else None
+            count = iface.count if iface is not None else 0
+            if entry is not None and iface is not None:
+                count = effective_ports(entry, dev.ports, group)
+            nkey = (id(iface), group, count)
+            namer = namer_cache.get(nkey)
+            if namer is None:
+                namer = namer_cache[nkey] = port_namer(
+                    iface, group, count if iface is not None else None
+                )
+            got = ends[key] = (iface, namer, count)
+        return got
+
+    def names(namer: PortNamer, count: int, split: int) -> list[str]:
+        key = (id(namer), count, split)
+        table = tables.get(key)
+        if table is None:
+            table = tables[key] = _slot_names(namer, count * split, split)
+        return table
+
+    t = design.links
+    ids, a_col, b_col, ap_col, bp_col = t.id, t.a, t.b, t.a_port, t.b_port
+    cab_col, spd_col, fab_col, rail_col = t.cables, t.speed_gbps, t.fabric, t.rail
+    fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
+    n = 0
+    rows: list[CablingRow] = []
+    for i in range(len(ids)):
+        a, b, ap, bp = a_col[i], b_col[i], ap_col[i], bp_col[i]
+        ia, na, ca = end_of(a, ap)
+        ib, nb, cb = end_of(b, bp)
+        speed = spd_col[i]
+        tkey = (id(na), id(nb), speed)
+        lt = link_types.get(tkey)
+        if lt is None:
+            sa, sb = _split(ia, speed), _split(ib, speed)
+            lt = link_types[tkey] = (
+                *link_ends(cat, ia, ib, speed),
+                names(na, ca, sa),
+                names(nb, cb, sb),
+                sa,
+                sb,
+            )
+        ctype, cable_id, a_tr, b_tr, ta, tb, sa, sb = lt
+        ka, kb = (a, ap), (b, bp)
+        ua, ub = used.get(ka, 0), used.get(kb, 0)
+        cables = cab_col[i]
+        fabric = fabric_text[fab_col[i]]
+        rail = "" if rail_col[i] is None else str(rail_col[i])
+        lid, la, lb = ids[i], labels[a], labels[b]
+        for c in range(cables):
+            n += 1
+            sa_i, sb_i = ua + c, ub + c
+            rows.append(
+                (
+                    n,
+                    lid,
+                    a,
+                    la,
+                    ap,
+                    ta[sa_i] if sa_i < len(ta) else na(sa_i, sa),
+                    a_tr,
+                    b,
+                    lb,
+                    bp,
+                    tb[sb_i] if sb_i < len(tb) else nb(sb_i, sb),
+                    b_tr,
+                    ctype,
+                    cable_id,
+                    speed,
+                    fabric,
+                    rail,
+                )
+            )
+        used[ka] = ua + cables
+        used[kb] = ub + cables
+        if len(rows) >= chunk_links:
+            yield rows
+            rows = []
+    if rows:
+        yield rows
+
+
 def cabling_rows(
     design: Design, catalog: Catalog | None = None
 ) -> Iterator[CablingRow]:
     """Yield one row per cable (a link with ``cables=4`` gives 4 rows)."""
-    cat = resolve_catalog(catalog)
-    devices = design.device_map()
-    labels = {d.id: d.label or d.id for d in design.devices}
-    namers: dict[tuple[str, str], PortNamer] = {}
-    ifaces: dict[tuple[str, str], Interface | None] = {}
-    used: dict[tuple[str, str], int] = {}
-    ends_cache: dict[tuple[int, int, int], tuple[str, str, str, str]] = {}
-
-    def iface_of(dev_id: str, group: str) -> Interface | None:
-        key = (dev_id, group)
-        if key not in ifaces:
-            dev = devices[dev_id]
-            entry = cat.get(dev.catalog_id)
-            iface = entry.interface(group) if entry is not None else None
-            count = (dev.ports or {}).get(group) if dev.ports else None
-            ifaces[key] = iface
-            namers[key] = port_namer(iface, group, count)
-        return ifaces[key]
-
-    t = design.links
-    n = 0
-    for i in range(len(t.id)):
-        a, b, ap, bp = t.a[i], t.b[i], t.a_port[i], t.b_port[i]
-        ia, ib = iface_of(a, ap), iface_of(b, bp)
-        ka, kb = (a, ap), (b, bp)
-        speed = t.speed_gbps[i]
-        ends_key = (id(ia), id(ib), speed)
-        ends = ends_cache.get(ends_key)
-        if ends is None:
-            ends = ends_cache[ends_key] = link_ends(cat, ia, ib, speed)
-        ctype, cable_id, a_tr, b_tr = ends
-        na, nb = namers[ka], namers[kb]
-        fabric = str(
-            t.fabric[i].value if hasattr(t.fabric[i], "value") else t.fabric[i]
-        )
-        rail = "" if t.rail[i] is None else str(t.rail[i])
-        lid, la, lb = t.id[i], labels[a], labels[b]
-        ua, ub = used.get(ka, 0), used.get(kb, 0)
-        sa, sb = _split(ia, speed), _split(ib, speed)
-        cables = t.cables[i]
-        for c in range(cables):
-            n += 1
-            yield (
-                n,
-                lid,
-                a,
-                la,
-                ap,
-                na(ua + c, sa),
-                a_tr,
-                b,
-                lb,
-                bp,
-                nb(ub + c, sb),
-                b_tr,
-                ctype,
-                cable_id,
-                speed,
-                fabric,
-                rail,
-            )
-        used[ka] = ua + cables
-        used[kb] = ub + cables
+    for chunk in _row_chunks(design, catalog):
+        yield from chunk
 
 
 def write_cabling_csv(
@@ -216,18 +264,13 @@ def write_cabling_csv(
     False from it to cancel (then :class:`ExportCancelled` is raised).
     """
     total = sum(design.links.cables)
-    rows = cabling_rows(design, catalog)
     written = 0
     with open_text(target) as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLING_COLUMNS)
-        chunk = 50_000
-        while True:
-            batch = [r for _, r in zip(range(chunk), rows, strict=False)]
-            if not batch:
-                break
-            w.writerows(batch)
-            written += len(batch)
+        for rows in _row_chunks(design, catalog, chunk_links=50_000):
+            w.writerows(rows)
+            written += len(rows)
             if progress is not None and not progress(written, total):
                 raise ExportCancelled("cabling export cancelled")
     return written
