@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QLabel,
+    QPushButton,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -192,8 +193,11 @@ class TemplateDialog(QDialog):
         self.pages.setCurrentIndex(index)
         self._schedule()
 
+    def _ok_button(self) -> QPushButton:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
     def _schedule(self) -> None:
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+        self._ok_button().setEnabled(False)
         self._timer.start()
 
     def kind(self) -> str:
@@ -236,7 +240,7 @@ class TemplateDialog(QDialog):
         self._timer.stop()
         from designer.analysis import analyze
 
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok = self._ok_button()
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             self.design = self.generate()
