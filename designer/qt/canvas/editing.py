@@ -10,18 +10,16 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import (
     AddDevices,
-    AddLinks,
     Command,
     Macro,
     SetGroups,
     UpdateDevices,
 )
-from designer.core.model import Design, Device, Group, GroupKind, Link, Tier
+from designer.core.model import Design, Device, Group, GroupKind, Tier
 from designer.qt.canvas.style import GRID, PLACE_STEP_X, snap
 
 TIER_RANK = {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
@@ -83,64 +81,6 @@ def place_devices(
     return AddDevices(devices, label=label)
 
 
-# --- copy / paste -------------------------------------------------------------
-
-
-def fragment(design: Design, ids: Iterable[str]) -> dict[str, Any]:
-    """The selected devices and the links between them, as JSON-able data."""
-    wanted = set(ids)
-    devices = [d.model_dump(mode="json") for d in design.devices if d.id in wanted]
-    t = design.links
-    links = [
-        t.row(i).model_dump(mode="json")
-        for i, (a, b) in enumerate(zip(t.a, t.b, strict=True))
-        if a in wanted and b in wanted
-    ]
-    return {"devices": devices, "links": links}
-
-
-def paste_fragment(
-    design: Design, data: Mapping[str, Any], dx: float, dy: float, label: str = "Paste"
-) -> Command:
-    """Add a copied fragment with fresh ids, moved by (dx, dy)."""
-    try:
-        devices = [Device.model_validate(d) for d in data.get("devices", [])]
-        links = [Link.model_validate(x) for x in data.get("links", [])]
-    except ValueError as exc:
-        raise EditRefused(f"the clipboard does not hold devices: {exc}") from None
-    if not devices:
-        raise EditRefused("nothing to paste")
-    used = {d.id for d in design.devices}
-    groups = {g.id for g in design.groups}
-    new_id: dict[str, str] = {}
-    for d in devices:
-        prefix = re.sub(r"-\d+$", "", d.id) or d.catalog_id
-        (fresh,) = fresh_ids(used, prefix, 1)
-        used.add(fresh)
-        new_id[d.id] = fresh
-    new_devices = [
-        d.model_copy(
-            update={
-                "id": new_id[d.id],
-                "x": d.x + dx,
-                "y": d.y + dy,
-                "group": d.group if d.group in groups else None,
-            }
-        )
-        for d in devices
-    ]
-    link_ids = fresh_ids(design.links.id, "link", len(links))
-    new_links = [
-        link.model_copy(update={"id": lid, "a": new_id[link.a], "b": new_id[link.b]})
-        for link, lid in zip(links, link_ids, strict=True)
-        if link.a in new_id and link.b in new_id
-    ]
-    commands: list[Command] = [AddDevices(new_devices)]
-    if new_links:
-        commands.append(AddLinks(new_links))
-    return Macro(f"{label} {len(new_devices)} device(s)", commands)
-
-
 # --- groups -------------------------------------------------------------------
 
 
@@ -182,24 +122,6 @@ def group_devices(design: Design, ids: Iterable[str], kind: str) -> Command:
             SetGroups([*design.groups, new_group]),
             UpdateDevices({i: {"group": gid} for i in members}),
         ],
-    )
-
-
-def toggle_collapsed(design: Design, group_id: str) -> Command:
-    """Collapse an expanded group or expand a collapsed one."""
-    groups = design.group_map()
-    if group_id not in groups:
-        raise EditRefused(f"no group {group_id!r}")
-    g = groups[group_id]
-    verb = "Expand" if g.collapsed else "Collapse"
-    return SetGroups(
-        [
-            x.model_copy(update={"collapsed": not x.collapsed})
-            if x.id == group_id
-            else x
-            for x in design.groups
-        ],
-        label=f"{verb} {g.label or g.id}",
     )
 
 

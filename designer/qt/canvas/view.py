@@ -541,7 +541,7 @@ class CanvasView(QGraphicsView):
         if not ids:
             self.refuse("Select devices to copy.")
             return
-        self._clip = editing.fragment(self.document.design, ids)
+        self._clip = rules.copy_selection(self.document.design, ids)
         self._paste_count = 0
         mime = QMimeData()
         mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
@@ -572,15 +572,18 @@ class CanvasView(QGraphicsView):
         if not ids:
             self.refuse("Select devices to duplicate.")
             return
-        self._paste(
-            editing.fragment(self.document.design, ids), st.PASTE_OFFSET, "Duplicate"
-        )
+        before = len(self.document.design.devices)
+        offset = (st.PASTE_OFFSET, st.PASTE_OFFSET)
+        if self._run(lambda: rules.duplicate(self.document.design, ids, offset)):
+            self.design_scene.select(
+                [d.id for d in self.document.design.devices[before:]]
+            )
 
     def _paste(self, data: Mapping[str, object], offset: float, label: str) -> None:
         before = len(self.document.design.devices)
         if self._run(
-            lambda: editing.paste_fragment(
-                self.document.design, data, offset, offset, label
+            lambda: rules.paste(
+                self.document.design, data, (offset, offset), label=label
             )
         ):
             self.design_scene.select(
@@ -638,8 +641,14 @@ class CanvasView(QGraphicsView):
 
     def toggle_group_collapsed(self, group_id: str) -> bool:
         """Collapse or expand a group (stored in the model, undoable)."""
+        group = self.document.design.group_map().get(group_id)
+        if group is None:
+            self.refuse(f"No group {group_id!r}.")
+            return False
         return self._run(
-            lambda: editing.toggle_collapsed(self.document.design, group_id)
+            lambda: rules.set_group_collapsed(
+                self.document.design, group_id, not group.collapsed
+            )
         )
 
     def auto_layout(self) -> bool:
