@@ -31,6 +31,7 @@ from designer.catalog.schema import (
     Price,
     Role,
     Source,
+    common_media,
 )
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "Source",
     "Transceiver",
     "cable_price",
+    "common_media",
     "default_catalog",
     "default_catalog_dir",
     "device_ports_problems",

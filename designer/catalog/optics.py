@@ -17,6 +17,9 @@ OSFP = 508 system transceivers; 48 QM9700 x 32 cages = 1,536 switch ones):
   When one port group carries links of several speeds, fill the cages across
   speeds (:meth:`Optics.port_group_transceivers`): a leaf with 63 x 400G links
   and the UFM's 1 x 200G link needs 32 twin modules, not 33 (RA-H100: 1,536).
+- The media of a link is what both ends share (``common_media(a, b)``: a VPI
+  DGX port on an Ethernet switch runs Ethernet); pass it as ``media`` so both
+  ends pick the same cable class.
 - The module at an end is the port group's ``transceiver`` when it names one,
   else the cable class default (:meth:`Optics.module_for`). Twin-port groups
   always name theirs (the loader checks that ``links`` equals the cage size).
@@ -202,11 +205,12 @@ def _optics(optics: Optics | Catalog | None) -> Optics:
 def port_group_transceivers(
     interface: Interface,
     links_by_speed: Mapping[int, int],
+    media: Media | None = None,
     *,
     optics: Optics | Catalog | None = None,
 ) -> int:
     """Modules at one port group with links of several speeds (see module doc)."""
-    return _optics(optics).port_group_transceivers(interface, links_by_speed)
+    return _optics(optics).port_group_transceivers(interface, links_by_speed, media)
 
 
 def optics_price(
@@ -227,8 +231,9 @@ def end_transceivers(
     interface: Interface,
     links: int,
     speed_gbps: int,
+    media: Media | None = None,
     *,
     optics: Optics | Catalog | None = None,
 ) -> int:
     """Modules at one end of ``links`` links on one port group (see module doc)."""
-    return _optics(optics).end_transceivers(interface, links, speed_gbps)
+    return _optics(optics).end_transceivers(interface, links, speed_gbps, media)

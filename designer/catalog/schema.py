@@ -155,6 +155,14 @@ class Interface(_Strict):
         return self.ports_per_cage * max(1, self.split(speed_gbps))
 
 
+def common_media(a: Interface, b: Interface) -> Media | None:
+    """Link layer two port groups share (a's native first; None: incompatible)."""
+    for media in (a.media, *a.alt_media):
+        if b.supports_media(media):
+            return media
+    return None
+
+
 class Gpu(_Strict):
     """GPUs of a compute entry."""
 

@@ -11,6 +11,7 @@ from designer.catalog import (
     Media,
     Role,
     cable_price,
+    common_media,
     default_catalog,
     device_ports_problems,
     effective_ports,
@@ -194,3 +195,18 @@ def test_mixed_speeds_share_cages(cat: Catalog) -> None:
     assert port_group_transceivers(qm, {400: 64}) == 32
     assert port_group_transceivers(qm, {}) == 0
     assert port_group_transceivers(_iface(cat, "sn4600c", "ports"), {100: 64}) == 0
+
+
+def test_common_media_and_link_media_pricing(cat: Catalog) -> None:
+    dgx_inband = _iface(cat, "dgx-h100", "inband")
+    dgx = _iface(cat, "dgx-h100", "compute")
+    sn = _iface(cat, "sn5600", "ports")
+    qm = _iface(cat, "qm9700", "ports")
+    assert common_media(dgx, sn) is Media.ETHERNET  # VPI port on Spectrum-X
+    assert common_media(dgx, qm) is Media.INFINIBAND
+    assert common_media(qm, sn) is None
+    assert common_media(dgx_inband, qm) is None
+    # 200G: InfiniBand is fibre + modules, Ethernet is an AOC with its own ends
+    assert end_transceivers(dgx, 8, 200) == 4
+    assert end_transceivers(dgx, 8, 200, Media.ETHERNET) == 0
+    assert port_group_transceivers(dgx, {200: 8}, Media.ETHERNET) == 0
