@@ -26,10 +26,15 @@ def _sanitize(name: str) -> str:
     return re.sub(r"-{2,}", "-", s)
 
 
-def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
-    """Hostname per compute device id: its label when labels are unique, else its id.
+_HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 
-    Names are lower case letters, digits and hyphens; a clash gets ``-2``, ``-3``.
+
+def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
+    """Hostname per compute device id (lower case letters, digits and hyphens).
+
+    The labels, when every compute label already is a distinct hostname
+    (``gpu-node-07``); otherwise the device ids (``dgx-00001``), cleaned. A
+    clash left after cleaning gets ``-2``, ``-3``.
     """
     cat = resolve_catalog(catalog)
     compute = [
@@ -37,9 +42,11 @@ def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
         for d in design.devices
         if (e := cat.get(d.catalog_id)) is not None and e.category is Category.COMPUTE
     ]
-    from_labels = [_sanitize(d.label) for d in compute]
-    use_labels = all(from_labels) and len(set(from_labels)) == len(from_labels)
-    names = from_labels if use_labels else [_sanitize(d.id) or "node" for d in compute]
+    labels = [d.label.lower() for d in compute]
+    use_labels = all(_HOSTNAME.match(x) for x in labels) and len(set(labels)) == len(
+        labels
+    )
+    names = labels if use_labels else [_sanitize(d.id) or "node" for d in compute]
     out: dict[str, str] = {}
     taken: set[str] = set()
     for d, name in zip(compute, names, strict=True):

@@ -75,6 +75,17 @@ def test_every_node_exactly_once(tmp_path: Path) -> None:
     assert "SwitchName=leaf-1 Nodes=dgx-[01-04]" in text
 
 
+def test_hostnames_from_labels_when_they_are_hostnames() -> None:
+    design = rail_design()
+    for i, d in enumerate(design.devices):
+        if d.catalog_id == "dgx-h100":
+            design.devices[i] = d.model_copy(update={"label": f"GPU-Node-{i + 7}"})
+    names = hostnames(design)
+    assert names["dgx-01"] == "gpu-node-7"
+    text = write_slurm_topology(design, _Sink())
+    assert "Nodes=gpu-node-[7-10]" in text
+
+
 def test_hostnames_fall_back_to_ids_when_labels_clash() -> None:
     design = rail_design()
     design.devices[1] = Device(
