@@ -1,0 +1,206 @@
+"""Design model: exact JSON round trip, LinkTable behaviour, reference validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from designer.core.model import (
+    LINK_COLUMNS,
+    Design,
+    Device,
+    Fabric,
+    Group,
+    GroupKind,
+    Link,
+    LinkTable,
+    Placement,
+    Purpose,
+    Settings,
+    Tier,
+)
+
+
+def sample() -> Design:
+    """A little of everything: nested groups, placement, ports, rails."""
+    d = Design(
+        settings=Settings(
+            name="Row A",
+            purpose=Purpose.INFERENCE,
+            scheduler="slurm",
+            monitoring=["dcgm"],
+            price_overrides={"qm9700": 41000.0},
+        ),
+        groups=[
+            Group(id="pod-1", label="Pod 1", kind=GroupKind.POD),
+            Group(id="su-1", label="SU 1", kind=GroupKind.SU, parent="pod-1"),
+        ],
+        devices=[
+            Device(id="dgx-1", catalog_id="dgx-h100", x=10.5, y=400, group="su-1"),
+            Device(
+                id="leaf-1",
+                catalog_id="qm9700",
+                tier=Tier.LEAF,
+                placement=Placement(row="A", rack="A01", u=42),
+            ),
+            Device(id="gs-1", catalog_id="generic-switch", ports={"ports": 8}),
+        ],
+    )
+    d.links.append(
+        Link(
+            id="l1",
+            a="dgx-1",
+            a_port="compute",
+            b="leaf-1",
+            b_port="ports",
+            speed_gbps=400,
+            rail=0,
+        )
+    )
+    d.links.append(
+        Link(
+            id="l2",
+            a="leaf-1",
+            a_port="ports",
+            b="gs-1",
+            b_port="ports",
+            cables=4,
+            speed_gbps=400,
+            fabric=Fabric.STORAGE,
+        )
+    )
+    return d
+
+
+def test_json_round_trip_is_exact() -> None:
+    d = sample()
+    text = d.model_dump_json()
+    back = Design.model_validate_json(text)
+    assert back == d
+    assert back.model_dump() == d.model_dump()
+    assert back.model_dump_json() == text
+    # Links are stored column-wise in the file.
+    raw = json.loads(text)
+    assert raw["links"]["id"] == ["l1", "l2"]
+    assert raw["links"]["cables"] == [1, 4]
+    assert raw["links"]["rail"] == [0, None]
+
+
+def test_linktable_equality_ignores_the_private_index() -> None:
+    a, b = sample(), sample()
+    a.links.index()  # builds the cache on one side only
+    assert a.links._index is not None and b.links._index is None
+    assert a.links == b.links
+    assert a == b
+    assert "_index" not in a.links.model_dump()
+    assert "_index" not in a.model_dump_json()
+
+
+def test_linktable_inequality_on_any_column() -> None:
+    a, b = sample(), sample()
+    b.links.replace(1, b.links.row(1).model_copy(update={"rail": 3}))
+    assert a.links != b.links
+    assert a != b
+
+
+def test_linktable_rows_and_index() -> None:
+    t = sample().links
+    assert len(t) == 2
+    assert t.get("l2") == t.row(1)
+    assert t.get("nope") is None
+    assert [link.id for link in t] == ["l1", "l2"]
+    assert t.index() == {"l1": 0, "l2": 1}
+    t.insert(0, t.row(1).model_copy(update={"id": "l0"}))
+    assert t.index() == {"l0": 0, "l1": 1, "l2": 2}
+    assert t.pop(0).id == "l0"
+    assert t.index() == {"l1": 0, "l2": 1}
+
+
+def test_linktable_bulk_delete_restore_extend_truncate() -> None:
+    rows = [
+        Link(id=f"x{i}", a="a", a_port="p", b="b", b_port="p", speed_gbps=100 + i)
+        for i in range(10)
+    ]
+    t = LinkTable.from_links(rows)
+    before = t.model_dump()
+    removed = t.delete([0, 3, 4, 9])
+    assert removed.id == ["x0", "x3", "x4", "x9"]
+    assert t.id == ["x1", "x2", "x5", "x6", "x7", "x8"]
+    assert t.index()["x5"] == 2
+    t.restore([0, 3, 4, 9], removed)
+    assert t.model_dump() == before
+    t.extend(LinkTable.from_links(rows[:2]).model_copy(update={"id": ["y0", "y1"]}))
+    assert t.index()["y1"] == 11
+    t.truncate(10)
+    assert t.model_dump() == before
+    assert "y1" not in t.index()
+
+
+def test_linktable_from_columns_checks_lengths() -> None:
+    cols = {name: [] for name in LINK_COLUMNS}
+    assert len(LinkTable.from_columns(cols)) == 0
+    cols["id"] = ["z"]
+    with pytest.raises(ValueError, match="unequal length"):
+        LinkTable.from_columns(cols)
+
+
+def test_columns_of_unequal_length_are_rejected() -> None:
+    raw = sample().model_dump(mode="json")
+    raw["links"]["cables"].pop()
+    with pytest.raises(ValidationError, match="column 'cables' has 1 entries"):
+        Design.model_validate(raw)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (
+            lambda r: r["devices"].append(dict(r["devices"][0])),
+            "duplicate device id 'dgx-1'",
+        ),
+        (
+            lambda r: r["groups"].append(dict(r["groups"][0])),
+            "duplicate group id 'pod-1'",
+        ),
+        (
+            lambda r: r["links"]["b"].__setitem__(0, "ghost"),
+            "links.b[0]: unknown device 'ghost'",
+        ),
+        (lambda r: r["links"]["id"].__setitem__(1, "l1"), "duplicate link id 'l1'"),
+        (
+            lambda r: r["devices"][0].__setitem__("group", "su-9"),
+            "unknown group 'su-9'",
+        ),
+        (
+            lambda r: r["groups"][0].__setitem__("parent", "su-1"),
+            "parent chain has a cycle",
+        ),
+        (
+            lambda r: r["groups"][1].__setitem__("parent", "row-9"),
+            "unknown group 'row-9'",
+        ),
+        (
+            lambda r: r["links"]["b"].__setitem__(0, "dgx-1"),
+            "cannot join 'dgx-1' to itself",
+        ),
+    ],
+)
+def test_reference_problems_are_reported(mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    raw = sample().model_dump(mode="json")
+    mutate(raw)
+    with pytest.raises(ValidationError) as info:
+        Design.model_validate(raw)
+    assert message in str(info.value)
+
+
+def test_unknown_fields_and_bad_values_are_refused() -> None:
+    raw = sample().model_dump(mode="json")
+    raw["devices"][0]["colour"] = "green"
+    with pytest.raises(ValidationError, match="colour"):
+        Design.model_validate(raw)
+    with pytest.raises(ValidationError):
+        Device(id="has space", catalog_id="x")
+    with pytest.raises(ValidationError):
+        Link(id="l", a="a", a_port="p", b="b", b_port="p", speed_gbps=0)
