@@ -385,3 +385,13 @@ def test_load_design_reads_a_file(tmp_path: Path, design: Design, catalog: Any) 
 def test_lone_surrogate_escape(catalog: Any) -> None:
     text = '{"schema_version": 1, "settings": {"name": "a\\ud800b"}}'
     check(fail(text, catalog), "line 1, column 46", "unpaired", "expected a valid")
+
+
+def test_unknown_catalog_id_against_the_shipped_catalog(data: dict[str, Any]) -> None:
+    data["devices"][2]["catalog_id"] = "qm9070"
+    with pytest.raises(DesignFileError) as info:
+        loads_design(json.dumps(data), SOURCE)  # default catalog
+    assert str(info.value) == (
+        f"{SOURCE}: devices[2].catalog_id: unknown catalog id 'qm9070'; expected an "
+        "id from the hardware catalog (did you mean 'qm9700' or 'qm8700'?)"
+    )
