@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog import (
+    CableClass,
     CableKind,
     Catalog,
     Interface,
     Media,
     Role,
+    Transceiver,
     cable_price,
     common_media,
     default_catalog,
@@ -157,7 +159,8 @@ def test_cable_class_selection(cat: Catalog) -> None:
 
 def test_every_optics_price_is_sourced(cat: Catalog) -> None:
     o = cat.optics
-    for item in [*o.transceivers, *o.cables]:
+    items: list[Transceiver | CableClass] = [*o.transceivers, *o.cables]
+    for item in items:
         assert item.price.usd > 0 and item.price.estimate
         assert len(item.price.source) > 10 and item.price.date[:2] == "20"
         assert any(e.startswith("price:") for e in item.estimates), item.id
