@@ -117,8 +117,8 @@ def _leaf_name(plan: Plan, su_tag: str, q: int, j: int) -> tuple[str, str]:
         else:
             tag = f"r{rails[0]:0{rw}d}-{rails[-1]:0{rw}d}"
             text = f"rails {rails[0]}-{rails[-1]}"
-        if t.chunked:
-            tag += f"-{t.leaf_chunks[j] + 1}"
+        if t.chunked:  # several leaves per rail: r3a, r3b, ...
+            tag += chr(ord("a") + t.leaf_chunks[j])
             text += f" #{t.leaf_chunks[j] + 1}"
         return f"leaf-su{su_tag}-{tag}", f"Leaf SU{int(su_tag)} {text}"
     total = t.leaves * plan.planes
@@ -285,7 +285,8 @@ def _check_leaf_budget(plan: Plan, cols: _Columns) -> None:
     """Extras must not push a leaf past its planned downlinks."""
     down: dict[str, int] = {}
     for b, cables in zip(cols.cols["b"], cols.cols["cables"], strict=True):
-        down[b] = down.get(b, 0) + cables  # type: ignore[index, operator]
+        assert isinstance(b, str) and isinstance(cables, int)
+        down[b] = down.get(b, 0) + cables
     worst = max(down.items(), key=lambda kv: kv[1], default=("", 0))
     if worst[1] > plan.template.leaf_down:
         raise GeneratorError(

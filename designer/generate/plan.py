@@ -161,6 +161,11 @@ def su_template(
             m, chunk = 1, su_size
         else:
             g, m = 1, ceil(su_size / dmax)
+            if m > 26:
+                raise GeneratorError(
+                    f"su_size {su_size} needs {m} leaves per rail; at most 26 "
+                    f"({26 * dmax} nodes per SU on this switch)"
+                )
             chunk = ceil(su_size / m)
             chunked = True
         leaves = (ports // g) * m
@@ -252,7 +257,11 @@ def plan_fabric(
             raise _Infeasible(
                 f"one switch has {radix} ports; this design has {endpoints} endpoints"
             )
-        t = SuTemplate(1, (), ((),), (0,), False, endpoints, 0)
+        if rail_optimized:
+            att = [Attachment(i, 0, 1, r) for i in range(su_size) for r in range(ports)]
+        else:
+            att = [Attachment(i, 0, ports, None) for i in range(su_size)]
+        t = SuTemplate(1, tuple(att), ((),), (0,), False, endpoints, 0)
         return Plan(template=t, **base)  # type: ignore[arg-type]
     t = su_template(su_size, plane_ports, radix, ratios[0], rail_optimized)
     leaves = sum(
