@@ -344,8 +344,12 @@ class LinkLayerItem(QGraphicsItem):
         out: list[tuple[QPen, QPainterPath]] = []
         layers: list[tuple[QPen, np.ndarray]] = []
         fab = g.fabric[idx]
+        # dense bundles become translucent, so crossings read as shades, not a slab
+        alpha = int(np.clip(255 * 10 / np.sqrt(max(idx.size, 1)), 40, 255))
         for code, name in enumerate(st.FABRICS):
-            layers.append((_cosmetic(st.FABRIC_PEN[name], 1.0), idx[fab == code]))
+            colour = QColor(st.FABRIC_PEN[name])
+            colour.setAlpha(alpha)
+            layers.append((_cosmetic(colour, 1.0), idx[fab == code]))
         special = sc.link_highlights()
         for colour, width, chosen in special:
             sel = idx[chosen[idx]] if chosen.size else idx[:0]

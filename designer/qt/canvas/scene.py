@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
@@ -80,6 +80,7 @@ class DesignScene(QGraphicsScene):
         self._highlights: list[tuple[QColor, float, np.ndarray]] | None = None
         self._drag_rows = np.zeros(0, np.int64)
         self._drag_origin = np.zeros((0, 2))
+        self._label_transform = QTransform()
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._make_layers()
@@ -244,6 +245,7 @@ class DesignScene(QGraphicsScene):
             self.addItem(line)
             self.addItem(label)
             self._trunk_items.append((line, label))
+        self.declutter_labels(self._label_transform)
         self._device_layer.setVisible(not self.overview)
         if not self.overview:
             hidden = q.rep >= 0
@@ -301,6 +303,22 @@ class DesignScene(QGraphicsScene):
         self.setSceneRect(rect)
         self._links.set_bounds(rect)
         self._bump()
+
+    def declutter_labels(self, transform: QTransform) -> None:
+        """Show trunk labels that do not overlap on screen, biggest trunks first."""
+        self._label_transform = QTransform(transform)
+        q = self._quotient
+        order = sorted(
+            range(len(self._trunk_items)), key=lambda k: -q.trunks[k].capacity_gbps
+        )
+        taken: list[QRectF] = []
+        for k in order:
+            label = self._trunk_items[k][1]
+            rect = label.boundingRect().translated(transform.map(label.pos()))
+            free = not any(rect.intersects(r) for r in taken)
+            label.setVisible(free)
+            if free:
+                taken.append(rect.adjusted(-4, -2, 4, 2))
 
     def design_rect(self) -> QRectF:
         """Bounding rect of what is drawn (devices, frames, blocks), no margin."""
@@ -610,8 +628,15 @@ class DesignScene(QGraphicsScene):
                         source.left(), c.y() - new_h / 2, source.width(), new_h
                     )
                     mode = Qt.AspectRatioMode.IgnoreAspectRatio
+            sx = target.width() / max(source.width(), 1e-9)
+            sy = target.height() / max(source.height(), 1e-9)
+            if mode == Qt.AspectRatioMode.KeepAspectRatio:
+                sx = sy = min(sx, sy)
+            saved_transform = self._label_transform
+            self.declutter_labels(QTransform.fromScale(sx, sy))
             self._bump()
             self.render(painter, target, source, mode)
+            self.declutter_labels(saved_transform)
         finally:
             self._only_rows = None
             for item in hidden_items:

@@ -231,6 +231,7 @@ class CanvasView(QGraphicsView):
 
     def _after_zoom(self) -> None:
         self._update_semantic_zoom()
+        self.design_scene.declutter_labels(self.transform())
         self.zoom_changed.emit(self.scale_factor())
 
     def _update_semantic_zoom(self) -> None:
@@ -271,6 +272,7 @@ class CanvasView(QGraphicsView):
         )
         self.setTransform(QTransform.fromScale(sx, max(sx, sy)))
         self.centerOn(rect.center())
+        self.design_scene.declutter_labels(self.transform())
         self.zoom_changed.emit(self.scale_factor())
 
     def zoom_to_rect(self, rect: QRectF) -> None:
