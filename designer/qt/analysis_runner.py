@@ -1,8 +1,10 @@
 """Run the design analysis off the GUI thread, debounced, dropping stale results.
 
-Pattern (reference/performance.md §4): every edit bumps a generation number and
-restarts a single-shot timer; on timeout an immutable snapshot of the design goes
-to a one-thread pool; a result whose generation is not the current one is dropped.
+Pattern (reference/performance.md §4): every edit bumps a generation number; a
+lone edit is analysed at once, edits in a burst restart a ~100 ms single-shot
+timer. An immutable snapshot of the design goes to a one-thread pool (queued,
+unstarted jobs are dropped) and a result whose generation is not the current one
+is dropped.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from designer.catalog.loader import Catalog
 from designer.core.commands import Change, Document
 from designer.core.model import LINK_COLUMNS, Design, LinkTable
 
-MAX_DEBOUNCE_MS = 100
-MIN_DEBOUNCE_MS = 5
+BURST_DEBOUNCE_MS = 100
+"""Debounce while edits arrive in a burst (typing, spin-box arrows)."""
+BURST_GAP_S = 0.15
+"""Edits closer together than this count as a burst."""
 
 
 def snapshot(design: Design) -> Design:
@@ -96,6 +100,7 @@ class AnalysisRunner(QObject):
         self.generation = 0
         self.last_seconds: float | None = None
         self.busy = False
+        self._last_edit = float("-inf")
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _JobSignals()
@@ -115,18 +120,18 @@ class AnalysisRunner(QObject):
     def _on_changes(self, changes: list[Change]) -> None:
         self.schedule()
 
-    def debounce_ms(self) -> int:
-        """Wait about as long as the last analysis took (bounded): bursts coalesce."""
-        if self.last_seconds is None:
-            return MIN_DEBOUNCE_MS
-        ms = int(self.last_seconds * 1000)
-        return max(MIN_DEBOUNCE_MS, min(MAX_DEBOUNCE_MS, ms))
-
     def schedule(self) -> None:
-        """Bump the generation and (re)start the debounce timer."""
+        """Bump the generation; analyse a lone edit at once, debounce a burst."""
+        now = time.perf_counter()
+        burst = now - self._last_edit < BURST_GAP_S
+        self._last_edit = now
         self.generation += 1
         self.busy = True
-        self._timer.start(self.debounce_ms())
+        if burst:
+            self._timer.start(BURST_DEBOUNCE_MS)
+        else:
+            self._timer.stop()
+            self._start_job()
 
     def run_now(self) -> None:
         """Bump the generation and queue the analysis without waiting."""

@@ -55,6 +55,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
 
+        # Subscribed before the canvas: the worker starts while the scene updates.
+        self.runner = AnalysisRunner(self.document, self.catalog, self)
         self.canvas = CanvasView(self.document, self.catalog, self)
         self.setCentralWidget(self.canvas)
         self.palette_panel = PalettePanel(self.catalog)
@@ -92,7 +94,6 @@ class MainWindow(QMainWindow):
         ):
             self.statusBar().addPermanentWidget(w)
 
-        self.runner = AnalysisRunner(self.document, self.catalog, self)
         self.runner.started.connect(self._on_analysis_started)
         self.runner.report_ready.connect(self._on_report)
         self.runner.failed.connect(self._on_analysis_failed)

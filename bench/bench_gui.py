@@ -1,0 +1,155 @@
+"""GUI benchmark: open + first paint, repaints, and edit-to-metrics latency.
+
+Run: ``.venv/bin/python bench/bench_gui.py`` (offscreen; prints a table).
+Targets on 2 cores: open <= 3 s; full-view repaint <= 100 ms; zoomed <= 30 ms;
+edit to metrics on screen <= 200 ms at 100K GPUs and <= 50 ms at 1K.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QEventLoop, QStandardPaths, QTimer  # noqa: E402
+
+from designer.core.commands import UpdateLink  # noqa: E402
+from designer.core.model import Design  # noqa: E402
+from designer.generate import fat_tree  # noqa: E402
+from designer.io import save_design  # noqa: E402
+
+REPEATS = 5
+TARGETS = {
+    "open": {"1K": 3.0, "100K": 3.0},
+    "full": {"1K": 0.100, "100K": 0.100},
+    "zoomed": {"1K": 0.030, "100K": 0.030},
+    "edit": {"1K": 0.050, "100K": 0.200},
+}
+
+
+def _median(run: Callable[[], float], repeats: int = REPEATS) -> float:
+    return statistics.median(run() for _ in range(repeats))
+
+
+def _wait_report(window: object, timeout_ms: int = 60_000) -> None:
+    loop = QEventLoop()
+    window.report_shown.connect(loop.quit)  # type: ignore[attr-defined]
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    window.report_shown.disconnect(loop.quit)  # type: ignore[attr-defined]
+
+
+def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
+    """Measure one design; return seconds per metric."""
+    from PySide6.QtWidgets import QApplication
+
+    from designer.qt.app import SCREENSHOT_SIZE, wait_for_report
+    from designer.qt.main_window import MainWindow
+
+    path = folder / f"{label}.json"
+    save_design(design, path)
+    window = MainWindow()
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    wait_for_report(window)
+    QApplication.processEvents()
+    canvas = window.canvas
+    out: dict[str, float] = {}
+
+    start = time.perf_counter()
+    assert window.open_path(path)
+    canvas.fit_all()
+    canvas.viewport().repaint()
+    out["open"] = time.perf_counter() - start
+    wait_for_report(window)
+    QApplication.processEvents()
+
+    def repaint() -> float:
+        t = time.perf_counter()
+        canvas.viewport().repaint()
+        return time.perf_counter() - t
+
+    canvas.fit_all()
+    QApplication.processEvents()
+    out["full"] = _median(repaint)
+    compute = next(d for d in window.document.design.devices if d.tier is None)
+    canvas.select_ids([compute.id], center=True)
+    canvas.select_ids([], center=False)
+    for _ in range(40):
+        if canvas.transform().m11() >= 1.0:
+            break
+        canvas.zoom_in()
+    QApplication.processEvents()
+    out["zoomed"] = _median(repaint)
+
+    link_id = window.document.design.links.id[0]
+
+    def edit() -> float:
+        # A lone edit, as a user makes it (a burst of edits is debounced ~100 ms).
+        pause = QEventLoop()
+        QTimer.singleShot(250, pause.quit)
+        pause.exec()
+        link = window.document.design.links.get(link_id)
+        assert link is not None
+        t = time.perf_counter()
+        window.document.execute(UpdateLink(link_id, {"cables": link.cables % 4 + 1}))
+        _wait_report(window)
+        window.validator_panel.repaint()
+        window.statusBar().repaint()
+        return time.perf_counter() - t
+
+    edit()  # warm-up (adaptive debounce learns the analysis time)
+    out["edit"] = _median(edit)
+    out["analysis"] = window.runner.last_seconds or 0.0
+    window.document.mark_clean()
+    window.close()
+    return out
+
+
+def main() -> int:
+    """Print the benchmark table; exit 1 when a target is missed."""
+    QStandardPaths.setTestModeEnabled(True)
+    from designer.qt.app import ensure_app
+
+    ensure_app(offscreen=True)
+    designs = {
+        "1K": fat_tree("dgx-h100", 128, "qm9700"),
+        "100K": fat_tree("dgx-h100", 12500, "qm9700"),
+    }
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, design in designs.items():
+            results[label] = bench_design(label, design, Path(tmp))
+    names = {
+        "open": "open + first paint",
+        "full": "full-view repaint",
+        "zoomed": "zoomed repaint",
+        "edit": "edit -> metrics on screen",
+    }
+    missed = 0
+    print(f"{'metric':28} {'1K GPUs':>16} {'100K GPUs':>16}")
+    for key, name in names.items():
+        cells = []
+        for label in ("1K", "100K"):
+            value = results[label][key]
+            ok = value <= TARGETS[key][label]
+            missed += not ok
+            cells.append(f"{value * 1000:9.1f} ms {'ok' if ok else 'MISS':>4}")
+        print(f"{name:28} {cells[0]:>16} {cells[1]:>16}")
+    print(
+        f"{'(analysis in worker)':28} "
+        f"{results['1K']['analysis'] * 1000:9.1f} ms      "
+        f"{results['100K']['analysis'] * 1000:9.1f} ms"
+    )
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
