@@ -18,12 +18,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QEventLoop, QStandardPaths, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, QStandardPaths, QTimer
 
-from designer.core.commands import UpdateLink  # noqa: E402
-from designer.core.model import Design  # noqa: E402
-from designer.generate import fat_tree  # noqa: E402
-from designer.io import save_design  # noqa: E402
+from designer.core.commands import UpdateLink
+from designer.core.model import Design
+from designer.generate import fat_tree
+from designer.io import save_design
 
 REPEATS = 5
 TARGETS = {

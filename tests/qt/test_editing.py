@@ -53,9 +53,7 @@ def test_refused_connection_tells_why_in_the_status_bar(main_window: Any) -> Non
     assert "ufm" in message and "port" in message
 
 
-def test_connect_and_bulk_wire_change_the_metrics(
-    qtbot: Any, main_window: Any
-) -> None:
+def test_connect_and_bulk_wire_change_the_metrics(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     nodes = add_dgx(window, 2)
     window.document.execute(

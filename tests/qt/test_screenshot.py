@@ -1,4 +1,4 @@
-"""Headless rendering: ``run_gui(FILE, screenshot=OUT)`` writes the real window to PNG."""
+"""Headless rendering: run_gui(FILE, screenshot=OUT) writes the real window to PNG."""
 
 from __future__ import annotations
 
