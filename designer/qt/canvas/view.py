@@ -185,10 +185,15 @@ class CanvasView(QGraphicsView):
                 target = QRectF(QPointF(x0, y0), QPointF(x1, y1))
                 visible = self.mapToScene(self.viewport().rect()).boundingRect()
                 if (
-                    target.width() > visible.width()
+                    self.design_scene.overview
+                    or target.width() > visible.width()
                     or target.height() > visible.height()
                 ):
-                    self.zoom_to_rect(target)
+                    # zoom so the selection is seen as devices, not as a block
+                    c = target.center()
+                    w = max(target.width(), 640.0)
+                    h = max(target.height(), 400.0)
+                    self.zoom_to_rect(QRectF(c.x() - w / 2, c.y() - h / 2, w, h))
                 else:
                     self.centerOn(target.center())
 
