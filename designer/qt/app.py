@@ -70,7 +70,7 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
     app = ensure_app(offscreen=screenshot is not None)
     from designer.qt.main_window import MainWindow
 
-    window = MainWindow()
+    window = MainWindow(persist=screenshot is None)
     window.headless = screenshot is not None
     if screenshot is not None:
         window.resize(*SCREENSHOT_SIZE)

@@ -10,10 +10,12 @@ from designer.analysis.report import Report
 COST_CATEGORIES: tuple[tuple[str, str], ...] = (
     ("compute", "Compute"),
     ("fabric", "Switches"),
-    ("cables_optics", "Cables+optics"),
+    ("cables_optics", "Cables, optics"),
     ("storage", "Storage"),
-    ("management", "Mgmt"),
+    ("management", "Management"),
 )
+DOWN_COLOUR = "#4a7fb5"
+UP_COLOUR = "#4c9f70"
 TIER_ORDER = ("leaf", "spine", "core")
 
 
@@ -24,7 +26,7 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setMenuEnabled(False)
-    plot.showGrid(x=False, y=True, alpha=0.25)
+    plot.showGrid(x=True, y=True, alpha=0.2)
     for axis in ("left", "bottom"):
         plot.getAxis(axis).setTextPen("#33414f")
         plot.getAxis(axis).setPen("#9aa5b1")
@@ -37,9 +39,14 @@ class ChartsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cost_plot = _plot("Cost breakdown", "USD (millions)")
-        self.tier_plot = _plot("Capacity per tier: down vs up", "Tb/s")
-        self.tier_plot.addLegend(offset=(-8, 8), labelTextColor="#33414f")
+        self.cost_plot = _plot("Cost breakdown (USD millions)", "")
+        self.cost_plot.getAxis("left").setWidth(90)
+        self.cost_plot.getViewBox().invertY(True)  # first category on top
+        self.tier_plot = _plot(
+            f"Per tier: <span style='color:{DOWN_COLOUR}'>&#9632; down</span> vs "
+            f"<span style='color:{UP_COLOUR}'>&#9632; up</span> capacity",
+            "Tb/s",
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.cost_plot, 1)
@@ -60,19 +67,24 @@ class ChartsPanel(QWidget):
             return
         cost = report.cost_usd
         self.cost_values = [getattr(cost, key) / 1e6 for key, _ in COST_CATEGORIES]
-        xs = list(range(len(COST_CATEGORIES)))
+        ys = list(range(len(COST_CATEGORIES)))
         brushes = ["#4c9f70", "#4a7fb5", "#8e7cc3", "#c88a3a", "#7b8794"]
         plot.addItem(
             pg.BarGraphItem(
-                x=xs, height=self.cost_values, width=0.6, brushes=brushes, pen=None
+                x0=0,
+                y=ys,
+                width=self.cost_values,
+                height=0.6,
+                brushes=brushes,
+                pen=None,
             )
         )
-        plot.getAxis("bottom").setTicks(
+        plot.getAxis("left").setTicks(
             [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
         )
         top = max([*self.cost_values, 0.001])
-        plot.setYRange(0, top * 1.12, padding=0)
-        plot.setXRange(-0.6, len(xs) - 0.4, padding=0)
+        plot.setXRange(0, top * 1.08, padding=0)
+        plot.setYRange(-0.6, len(ys) - 0.4, padding=0)
 
     def _draw_tiers(self, report: Report | None) -> None:
         plot = self.tier_plot
@@ -93,9 +105,8 @@ class ChartsPanel(QWidget):
                     x=[x - 0.18 for x in xs],
                     height=[self.tier_values[n][0] for n in names],
                     width=0.34,
-                    brush="#4a7fb5",
+                    brush=DOWN_COLOUR,
                     pen=None,
-                    name="down (to lower tier)",
                 )
             )
             plot.addItem(
@@ -103,9 +114,8 @@ class ChartsPanel(QWidget):
                     x=[x + 0.18 for x in xs],
                     height=[self.tier_values[n][1] for n in names],
                     width=0.34,
-                    brush="#4c9f70",
+                    brush=UP_COLOUR,
                     pen=None,
-                    name="up (to higher tier)",
                 )
             )
         ticks = []
@@ -114,5 +124,5 @@ class ChartsPanel(QWidget):
             ticks.append((i, f"{n} ({r:.3g}:1)" if r is not None else f"{n} (top)"))
         plot.getAxis("bottom").setTicks([ticks])
         top = max([max(v) for v in self.tier_values.values()] + [0.001])
-        plot.setYRange(0, top * 1.25, padding=0)
+        plot.setYRange(0, top * 1.1, padding=0)
         plot.setXRange(-0.6, max(len(xs), 1) - 0.4, padding=0)

@@ -44,8 +44,9 @@ class MainWindow(QMainWindow):
 
     report_shown = Signal(object)
 
-    def __init__(self, catalog: Catalog | None = None) -> None:
+    def __init__(self, catalog: Catalog | None = None, *, persist: bool = True) -> None:
         super().__init__()
+        self.persist = persist  # False: ignore and keep the saved layout (screenshots)
         self.catalog = catalog if catalog is not None else default_catalog()
         self.document = Document()
         self.path: Path | None = None
@@ -73,12 +74,15 @@ class MainWindow(QMainWindow):
         self.charts_dock = self._dock("Charts", "chartsDock", self.charts_panel)
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
+        # Side columns run full height; the charts sit under the canvas only.
+        self.setCorner(Qt.Corner.BottomLeftCorner, left)
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.addDockWidget(left, self.palette_dock)
-        self.addDockWidget(right, self.validator_dock)
-        self.addDockWidget(right, self.properties_dock)
+        self.addDockWidget(left, self.properties_dock)
         self.splitDockWidget(
-            self.validator_dock, self.properties_dock, Qt.Orientation.Vertical
+            self.palette_dock, self.properties_dock, Qt.Orientation.Vertical
         )
+        self.addDockWidget(right, self.validator_dock)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.charts_dock)
         self.gpus_label = QLabel("GPUs: –")
         self.bisection_label = QLabel("Bisection: –")
@@ -108,7 +112,8 @@ class MainWindow(QMainWindow):
 
         self.resize(1600, 1000)
         self._default_dock_sizes()
-        self._restore_settings()
+        if persist:
+            self._restore_settings()
         self._update_title()
         self.runner.run_now()
 
@@ -125,10 +130,10 @@ class MainWindow(QMainWindow):
 
     def _default_dock_sizes(self) -> None:
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([self.palette_dock], [300], horizontal)
-        self.resizeDocks([self.validator_dock], [420], horizontal)
+        self.resizeDocks([self.palette_dock], [310], horizontal)
+        self.resizeDocks([self.validator_dock], [430], horizontal)
         self.resizeDocks(
-            [self.validator_dock, self.properties_dock], [600, 260], vertical
+            [self.palette_dock, self.properties_dock], [430, 330], vertical
         )
         self.resizeDocks([self.charts_dock], [210], vertical)
 
@@ -350,7 +355,8 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
-        self.save_settings()
+        if self.persist:
+            self.save_settings()
         self.runner.shutdown()
         event.accept()
 

@@ -178,7 +178,8 @@ class ValidatorPanel(QWidget):
         v["typical"].setText(f"{fmt.usd_range(lo, hi)} ({TYPICAL_NOTE})")
         v["typical"].setToolTip(report.tier.typical_cost_note)
         v["power"].setText(f"{report.power_kw:,.1f} kW (max, IT load)")
-        racks = f" · {report.racks:,} racks" if report.racks else ""
+        plural = "s" if report.racks != 1 else ""
+        racks = f" · {report.racks:,} rack{plural}" if report.racks else ""
         v["rack_units"].setText(f"{report.rack_units:,.0f} U{racks}")
         v["tier"].setText(report.tier.name)
         v["tier_reason"].setText(report.tier.reason)
