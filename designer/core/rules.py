@@ -43,6 +43,7 @@ from designer.core.specs import (
     as_lookup,
     effective_count,
     ports_in_use,
+    rows_touching,
     spec_from_entry,
 )
 
@@ -207,7 +208,7 @@ def check_link(
     err = pair_check(da, ga, db, gb, link.fabric, link.speed_gbps, link.id)[1]
     if err is not None:
         raise err
-    used = PortUsage.of(design) if usage is None else usage
+    used = PortUsage.of(design, (link.a, link.b)) if usage is None else usage
     own = design.links.get(link.id)
     for dev, spec, grp in ((da, sa, ga), (db, sb, gb)):
         # An edited link frees its old ports first.
@@ -327,12 +328,9 @@ class PortChoice:
 
 def fabric_hint(design: Design, device_ids: Iterable[str]) -> Fabric | None:
     """The most common fabric among links touching these devices (None if none)."""
-    wanted = set(device_ids)
-    t = design.links
+    fabrics = design.links.fabric
     counts: Counter[str] = Counter(
-        f
-        for a, b, f in zip(t.a, t.b, t.fabric, strict=True)
-        if a in wanted or b in wanted
+        fabrics[i] for i in rows_touching(design, device_ids)
     )
     if not counts:
         return None
@@ -444,7 +442,7 @@ def suggest_link(
         fabric=fabric,
         speed_gbps=speed_gbps,
         hint=fabric_hint(design, (a_id, b_id)) if fabric is None else None,
-        usage=PortUsage.of(design) if usage is None else usage,
+        usage=PortUsage.of(design, (a_id, b_id)) if usage is None else usage,
         cables=cables,
     )
     return Link(

@@ -15,7 +15,7 @@ port = two 400G links), so the budget is kept in native ports:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
@@ -32,6 +32,7 @@ __all__ = [
     "as_lookup",
     "effective_count",
     "ports_in_use",
+    "rows_touching",
     "spec_from_entry",
 ]
 
@@ -216,6 +217,28 @@ def _add_extra_cables(
     return usage
 
 
+def _positions(column: list[str], value: str) -> list[int]:
+    """Every index of ``value`` in ``column`` (the scanning happens in C)."""
+    out: list[int] = []
+    i = -1
+    try:
+        while True:
+            i = column.index(value, i + 1)
+            out.append(i)
+    except ValueError:
+        return out
+
+
+def rows_touching(design: Design, device_ids: Iterable[str]) -> list[int]:
+    """Sorted positions of the links with an end on one of ``device_ids``."""
+    t = design.links
+    rows: set[int] = set()
+    for did in set(device_ids):
+        rows.update(_positions(t.a, did))
+        rows.update(_positions(t.b, did))
+    return sorted(rows)
+
+
 def ports_in_use(design: Design) -> Counter[tuple[str, str]]:
     """Cables (links) attached per (device id, port group); missing keys are 0.
 
@@ -237,9 +260,20 @@ class PortUsage:
             self._by_group.setdefault((dev, port), {})[speed] = n
 
     @classmethod
-    def of(cls, design: Design) -> PortUsage:
-        """Usage of every port group in ``design`` (one pass over the columns)."""
+    def of(cls, design: Design, only: Iterable[str] | None = None) -> PortUsage:
+        """Usage of every port group in ``design`` (one pass over the columns).
+
+        With ``only``, just those devices' port groups (fast: C-level scans).
+        """
         t = design.links
+        if only is not None:
+            counts_only: Counter[tuple[str, str, int]] = Counter()
+            wanted = set(only)
+            for i in rows_touching(design, wanted):
+                for dev, port in ((t.a[i], t.a_port[i]), (t.b[i], t.b_port[i])):
+                    if dev in wanted:
+                        counts_only[(dev, port, t.speed_gbps[i])] += t.cables[i]
+            return cls(counts_only)
         counts: Counter[tuple[str, str, int]] = Counter(
             zip(t.a, t.a_port, t.speed_gbps, strict=True)
         )

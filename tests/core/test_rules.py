@@ -28,7 +28,7 @@ from designer.core.rules import (
     spec_from_entry,
     suggest_link,
 )
-from designer.core.specs import DeviceSpec, PortGroupSpec
+from designer.core.specs import DeviceSpec, PortGroupSpec, rows_touching
 from tests.core.hardware import ENTRIES, SPECS, lookup
 
 
@@ -405,3 +405,22 @@ def test_port_group_spec_without_cages() -> None:
             ],
         )
     ).port_group("p") == PortGroupSpec("p", 2, (1,), "ethernet", "oob")
+
+
+def test_usage_of_some_devices_matches_the_full_count() -> None:
+    d = design(
+        ("dgx-1", "dgx-h100"), ("leaf-1", "qm9700"), ("sp", "sn5600"), ("l2", "sn5600")
+    )
+    d.links.append(link("dgx-1", "compute", "leaf-1", "ports", id="a", cables=3))
+    d.links.append(link("sp", "ports", "l2", "ports", 400, id="b", cables=5))
+    d.links.append(link("l2", "ports", "sp", "ports", 200, id="c", cables=2))
+    d.links.append(link("leaf-1", "ports", "dgx-1", "compute", 200, id="d"))
+    assert rows_touching(d, ["sp"]) == [1, 2]
+    assert rows_touching(d, ["dgx-1", "ghost"]) == [0, 3]
+    full, some = PortUsage.of(d), PortUsage.of(d, ["sp", "dgx-1"])
+    grp = SPECS["sn5600"].port_group("ports")
+    nic = SPECS["dgx-h100"].port_group("compute")
+    assert grp is not None and nic is not None
+    assert some.native("sp", grp) == full.native("sp", grp) == 3 + 1
+    assert some.native("dgx-1", nic) == full.native("dgx-1", nic) == 4
+    assert some.links("l2", "ports") == 0 and full.links("l2", "ports") == 7
