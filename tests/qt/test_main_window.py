@@ -137,3 +137,44 @@ def test_palette_drag_carries_catalog_mime(main_window: Any) -> None:
     mime = palette.tree.mimeData([item])
     payload = json.loads(bytes(mime.data(CATALOG_MIME).data()).decode("utf-8"))
     assert payload == {"catalog_id": "qm9700", "count": 4}
+
+
+def test_design_menu_actions_reach_the_canvas(
+    main_window: Any, monkeypatch: Any
+) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    window = main_window()
+    calls: list[tuple[str, object]] = []
+    canvas = window.canvas
+    for name in ("auto_layout", "wire_rail_optimized", "group_selection"):
+        monkeypatch.setattr(
+            canvas, name, lambda *a, n=name: calls.append((n, a[0] if a else None))
+        )
+    monkeypatch.setattr(
+        canvas, "connect_all_to_all", lambda k: calls.append(("a2a", k))
+    )
+    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (3, True)))
+    actions = window.actions_
+    actions.auto_layout.trigger()
+    actions.rail.trigger()
+    actions.group_su.trigger()
+    actions.group_pod.trigger()
+    actions.all_to_all.trigger()
+    assert calls == [
+        ("auto_layout", None),
+        ("wire_rail_optimized", None),
+        ("group_selection", "su"),
+        ("group_selection", "pod"),
+        ("a2a", 3),
+    ]
+
+
+def test_select_all_and_tools(main_window: Any) -> None:
+    window = main_window()
+    ids = add_dgx(window, 3)
+    window.actions_.select_all.trigger()
+    assert sorted(window.canvas.selected_ids()) == ids
+    assert window.selection_label.text() == "3 selected"
+    window.actions_.tools["pan"].trigger()
+    assert window.canvas.tool_name() == "pan"
