@@ -195,9 +195,11 @@ class PropertiesPanel(QWidget):
         self.refresh()
 
     def _selected(self) -> tuple[list[Device], list[str]]:
+        if not self.selection:
+            return [], []
         design = self.document.design
         wanted = set(self.selection)
-        devices = [d for d in design.devices if d.id in wanted] if wanted else []
+        devices = [d for d in design.devices if d.id in wanted]
         index = design.links.index()
         links = [i for i in self.selection if i in index]
         return devices, links
