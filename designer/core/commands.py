@@ -21,6 +21,7 @@ from designer.core.model import (
     Settings,
     reference_problems,
 )
+from designer.core.specs import rows_touching
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,14 @@ class RemoveDevices(Command):
         ]
         ids = self.ids
         table = design.links
-        self._link_positions = [
-            i
-            for i, (a, b) in enumerate(zip(table.a, table.b, strict=True))
-            if a in ids or b in ids
-        ]
+        if len(ids) <= 64:
+            self._link_positions = rows_touching(design, ids)
+        else:
+            self._link_positions = [
+                i
+                for i, (a, b) in enumerate(zip(table.a, table.b, strict=True))
+                if a in ids or b in ids
+            ]
         self._links = table.delete(self._link_positions)
         design.devices[:] = [d for d in design.devices if d.id not in ids]
         out = []
@@ -149,6 +153,9 @@ class RemoveDevices(Command):
         if self._link_positions:
             out.append(Change("links_added", tuple(self._links.id)))
         return out
+
+
+_XY = frozenset({"x", "y"})
 
 
 class UpdateDevices(Command):
@@ -180,6 +187,12 @@ class UpdateDevices(Command):
                     "(links refer to them)"
                 )
             old = design.devices[i]
+            if fields.keys() <= _XY and all(
+                type(v) in (int, float) for v in fields.values()
+            ):
+                # Moves are the bulk edit (drag, auto layout): skip re-validation.
+                new[i] = old.model_copy(update={k: float(v) for k, v in fields.items()})  # type: ignore[arg-type]
+                continue
             try:
                 updated = Device.model_validate({**old.model_dump(), **fields})
             except ValidationError as exc:

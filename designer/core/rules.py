@@ -246,6 +246,7 @@ def check_design(
     # Links of one kind (catalog ids, ports, speed, fabric) pass or fail alike;
     # only failing kinds are worked out per link (their messages name devices).
     ok_kinds: set[tuple[str, str, str, str, int, str]] = set()
+    reported: set[tuple[str, ...]] = set()
     for lid, a, ap, b, bp, speed, fab in zip(
         t.id, t.a, t.a_port, t.b, t.b_port, t.speed_gbps, t.fabric, strict=True
     ):
@@ -278,7 +279,14 @@ def check_design(
             _, _, gb = resolve(devices, b, bp, look, lid)
             assert ga is not None and gb is not None
             found = pair_check(da, ga, db, gb, Fabric(fab), speed, lid)[1]
-        except ConnectionRefused as exc:
+        except (UnknownCatalogEntry, UnknownPortGroup) as exc:
+            # Once per device (and port group), not once per link.
+            what: tuple[str, ...] = (type(exc).__name__, *exc.devices)
+            if isinstance(exc, UnknownPortGroup):
+                what += (ap if exc.devices == (a,) else bp,)
+            if what in reported:
+                continue
+            reported.add(what)
             found = exc
         if found is None:
             ok_kinds.add(key)

@@ -319,3 +319,24 @@ def test_document_listeners_receive_changes() -> None:
     doc.unsubscribe(seen.append)
     doc.execute(AddDevices([Device(id="a", catalog_id="c")]))
     assert len(seen) == 4
+
+
+def test_fast_move_matches_validated_update() -> None:
+    fast, slow = fabric(), fabric()
+    UpdateDevices({"n0": {"x": 3, "y": 4.5}}).do(fast)
+    UpdateDevices({"n0": {"x": 3, "y": 4.5, "label": ""}}).do(slow)
+    assert fast.model_dump() == slow.model_dump()
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert isinstance(fast.device_map()["n0"].x, float)
+
+
+def test_core_imports_no_qt() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, designer.core.rules, designer.core.wiring, designer.core.edits;"
+        "assert not any(m.startswith(('PySide6', 'pyqtgraph', 'shiboken6'))"
+        " for m in sys.modules), 'Qt imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

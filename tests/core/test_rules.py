@@ -424,3 +424,15 @@ def test_usage_of_some_devices_matches_the_full_count() -> None:
     assert some.native("sp", grp) == full.native("sp", grp) == 3 + 1
     assert some.native("dgx-1", nic) == full.native("dgx-1", nic) == 4
     assert some.links("l2", "ports") == 0 and full.links("l2", "ports") == 7
+
+
+def test_check_design_reports_unknown_entries_once_per_device() -> None:
+    d = design(("a", "mystery"), ("leaf-1", "qm9700"), ("dgx-1", "dgx-h100"))
+    for i in range(5):
+        d.links.append(link("a", "p", "leaf-1", "ports", id=f"u{i}"))
+        d.links.append(link("dgx-1", "nope", "leaf-1", "ports", id=f"p{i}"))
+    problems = check_design(d, lookup)
+    assert [(type(p).__name__, p.devices) for p in problems] == [
+        ("UnknownCatalogEntry", ("a",)),
+        ("UnknownPortGroup", ("dgx-1",)),
+    ]
