@@ -112,10 +112,17 @@ class Report(_Out):
     nvlink_domains: int
     nvlink_domain_size: int
     switches: dict[str, int] = Field(
-        description="tier -> count: leaf, spine, core, other"
+        description="tier -> count: leaf, spine, core (compute fabric, declared or "
+        "inferred); switches off the compute fabric under their fabric (storage, "
+        "inband, oob); other"
     )
     cables: dict[str, int] = Field(description="fabric -> cable count")
     transceivers: int
+    transceivers_by_type: dict[str, int] = Field(
+        default_factory=dict,
+        description="pluggable module id -> count: one per fibre cable end, a "
+        "twin-port cage carries two links (designer.catalog.optics)",
+    )
     bisection: Bisection
     oversubscription: dict[str, float | None] = Field(
         description="tier -> down/up ratio"

@@ -1,0 +1,517 @@
+"""Findings: what an architect should act on, each with a stable code.
+
+Codes (severity in brackets; never renamed, only added to):
+
+- ``NO_COMPUTE`` [warning] the design has no compute node.
+- ``UNKNOWN_CATALOG_ID`` [error] a device names a catalog id the catalog lacks.
+- ``UNKNOWN_PORT_GROUP`` [error] a link uses a port group its device lacks.
+- ``PORT_OVERRIDE_IGNORED`` [warning] ``Device.ports`` on a fixed catalog entry.
+- ``UNCONNECTED_COMPUTE`` [error] a compute node has no compute-fabric link
+  (only when the design has two or more compute nodes).
+- ``PORT_BUDGET_EXCEEDED`` [error] more links on a port group than it has ports
+  (effective counts; breakout speeds take a fraction of a port).
+- ``SPEED_MISMATCH`` [error] a link runs at a speed one of its ports cannot.
+- ``MEDIA_MISMATCH`` [error] an InfiniBand port cabled to an Ethernet port.
+- ``FABRIC_ROLE_MISMATCH`` [warning] a link's fabric differs from its port's role.
+- ``RAIL_MISALIGNED`` [warning] a leaf receives NICs of several rails.
+- ``TRAINING_FABRIC_SLOW`` [warning] training/mixed purpose with compute links
+  below 200G (not an NDR-class IB or RoCE fabric).
+- ``NO_STORAGE`` [warning] training/mixed purpose without any storage.
+- ``NFS_ONLY_STORAGE`` [warning] NFS is the only storage of a training cluster
+  past 64 GPUs.
+- ``STORAGE_BANDWIDTH_LOW`` [warning below "good", info below "better"]
+  aggregate storage read against RA-H100 Table 6 per-SU guidance.
+- ``NO_OOB_NETWORK`` [warning] no out-of-band (BMC) link at all.
+- ``NO_SCHEDULER`` / ``NO_MONITORING`` [warning] settings name none.
+- ``OVERSUBSCRIBED`` [warning] a training/mixed fabric above 1:1 (a tier's
+  down/up ratio above 1, or a bisection ratio below 1).
+- ``RADIX_EXCEEDED`` [warning] more endpoint ports than the tiers' radix allows
+  non-blocking (k, k^2/2, k^3/4 for one, two, three tiers).
+- ``SINGLE_POINT_OF_FAILURE`` [warning] a switch whose loss cuts compute off.
+- ``INFERENCE_TIER_SIZE`` [warning] an inference design past 512 GPUs.
+- ``COST_OUTSIDE_TIER_RANGE`` [info] capex outside the tier's typical range.
+- ``SWITCH_FLOOR`` [info] compute switches against the non-blocking folded
+  Clos floor (2t-1)N/k.
+- ``BISECTION_BOUNDS`` [info] the bisection is an interval, not exact.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from designer.analysis.bisection import BisectionResult
+from designer.analysis.graph import ComputeGraph, components
+from designer.analysis.index import (
+    FABRIC_CODE,
+    KIND_COMPUTE,
+    KIND_STORAGE,
+    KIND_SWITCH,
+    KIND_UNKNOWN,
+    DesignIndex,
+    IntArray,
+)
+from designer.analysis.metrics import EndTable, Tiers, dense_codes
+from designer.analysis.report import Cost, Finding, Severity, TierClass
+from designer.catalog.ports import device_ports_problems
+from designer.core.model import Design, Fabric, Purpose
+
+MAX_ITEMS = 50
+EXACT_SPOF_MAX_LINKS = 20_000
+TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
+TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
+SU_GPUS = 256
+
+
+@dataclass
+class Context:
+    """Everything the checks read."""
+
+    design: Design
+    index: DesignIndex
+    graph: ComputeGraph
+    ends: EndTable
+    budget: tuple[IntArray, np.ndarray, np.ndarray]
+    tiers: Tiers
+    bisection: BisectionResult
+    tier_ratios: dict[str, float | None]
+    gpus: int
+    cost: Cost
+    tier: TierClass
+    switch_floor: int | None
+    floor_tiers: int
+    radix: int
+    endpoint_ports: int
+
+
+def _ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:
+    arr = np.asarray(devs, dtype=np.int64)[:MAX_ITEMS]
+    return [ctx.index.device_ids[i] for i in arr.tolist()]
+
+
+def _more(n: int) -> str:
+    return f" (first {MAX_ITEMS} listed)" if n > MAX_ITEMS else ""
+
+
+def _f(code: str, sev: Severity, msg: str, items: list[str] | None = None) -> Finding:
+    return Finding(code=code, severity=sev, message=msg, items=items or [])
+
+
+def _training(ctx: Context) -> bool:
+    return ctx.design.settings.purpose in (Purpose.TRAINING, Purpose.MIXED)
+
+
+def check_hardware(ctx: Context) -> list[Finding]:
+    """Catalog ids, port groups, port budgets, speeds, media, roles."""
+    out: list[Finding] = []
+    idx, ends = ctx.index, ctx.ends
+    unknown = np.flatnonzero(idx.kind == KIND_UNKNOWN)
+    if len(unknown):
+        cids = sorted({idx.catalog_ids[idx.dev_catalog[i]] for i in unknown.tolist()})
+        out.append(
+            _f(
+                "UNKNOWN_CATALOG_ID",
+                Severity.ERROR,
+                f"{len(unknown)} device(s) use catalog ids the catalog does not "
+                f"have ({', '.join(cids[:10])}); they are left out of every "
+                f"number{_more(len(unknown))}",
+                _ids(ctx, unknown),
+            )
+        )
+    bad_end = ~ends.known & (idx.kind[ends.dev] != KIND_UNKNOWN)
+    if bad_end.any():
+        sel = np.flatnonzero(bad_end)
+        names = sorted(
+            {
+                f"{idx.catalog_ids[idx.dev_catalog[ends.dev[j]]]}:{idx.port_names[ends.port[j]]}"
+                for j in sel[:200].tolist()
+            }
+        )
+        out.append(
+            _f(
+                "UNKNOWN_PORT_GROUP",
+                Severity.ERROR,
+                f"{len(sel)} link end(s) use port groups their device does not "
+                f"have: {', '.join(names[:8])}",
+                [idx.link_ids[i] for i in np.unique(ends.link[sel])[:MAX_ITEMS]],
+            )
+        )
+    for i in np.flatnonzero(idx.has_port_override).tolist():
+        entry = idx.entries[idx.dev_catalog[i]]
+        if entry is None:
+            continue
+        for problem in device_ports_problems(entry, idx.device_ports[i]):
+            out.append(
+                _f(
+                    "PORT_OVERRIDE_IGNORED",
+                    Severity.WARNING,
+                    f"{idx.device_ids[i]}: {problem}",
+                    [idx.device_ids[i]],
+                )
+            )
+    keys, used, avail = ctx.budget
+    over = np.flatnonzero(used > avail + 1e-9)
+    over = over[idx.kind[keys[over] // max(len(idx.port_names), 1)] != KIND_UNKNOWN]
+    if len(over):
+        n_ports = max(len(idx.port_names), 1)
+        dev = keys[over] // n_ports
+        worst = over[int(np.argmax(used[over] - avail[over]))]
+        wd, wp = divmod(int(keys[worst]), n_ports)
+        out.append(
+            _f(
+                "PORT_BUDGET_EXCEEDED",
+                Severity.ERROR,
+                f"{len(over)} port group(s) carry more links than they have "
+                f"ports; worst: {idx.device_ids[wd]} port group "
+                f"'{idx.port_names[wp]}' uses {used[worst]:g} of "
+                f"{avail[worst]:g}{_more(len(over))}",
+                _ids(ctx, dev),
+            )
+        )
+    known_both = (
+        ends.known
+        & ctx.ends.known[
+            np.r_[np.arange(idx.n_links, 2 * idx.n_links), np.arange(idx.n_links)]
+        ]
+    )
+    slow = np.flatnonzero(ends.known & ~ends.supported)
+    if len(slow):
+        links = np.unique(ends.link[slow])
+        j = slow[0]
+        out.append(
+            _f(
+                "SPEED_MISMATCH",
+                Severity.ERROR,
+                f"{len(links)} link(s) run at a speed one of their ports cannot; "
+                f"e.g. {idx.link_ids[ends.link[j]]} at {ends.speed[j]}G on "
+                f"{idx.device_ids[ends.dev[j]]} port group "
+                f"'{idx.port_names[ends.port[j]]}'",
+                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
+            )
+        )
+    media = np.flatnonzero(known_both & ~ends.media_ok)
+    if len(media):
+        links = np.unique(ends.link[media])
+        out.append(
+            _f(
+                "MEDIA_MISMATCH",
+                Severity.ERROR,
+                f"{len(links)} link(s) join an InfiniBand port to an Ethernet "
+                "port; they cannot carry traffic (use a VPI adapter or a "
+                "matching switch)",
+                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
+            )
+        )
+    role = np.flatnonzero(ends.known & ~ends.role_ok)
+    if len(role):
+        links = np.unique(ends.link[role])
+        out.append(
+            _f(
+                "FABRIC_ROLE_MISMATCH",
+                Severity.WARNING,
+                f"{len(links)} link(s) are on a different fabric than their port "
+                "group is meant for (e.g. a storage port on the compute fabric)",
+                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
+            )
+        )
+    return out
+
+
+def check_compute(ctx: Context) -> list[Finding]:
+    """Unconnected nodes, rails, fabric speed, oversubscription, radix, SPOF."""
+    out: list[Finding] = []
+    idx, g = ctx.index, ctx.graph
+    comp = np.flatnonzero(idx.kind == KIND_COMPUTE)
+    if len(comp) == 0:
+        return [
+            _f(
+                "NO_COMPUTE",
+                Severity.WARNING,
+                "the design has no compute node (GPU server or NVL72 rack)",
+            )
+        ]
+    lonely = g.dev[g.endpoint & (g.injection <= 0)]
+    if len(comp) >= 2 and len(lonely):
+        out.append(
+            _f(
+                "UNCONNECTED_COMPUTE",
+                Severity.ERROR,
+                f"{len(lonely)} compute node(s) have no compute-fabric link, so "
+                f"they cannot take part in multi-node jobs{_more(len(lonely))}",
+                _ids(ctx, lonely),
+            )
+        )
+    cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
+    ka, kb = idx.kind[idx.a], idx.kind[idx.b]
+    node_link = cf & ((ka == KIND_COMPUTE) ^ (kb == KIND_COMPUTE))
+    sw_end = np.where(ka == KIND_SWITCH, idx.a, idx.b)
+    railed = node_link & (idx.rail >= 0) & ((ka == KIND_SWITCH) | (kb == KIND_SWITCH))
+    if railed.any():
+        sw, rail = sw_end[railed], idx.rail[railed]
+        _, pairs = dense_codes(sw * 1025 + rail)
+        per_sw = Counter((pairs // 1025).tolist())
+        mixed = sorted(s for s, k in per_sw.items() if k > 1)
+        if len(per_sw) >= 2 and mixed:
+            out.append(
+                _f(
+                    "RAIL_MISALIGNED",
+                    Severity.WARNING,
+                    f"{len(mixed)} leaf switch(es) receive NICs of more than one "
+                    "rail; in a rail-optimized fabric rail r of every node of a "
+                    "scalable unit lands on that unit's rail-r leaf, so same-rail "
+                    f"traffic stays one hop away{_more(len(mixed))}",
+                    _ids(ctx, mixed),
+                )
+            )
+    if _training(ctx) and node_link.any():
+        slow = node_link & (idx.speed < 200)
+        if slow.any():
+            nodes = np.unique(np.where(ka == KIND_COMPUTE, idx.a, idx.b)[slow])
+            out.append(
+                _f(
+                    "TRAINING_FABRIC_SLOW",
+                    Severity.WARNING,
+                    f"training needs an InfiniBand NDR/XDR or RoCE fabric of 200G "
+                    f"or more per NIC; {len(nodes)} compute node(s) connect at "
+                    f"{int(idx.speed[slow].min())}G{_more(len(nodes))}",
+                    _ids(ctx, nodes),
+                )
+            )
+    if _training(ctx):
+        bad = {
+            t: r for t, r in ctx.tier_ratios.items() if r is not None and r > 1.0 + 1e-9
+        }
+        ratio = ctx.bisection.upper / ctx.bisection.full if ctx.bisection.full else 1.0
+        if bad or ratio < 1.0 - 1e-9:
+            parts = [f"{t} {r:.2f}:1" for t, r in bad.items()]
+            if ratio < 1.0 - 1e-9:
+                parts.append(f"bisection {ratio:.2f} of full")
+            out.append(
+                _f(
+                    "OVERSUBSCRIBED",
+                    Severity.WARNING,
+                    "training fabrics should be non-blocking (1:1); this one is "
+                    f"oversubscribed: {', '.join(parts)}",
+                )
+            )
+    if ctx.radix and ctx.endpoint_ports:
+        t = max((int(r) for r in ctx.tiers.rank.tolist() if r > 0), default=0)
+        if t:
+            k = ctx.radix
+            limit = 2 * (k // 2) ** t if t > 1 else k
+            if ctx.endpoint_ports > limit:
+                out.append(
+                    _f(
+                        "RADIX_EXCEEDED",
+                        Severity.WARNING,
+                        f"{ctx.endpoint_ports:,} endpoint ports exceed the "
+                        f"{limit:,} that {t} tier(s) of radix-{k} switches serve "
+                        "non-blocking (k, k^2/2, k^3/4 for 1, 2, 3 tiers); the "
+                        "fabric needs another tier or will be oversubscribed",
+                    )
+                )
+    out.extend(_spof(ctx))
+    return out
+
+
+def _spof(ctx: Context) -> list[Finding]:
+    g = ctx.graph
+    ep = g.endpoints
+    if len(ep) < 2:
+        return []
+    spof: set[int] = set()
+    if len(g.u) <= EXACT_SPOF_MAX_LINKS:
+        graph = nx.Graph()
+        graph.add_nodes_from(range(g.n))
+        graph.add_edges_from(zip(g.u.tolist(), g.v.tolist(), strict=True))
+        _, lab = components(g.n, g.u, g.v)
+        before = len(np.unique(lab[ep]))
+        for x in nx.articulation_points(graph):
+            if g.endpoint[x]:
+                continue
+            keep = (g.u != x) & (g.v != x)
+            _, lab = components(g.n, g.u[keep], g.v[keep])
+            if len(np.unique(lab[ep])) > before:
+                spof.add(int(x))
+        how = "exact articulation-point search"
+    else:
+        lo = np.full(g.n, g.n, dtype=np.int64)
+        hi = np.full(g.n, -1, dtype=np.int64)
+        np.minimum.at(lo, g.u, g.v)
+        np.minimum.at(lo, g.v, g.u)
+        np.maximum.at(hi, g.u, g.v)
+        np.maximum.at(hi, g.v, g.u)
+        single = g.endpoint & (lo == hi)
+        spof.update(lo[single].tolist())
+        how = "single-homed compute nodes (large design: no full articulation search)"
+    if not spof:
+        return []
+    devs = sorted(int(g.dev[x]) for x in spof)
+    return [
+        _f(
+            "SINGLE_POINT_OF_FAILURE",
+            Severity.WARNING,
+            f"{len(devs)} switch(es) are single points of failure: losing one cuts "
+            f"compute nodes off the rest of the fabric ({how}){_more(len(devs))}",
+            _ids(ctx, devs),
+        )
+    ]
+
+
+def check_storage_and_ops(ctx: Context) -> list[Finding]:
+    """Storage kind and bandwidth, OOB network, scheduler, monitoring."""
+    out: list[Finding] = []
+    idx, s = ctx.index, ctx.design.settings
+    storage = np.flatnonzero(idx.kind == KIND_STORAGE)
+    kinds: Counter[str] = Counter()
+    read = 0.0
+    for i in storage.tolist():
+        entry = idx.entries[idx.dev_catalog[i]]
+        if entry is not None and entry.ext.storage is not None:
+            kinds[entry.ext.storage.kind] += 1
+            if entry.ext.storage.kind != "nfs":
+                read += entry.ext.storage.read_gbytes_s
+    if _training(ctx) and ctx.gpus >= 8:
+        if not len(storage):
+            out.append(
+                _f(
+                    "NO_STORAGE",
+                    Severity.WARNING,
+                    "a training cluster needs shared storage (a parallel file "
+                    "system such as Lustre, GPFS, WEKA or VAST); none is in the "
+                    "design",
+                )
+            )
+        elif set(kinds) == {"nfs"} and ctx.gpus > 64:
+            out.append(
+                _f(
+                    "NFS_ONLY_STORAGE",
+                    Severity.WARNING,
+                    f"NFS is the only storage of a {ctx.gpus:,}-GPU training "
+                    "cluster; NFS is too slow for training I/O past 64 GPUs: add "
+                    "a parallel file system",
+                    _ids(ctx, storage),
+                )
+            )
+        if len(storage) and set(kinds) != {"nfs"}:
+            sus = max(ctx.gpus / SU_GPUS, 1e-9)
+            good = max(TABLE6_NODE_READ["good"], TABLE6_READ["good"] * sus)
+            better = max(TABLE6_NODE_READ["better"], TABLE6_READ["better"] * sus)
+            if read < better:
+                sev = Severity.WARNING if read < good else Severity.INFO
+                level = "good" if read < good else "better"
+                out.append(
+                    _f(
+                        "STORAGE_BANDWIDTH_LOW",
+                        sev,
+                        f"parallel storage reads {read:g} GB/s; NVIDIA's "
+                        f"guidance for {sus:.2g} SU is {good:g} GB/s (good) / "
+                        f"{better:g} GB/s (better) (RA-H100 Table 6: 15/40/125 "
+                        f"GB/s per SU); below '{level}'",
+                        _ids(ctx, storage),
+                    )
+                )
+    if len(idx.device_ids) > 1 and not (idx.fabric == FABRIC_CODE[Fabric.OOB]).any():
+        out.append(
+            _f(
+                "NO_OOB_NETWORK",
+                Severity.WARNING,
+                "no out-of-band management network: without BMC links (IPMI/"
+                "Redfish, e.g. SN2201 1G switches) nodes cannot be power-cycled "
+                "or reinstalled remotely",
+            )
+        )
+    if not (s.scheduler or "").strip():
+        out.append(
+            _f(
+                "NO_SCHEDULER",
+                Severity.WARNING,
+                "no scheduler set (Slurm, Kubernetes, Base Command); multi-user "
+                "clusters need one",
+            )
+        )
+    if not s.monitoring:
+        out.append(
+            _f(
+                "NO_MONITORING",
+                Severity.WARNING,
+                "no monitoring set (e.g. DCGM, Prometheus, Grafana); GPU and "
+                "fabric health go unwatched",
+            )
+        )
+    return out
+
+
+def check_scale(ctx: Context) -> list[Finding]:
+    """Tier size, cost against the tier range, switch floor, bisection bounds."""
+    out: list[Finding] = []
+    s = ctx.design.settings
+    if s.purpose is Purpose.INFERENCE and ctx.gpus > 512:
+        out.append(
+            _f(
+                "INFERENCE_TIER_SIZE",
+                Severity.WARNING,
+                f"{ctx.gpus:,} GPUs is past the inference tier's typical 8-512; "
+                "check whether part of it is really for training",
+            )
+        )
+    lo, hi = ctx.tier.typical_cost_usd
+    total = ctx.cost.total
+    if ctx.gpus and (total < lo or (hi is not None and total > hi)):
+        rng = f"${lo / 1e6:,.1f}M-" + (f"${hi / 1e6:,.1f}M" if hi else "")
+        out.append(
+            _f(
+                "COST_OUTSIDE_TIER_RANGE",
+                Severity.INFO,
+                f"hardware capex ${total / 1e6:,.2f}M is outside the "
+                f"{ctx.tier.name} typical {rng}; the typical range is an all-in "
+                "rule of thumb (~$100k/GPU incl. facility, power, support), the "
+                "build-up is hardware only",
+            )
+        )
+    if ctx.switch_floor:
+        n_sw = int((ctx.tiers.rank > 0).sum())
+        floor = ctx.switch_floor
+        pct = (n_sw - floor) / floor * 100.0
+        where = (
+            f"{pct:.0f}% above the floor"
+            if n_sw >= floor
+            else f"{-pct:.0f}% below the floor, so it cannot be non-blocking"
+        )
+        out.append(
+            _f(
+                "SWITCH_FLOOR",
+                Severity.INFO,
+                f"{n_sw:,} compute-fabric switches; a non-blocking folded Clos of "
+                f"radix-{ctx.radix} switches for {ctx.endpoint_ports:,} endpoint "
+                f"ports needs at least (2t-1)N/k = {floor:,} ({ctx.floor_tiers} "
+                f"tiers): {where}",
+            )
+        )
+    b = ctx.bisection
+    if not b.exact:
+        out.append(
+            _f(
+                "BISECTION_BOUNDS",
+                Severity.INFO,
+                f"bisection is between {b.lower:,.0f} and {b.upper:,.0f} Gb/s "
+                "(minimum bisection is NP-hard; no certificate applies to this "
+                "fabric)",
+            )
+        )
+    return out
+
+
+def all_findings(ctx: Context) -> list[Finding]:
+    """Every check, errors first."""
+    found = (
+        check_hardware(ctx)
+        + check_compute(ctx)
+        + check_storage_and_ops(ctx)
+        + check_scale(ctx)
+    )
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    return sorted(found, key=lambda f: order[f.severity])

@@ -1,0 +1,130 @@
+"""Max-flow helpers on arrays: s-t min cuts, equitable quotients, colour refinement.
+
+A candidate split (A, B) of the compute nodes is solved as a max-flow from a
+super-source feeding A to a super-sink fed by B (arc capacity = injection), so
+every placement of the switches is considered at once (performance.md §1.4a).
+The graph is first contracted to an equitable partition (colour refinement with
+integer multiset hashes), whose max-flow equals the full graph's (§1.5). Either
+way the returned cut is an explicit cut of the full graph, so its crossing
+capacity is always a valid upper bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+from designer.analysis.index import BoolArray, IntArray
+
+_I32 = np.iinfo(np.int32).max
+_RNG = np.random.default_rng(20260601)
+_HASH = _RNG.integers(1, 2**62, size=1 << 16, dtype=np.int64) | 1
+
+
+def _hash_table(size: int) -> IntArray:
+    global _HASH
+    if size > len(_HASH):
+        extra = _RNG.integers(1, 2**62, size=size, dtype=np.int64) | 1
+        _HASH = np.concatenate((_HASH, extra))
+    return _HASH[:size]
+
+
+def refine(
+    n: int,
+    u: IntArray,
+    v: IntArray,
+    c: IntArray,
+    seed: IntArray,
+    *,
+    max_classes: int,
+    max_rounds: int = 30,
+) -> IntArray | None:
+    """Coarsest equitable refinement of ``seed`` (capacity-weighted), or None.
+
+    Returns dense class ids, or None when more than ``max_classes`` classes
+    appear (no useful symmetry) or the rounds run out.
+    """
+    _, label = np.unique(seed, return_inverse=True)
+    label = label.astype(np.int64)
+    k = int(label.max()) + 1 if n else 0
+    if k > max_classes:
+        return None
+    salt = _hash_table(2)[1]
+    for _ in range(max_rounds):
+        table = _hash_table(k)
+        h = np.zeros(n, dtype=np.int64)
+        np.add.at(h, u, c * table[label[v]])
+        np.add.at(h, v, c * table[label[u]])
+        key = h ^ (label * salt)
+        _, new = np.unique(key, return_inverse=True)
+        k_new = int(new.max()) + 1
+        if k_new == k:
+            return label
+        label, k = new.astype(np.int64), k_new
+        if k > max_classes:
+            return None
+    return None
+
+
+def st_cut(
+    n: int,
+    u: IntArray,
+    v: IntArray,
+    c: IntArray,
+    source_cap: IntArray,
+    sink_cap: IntArray,
+) -> tuple[int, BoolArray]:
+    """Max-flow from a super-source to a super-sink; value and source side.
+
+    ``source_cap[i]``/``sink_cap[i]`` are the arc capacities S->i and i->T
+    (0: no arc). Links are undirected: each becomes two arcs of capacity c.
+    """
+    s, t = n, n + 1
+    src = np.flatnonzero(source_cap > 0)
+    snk = np.flatnonzero(sink_cap > 0)
+    rows = np.concatenate((u, v, np.full(len(src), s), snk))
+    cols = np.concatenate((v, u, src, np.full(len(snk), t)))
+    data = np.concatenate((c, c, source_cap[src], sink_cap[snk]))
+    data = np.minimum(data, _I32).astype(np.int32)
+    cap = csr_matrix((data, (rows, cols)), shape=(n + 2, n + 2))
+    cap.sum_duplicates()
+    if cap.nnz and cap.data.max() < 0:  # int32 overflow while summing
+        raise OverflowError("capacities exceed the int32 range of scipy max-flow")
+    res = maximum_flow(cap, s, t, method="dinic")
+    residual = (cap - res.flow).tocsr()
+    residual.data[residual.data < 0] = 0
+    residual.eliminate_zeros()
+    reach = breadth_first_order(residual, s, directed=True, return_predecessors=False)
+    side = np.zeros(n + 2, dtype=np.bool_)
+    side[reach] = True
+    return int(res.flow_value), side[:n]
+
+
+def quotient_cut(
+    n: int,
+    u: IntArray,
+    v: IntArray,
+    c: IntArray,
+    classes: IntArray,
+    source_cap: IntArray,
+    sink_cap: IntArray,
+) -> BoolArray:
+    """Min cut on the quotient by ``classes``, lifted to the nodes (source side)."""
+    k = int(classes.max()) + 1
+    cu, cv = classes[u], classes[v]
+    keep = cu != cv
+    key = np.minimum(cu, cv)[keep] * k + np.maximum(cu, cv)[keep]
+    if k * k <= 4_000_000:
+        agg = np.bincount(key, weights=c[keep], minlength=k * k)
+        nz = np.flatnonzero(agg)
+        total = agg[nz]
+    else:
+        nz, inv = np.unique(key, return_inverse=True)
+        total = np.bincount(inv, weights=c[keep])
+    a, b = np.divmod(nz, k)
+    cap = np.rint(total).astype(np.int64)
+    qs = np.rint(np.bincount(classes, weights=source_cap, minlength=k)).astype(np.int64)
+    qt = np.rint(np.bincount(classes, weights=sink_cap, minlength=k)).astype(np.int64)
+    _, side = st_cut(k, a, b, cap, qs, qt)
+    return side[classes]

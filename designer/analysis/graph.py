@@ -1,0 +1,133 @@
+"""The compute-fabric graph as arrays: local node ids, edges, BFS levels, blocks.
+
+Nodes are the compute nodes (the bisection endpoints) plus every device touched
+by a compute-fabric link. Non-endpoint devices that hang off the fabric by one
+neighbour only (a UFM appliance on a leaf) are pruned: they never lie on a path
+between two compute nodes, and putting them on their neighbour's side costs
+nothing, so the bisection does not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from designer.analysis.index import (
+    FABRIC_CODE,
+    KIND_COMPUTE,
+    KIND_SWITCH,
+    BoolArray,
+    DesignIndex,
+    FloatArray,
+    IntArray,
+)
+from designer.core.model import Fabric
+
+
+@dataclass
+class ComputeGraph:
+    """Compute fabric with local node ids ``0..n-1`` (``dev`` maps back)."""
+
+    dev: IntArray
+    endpoint: BoolArray
+    switch: BoolArray
+    u: IntArray
+    v: IntArray
+    c: IntArray
+    link: IntArray
+    injection: FloatArray
+    weight: IntArray
+
+    @property
+    def n(self) -> int:
+        """Number of local nodes."""
+        return len(self.dev)
+
+    @property
+    def endpoints(self) -> IntArray:
+        """Local ids of the compute nodes."""
+        return np.flatnonzero(self.endpoint)
+
+
+def compute_graph(index: DesignIndex) -> ComputeGraph:
+    """Build the compute-fabric graph, pruning pendant non-endpoint devices."""
+    mask = index.fabric == FABRIC_CODE[Fabric.COMPUTE]
+    link = np.flatnonzero(mask)
+    ga, gb, gc = index.a[mask], index.b[mask], index.cap[mask]
+    is_ep = index.kind == KIND_COMPUTE
+    touched = np.zeros(index.n_devices, dtype=np.bool_)
+    touched[ga] = True
+    touched[gb] = True
+    active = np.flatnonzero(touched | is_ep)
+    local = np.full(index.n_devices, -1, dtype=np.int64)
+    local[active] = np.arange(len(active))
+    u, v = local[ga], local[gb]
+    ep = is_ep[active]
+    n = len(active)
+    alive = np.ones(len(u), dtype=np.bool_)
+    while True:
+        uu, vv = u[alive], v[alive]
+        lo = np.full(n, n, dtype=np.int64)
+        hi = np.full(n, -1, dtype=np.int64)
+        np.minimum.at(lo, uu, vv)
+        np.minimum.at(lo, vv, uu)
+        np.maximum.at(hi, uu, vv)
+        np.maximum.at(hi, vv, uu)
+        pendant = ~ep & (lo == hi)
+        if not pendant.any():
+            break
+        alive &= ~(pendant[u] | pendant[v])
+    u, v, c, link = u[alive], v[alive], gc[alive], link[alive]
+    inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
+        v, weights=c, minlength=n
+    )
+    w = index.gpus[active].copy()
+    if not w[ep].any():
+        w[ep] = 1
+    return ComputeGraph(
+        dev=active,
+        endpoint=ep,
+        switch=index.kind[active] == KIND_SWITCH,
+        u=u,
+        v=v,
+        c=c,
+        link=link,
+        injection=inj,
+        weight=w,
+    )
+
+
+def bfs_levels(n: int, start: BoolArray, u: IntArray, v: IntArray) -> IntArray:
+    """Hop distance from the ``start`` nodes (-1: unreachable), on edge arrays."""
+    level = np.full(n, -1, dtype=np.int64)
+    level[start] = 0
+    k = 0
+    while True:
+        lu, lv = level[u], level[v]
+        nxt = np.concatenate((v[(lu == k) & (lv < 0)], u[(lv == k) & (lu < 0)]))
+        if len(nxt) == 0:
+            return level
+        k += 1
+        level[nxt] = k
+
+
+def components(n: int, u: IntArray, v: IntArray) -> tuple[int, IntArray]:
+    """Connected components of an undirected graph given as edge arrays."""
+    if n == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    m = csr_matrix((np.ones(len(u), dtype=np.int8), (u, v)), shape=(n, n))
+    count, labels = connected_components(m, directed=False)
+    return int(count), labels.astype(np.int64)
+
+
+def rank_within(groups: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
+    """Position of each item inside its group, and the size of each group."""
+    order = np.argsort(groups, kind="stable")
+    sizes = np.bincount(groups, minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    rank = np.empty(len(groups), dtype=np.int64)
+    rank[order] = np.arange(len(groups)) - np.repeat(starts, sizes)
+    return rank, sizes
