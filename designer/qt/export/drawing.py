@@ -62,6 +62,33 @@ def make_scene(design: Design, catalog: Catalog | None = None) -> Any | None:
     return scene if hasattr(scene, "render_to") else None
 
 
+def drawing_aspect(
+    design: Design, scene: Any | None = None, ids: set[str] | None = None
+) -> float:
+    """Width / height of what :func:`render_design` draws (at least 0.05)."""
+    if ids is None and scene is not None and hasattr(scene, "design_rect"):
+        rect = scene.design_rect()
+        return max(rect.width() / max(rect.height(), 1.0), 0.05)
+    xs = [d.x for d in design.devices if ids is None or d.id in ids] or [0.0]
+    ys = [d.y for d in design.devices if ids is None or d.id in ids] or [0.0]
+    w = max(xs) - min(xs) + DEVICE_W + 40
+    h = max(ys) - min(ys) + DEVICE_H + 40
+    return max(w / h, 0.05)
+
+
+def fit_rect(target: QRectF, aspect: float) -> QRectF:
+    """The largest rectangle of ``aspect`` (w/h) centred in ``target``."""
+    if target.height() <= 0 or target.width() <= 0:
+        return QRectF(target)
+    if target.width() / target.height() > aspect:
+        w = target.height() * aspect
+        return QRectF(
+            target.x() + (target.width() - w) / 2, target.y(), w, target.height()
+        )
+    h = target.width() / aspect
+    return QRectF(target.x(), target.y() + (target.height() - h) / 2, target.width(), h)
+
+
 def render_design(
     painter: QPainter,
     target: QRectF,
@@ -74,7 +101,10 @@ def render_design(
 ) -> None:
     """Draw ``design`` (or only ``ids``) fitted into ``target``."""
     if scene is not None and hasattr(scene, "render_to"):
-        scene.render_to(painter, target, selection_only=selection_only, ids=ids)
+        if selection_only and ids is None and hasattr(scene, "selected_ids"):
+            ids = set(scene.selected_ids())
+        fitted = fit_rect(target, drawing_aspect(design, scene, ids))
+        scene.render_to(painter, fitted, selection_only=selection_only, ids=ids)
         return
     draw_overview(painter, target, design, catalog, ids=ids)
 
@@ -194,6 +224,8 @@ def draw_overview(
 
     font = QFont("Sans Serif")
     font.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
+    # sizes below are in painter units: a point size of units * 72 / dpi
+    dpi = painter.device().logicalDpiY() or 72
     for u, r in page.items():
         if u.startswith("group:"):
             gid = u[6:]
@@ -215,9 +247,9 @@ def draw_overview(
         size = min(r.height() * 0.42, 9.0)
         if size < 2.5:
             continue
-        font.setPointSizeF(size)
+        font.setPointSizeF(size * 72.0 / dpi)
         painter.setFont(font)
-        fm = QFontMetricsF(font)
+        fm = QFontMetricsF(font, painter.device())
         shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, r.width() - 2)
         if not shown or shown == "…":
             continue
@@ -226,13 +258,16 @@ def draw_overview(
     painter.restore()
 
 
-def legend(painter: QPainter, origin: QPointF, font_pt: float = 7.0) -> float:
-    """Draw the fabric colour legend from ``origin``; return its width."""
+def legend(painter: QPainter, origin: QPointF, size: float = 7.0) -> float:
+    """Draw the fabric colour legend from ``origin``; return its width.
+
+    ``size`` is the text height in painter units.
+    """
     painter.save()
     font = QFont("Sans Serif")
-    font.setPointSizeF(font_pt)
+    font.setPointSizeF(size * 72.0 / (painter.device().logicalDpiY() or 72))
     painter.setFont(font)
-    fm = QFontMetricsF(font)
+    fm = QFontMetricsF(font, painter.device())
     x = origin.x()
     for name, colour in FABRIC_COLOUR.items():
         painter.setPen(QPen(colour, 2.0))
@@ -242,3 +277,56 @@ def legend(painter: QPainter, origin: QPointF, font_pt: float = 7.0) -> float:
         x += 22 + fm.horizontalAdvance(name) + 10
     painter.restore()
     return x - origin.x()
+
+
+#: Most detail drawings a report adds after the overview (one per top group).
+MAX_DETAIL_VIEWS = 16
+#: Most devices outside the group drawn with it (its spines, storage, ...).
+MAX_NEIGHBOURS = 64
+
+
+def detail_views(
+    design: Design, limit: int = MAX_DETAIL_VIEWS
+) -> tuple[list[tuple[str, set[str]]], int]:
+    """One view per top-level group: its devices plus the ungrouped devices wired
+    to it (when few). Returns the views (at most ``limit``) and how many exist."""
+    groups = design.group_map()
+    top_of: dict[str, str] = {}
+
+    def top(gid: str) -> str:
+        if gid not in top_of:
+            g, seen = gid, {gid}
+            while groups[g].parent is not None and groups[g].parent not in seen:
+                g = groups[g].parent  # type: ignore[assignment]
+                seen.add(g)
+            top_of[gid] = g
+        return top_of[gid]
+
+    members: dict[str, set[str]] = defaultdict(set)
+    home: dict[str, str] = {}
+    for d in design.devices:
+        if d.group is not None and d.group in groups:
+            t = top(d.group)
+            members[t].add(d.id)
+            home[d.id] = t
+    if len(members) < 2 and not any(d.group is None for d in design.devices):
+        return [], len(members)
+    order = [g.id for g in design.groups if g.id in members]
+    chosen = order[:limit]
+    wanted = set(chosen)
+    extra: dict[str, set[str]] = defaultdict(set)
+    t = design.links
+    for a, b in zip(t.a, t.b, strict=True):
+        ha, hb = home.get(a), home.get(b)
+        if ha is not None and hb is None and ha in wanted:
+            extra[ha].add(b)
+        elif hb is not None and ha is None and hb in wanted:
+            extra[hb].add(a)
+    views: list[tuple[str, set[str]]] = []
+    for gid in chosen:
+        ids = set(members[gid])
+        if len(extra[gid]) <= MAX_NEIGHBOURS:
+            ids |= extra[gid]
+        label = groups[gid].label or gid
+        views.append((label, ids))
+    return views, len(order)

@@ -57,6 +57,7 @@ def write_svg(
     gen = QSvgGenerator()
     gen.setFileName(str(out))
     gen.setSize(size)
+    gen.setResolution(96)  # as on screen: canvas fonts are sized in points
     gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
     gen.setTitle(design.settings.name)
     gen.setDescription(f"{design.settings.name}: GPU Cluster Designer drawing")

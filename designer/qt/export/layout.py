@@ -2,7 +2,7 @@
 
 Layout runs first and records drawing operations per page, so the footer can say
 "page i of n" and the writer can report progress page by page. Coordinates are
-PostScript points (the PDF writer runs at 72 dpi). Text is laid out with
+PostScript points (the painter is scaled from ``PDF_DPI``). Text is laid out with
 QTextLayout (wraps at word boundaries, else anywhere), so it is never clipped.
 """
 
@@ -33,10 +33,16 @@ STRIPE_FILL = QColor("#f6f7fa")
 FAMILY = "DejaVu Sans"
 
 
+#: Resolution of the PDF writer. Layout works in points (the painter is scaled by
+#: PDF_DPI / 72). The canvas items size their fonts in points, so a screen-like
+#: resolution keeps their labels in proportion to the boxes, as on screen.
+PDF_DPI = 96
+
+
 def font(size: float, *, bold: bool = False) -> QFont:
-    """The report font at ``size`` points."""
+    """The report font, ``size`` points high on the scaled PDF painter."""
     f = QFont(FAMILY)
-    f.setPointSizeF(size)
+    f.setPointSizeF(size * 72.0 / PDF_DPI)
     f.setBold(bold)
     f.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
     # no "fi"/"fl" ligatures: copied or searched text must read as typed

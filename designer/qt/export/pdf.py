@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,19 @@ from designer.io.export.summary import (
     headline,
     tier_rows,
 )
-from designer.qt.export.drawing import Catalog, legend, make_scene, render_design
+from designer.qt.export.drawing import (
+    DEVICE_H,
+    DEVICE_W,
+    Catalog,
+    detail_views,
+    drawing_aspect,
+    legend,
+    make_scene,
+    render_design,
+)
 from designer.qt.export.layout import (
     MUTED,
+    PDF_DPI,
     RULE,
     Column,
     Flow,
@@ -40,6 +50,8 @@ from designer.qt.export.layout import (
 SECTIONS: tuple[str, ...] = ("drawing", "tiers", "findings", "bom", "cabling")
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
 MARGIN_PT = 36.0
+#: Device box height (pt) on page 1 below which detail drawings are added.
+READABLE_BOX_PT = 14.0
 
 Progress = Callable[[int, int], bool]
 
@@ -64,6 +76,36 @@ def _page_layouts(page_size: str) -> dict[bool, QPageLayout]:
     }
 
 
+def _headline_block(
+    flow: Flow,
+    pairs: list[tuple[str, str]],
+    left: float,
+    top: float,
+    width: float,
+    columns: int,
+    size: float,
+    record: bool,
+) -> float:
+    """Lay the headline pairs out in ``columns`` columns (row by row); return height."""
+    gap = 14.0
+    col_w = (width - gap * (columns - 1)) / columns
+    y = top
+    for start in range(0, len(pairs), columns):
+        row_h = 0.0
+        for k, (label, value) in enumerate(pairs[start : start + columns]):
+            x = left + k * (col_w + gap)
+            lf, vf = font(size - 2, bold=True), font(size)
+            if record:
+                h = flow.text_at(label, lf, QRectF(x, y, col_w, 40), MUTED)
+                h += flow.text_at(value, vf, QRectF(x, y + h, col_w, 400))
+            else:
+                h = text_layout(label, lf, col_w, flow.device)[1]
+                h += text_layout(value, vf, col_w, flow.device)[1]
+            row_h = max(row_h, h)
+        y += row_h + size * 0.55
+    return y - top
+
+
 def _first_page(
     flow: Flow,
     design: Design,
@@ -71,6 +113,7 @@ def _first_page(
     date: str,
     draw: Callable[[QPainter, QRectF], None] | None,
     scope_note: str,
+    aspect: float = 1.0,
 ) -> None:
     page = flow.new_page(landscape=True)
     r = page.rect
@@ -86,29 +129,31 @@ def _first_page(
     )
     y += 8
     bottom = r.bottom() - flow.footer_height
-    left_w = 232.0 if draw is not None else r.width()
     pairs = headline(design, report)
-    # never clip: shrink the headline text until it fits the column
-    for size in (9.0, 8.0, 7.0, 6.0, 5.0):
-        need = sum(
-            text_layout(label, font(size - 2, bold=True), left_w, flow.device)[1]
-            + text_layout(value, font(size), left_w, flow.device)[1]
-            + size * 0.55
-            for label, value in pairs
-        )
-        if y + need <= bottom:
-            break
-    ky = y
-    for label, value in pairs:
-        ky += flow.text_at(
-            label, font(size - 2, bold=True), QRectF(r.left(), ky, left_w, 20), MUTED
-        )
-        ky += flow.text_at(value, font(size), QRectF(r.left(), ky, left_w, 200))
-        ky += size * 0.55
+    # wide drawings get the full page width under a headline grid
+    stacked = draw is not None and aspect >= 1.7
     if draw is None:
-        flow.y = ky
+        block_w, columns = r.width(), 1
+    elif stacked:
+        block_w, columns = r.width(), 4
+    else:
+        block_w, columns = 232.0, 1
+    room = bottom - y - (200 if stacked else 0)
+    # never clip: shrink the headline text until it fits
+    for size in (9.0, 8.0, 7.0, 6.0, 5.0):
+        need = _headline_block(flow, pairs, 0, 0, block_w, columns, size, False)
+        if need <= room:
+            break
+    used = _headline_block(flow, pairs, r.left(), y, block_w, columns, size, True)
+    if draw is None:
+        flow.y = y + used
         return
-    area = QRectF(r.left() + left_w + 14, y, r.width() - left_w - 14, bottom - y - 16)
+    if stacked:
+        area = QRectF(r.left(), y + used + 4, r.width(), bottom - y - used - 20)
+    else:
+        area = QRectF(
+            r.left() + block_w + 14, y, r.width() - block_w - 14, bottom - y - 16
+        )
 
     def frame(p: QPainter) -> None:
         p.setPen(QPen(RULE, 0.6))
@@ -129,6 +174,53 @@ def _first_page(
     flow.y = bottom
 
 
+def _labels_too_small(design: Design, flow: Flow, aspect: float) -> bool:
+    """Whether page 1 draws device boxes too small to read their labels."""
+    r = flow.rects[True]
+    xs = [d.x for d in design.devices] or [0.0]
+    source_w = max(xs) - min(xs) + DEVICE_W + 40
+    fitted_w = min(r.width(), (r.height() - 120) * aspect)
+    return DEVICE_H * fitted_w / source_w < READABLE_BOX_PT
+
+
+def _detail_page(
+    flow: Flow,
+    draw: Callable[..., None],
+    title: str,
+    view: set[str],
+    aspect: float,
+    k: int,
+    n: int,
+    of: int,
+) -> None:
+    page = flow.new_page(landscape=True)
+    r = page.rect
+    more = f"; the first {n} of {of} groups are drawn in detail" if of > n else ""
+    y = r.top()
+    y += flow.text_at(
+        f"Drawing, detail {k} of {n}: {title}", font(13, bold=True), QRectF(r)
+    )
+    y += flow.text_at(
+        f"{len(view):,} devices: the group and the devices outside groups wired to "
+        f"it; links to other devices are left out{more}.",
+        font(7.5),
+        QRectF(r.left(), y + 2, r.width(), 30),
+        MUTED,
+    )
+    area = QRectF(r.left(), y + 8, r.width(), r.bottom() - flow.footer_height - y - 24)
+
+    def frame(p: QPainter) -> None:
+        p.setPen(QPen(RULE, 0.6))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(area)
+
+    flow.add(frame)
+    inner = area.adjusted(6, 6, -6, -6)
+    flow.add(lambda p: draw(p, inner, view))
+    flow.add(lambda p: legend(p, QPointF(area.left(), area.bottom() + 9)))
+    flow.y = r.bottom()
+
+
 def build_pages(
     flow: Flow,
     design: Design,
@@ -139,12 +231,20 @@ def build_pages(
     draw: Callable[[QPainter, QRectF], None] | None,
     scope_note: str = "",
     check: Callable[[], None] | None = None,
+    aspect: float = 1.0,
+    *,
+    details: Sequence[tuple[str, set[str], float]] = (),
+    details_of: int = 0,
 ) -> None:
     """Lay the whole report out into ``flow.pages``."""
     wanted = [s for s in SECTIONS if s in set(sections)]
-    _first_page(
-        flow, design, report, date, draw if "drawing" in wanted else None, scope_note
-    )
+    drawing = draw if "drawing" in wanted else None
+    _first_page(flow, design, report, date, drawing, scope_note, aspect)
+    if drawing is not None:
+        for k, (title, view, view_aspect) in enumerate(details, start=1):
+            _detail_page(
+                flow, drawing, title, view, view_aspect, k, len(details), details_of
+            )
     if "tiers" in wanted:
         flow.new_page(landscape=False)
         flow.heading("Switch tiers (compute fabric)")
@@ -179,8 +279,8 @@ def build_pages(
             flow.table(
                 [
                     Column("Severity", 0.9),
-                    Column("Code", 1.5),
-                    Column("Message", 4.2),
+                    Column("Code", 2.2),
+                    Column("Message", 4.0),
                     Column("Items", 2.4),
                 ],
                 rows,
@@ -193,13 +293,13 @@ def build_pages(
         rows = bom_table(report, catalog)
         flow.table(
             [
-                Column("Category", 1.1),
-                Column("Item", 2.6),
-                Column("Qty", 0.8, right=True),
-                Column("Unit price", 1.3, right=True),
-                Column("Extended", 1.5, right=True),
-                Column("Estimate", 1.15),
-                Column("Source", 2.8),
+                Column("Category", 1.05),
+                Column("Item", 2.5),
+                Column("Qty", 0.75, right=True),
+                Column("Unit price", 1.55, right=True),
+                Column("Extended", 1.8, right=True),
+                Column("Estimate", 1.1),
+                Column("Source", 2.6),
             ],
             rows,
             bold_rows={len(rows) - 1},
@@ -281,7 +381,7 @@ def write_pdf(
         scene = make_scene(design, catalog)
     tmp = out.with_name(out.name + ".part")
     writer = QPdfWriter(str(tmp))
-    writer.setResolution(72)
+    writer.setResolution(PDF_DPI)
     writer.setPageLayout(layouts[True])
     writer.setTitle(design.settings.name)
     writer.setCreator("GPU Cluster Designer")
@@ -290,15 +390,15 @@ def write_pdf(
         if progress is not None and not progress(0, 0):
             raise ExportCancelled("PDF export cancelled")
 
-    def draw(p: QPainter, target: QRectF) -> None:
+    def draw(p: QPainter, target: QRectF, only: set[str] | None = None) -> None:
         render_design(
             p,
             target,
             design,
             catalog,
             scene=scene,
-            selection_only=selection_only,
-            ids=ids,
+            selection_only=selection_only and only is None,
+            ids=ids if only is None else only,
         )
 
     if ids is not None:
@@ -309,7 +409,25 @@ def write_pdf(
             f"{len(design.links):,} links"
         )
     flow = Flow(writer, page_rects(layouts))
-    build_pages(flow, design, report, catalog, sections, date, draw, note, check)
+    aspect = drawing_aspect(design, scene, ids)
+    details: list[tuple[str, set[str]]] = []
+    n_groups = 0
+    if ids is None and not selection_only and _labels_too_small(design, flow, aspect):
+        details, n_groups = detail_views(design)
+    build_pages(
+        flow,
+        design,
+        report,
+        catalog,
+        sections,
+        date,
+        draw,
+        note,
+        check,
+        aspect,
+        details=[(t, v, drawing_aspect(design, scene, v)) for t, v in details],
+        details_of=n_groups,
+    )
     total = len(flow.pages) + 1
     if progress is not None and not progress(1, total):
         raise ExportCancelled("PDF export cancelled")
@@ -322,6 +440,8 @@ def write_pdf(
             if i:
                 writer.setPageLayout(layouts[page.landscape])
                 writer.newPage()
+            painter.resetTransform()
+            painter.scale(PDF_DPI / 72.0, PDF_DPI / 72.0)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             for op in page.ops:
                 painter.save()

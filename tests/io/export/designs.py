@@ -171,7 +171,7 @@ def fake_report(design: Design) -> Report:
             storage=0.0,
             management=0.0,
             lines=lines,
-            per_gpu=total / (nodes * 8),
+            per_gpu=total / max(nodes * 8, 1),
         ),
         power_kw=45.6,
         rack_units=36.0,
