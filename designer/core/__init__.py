@@ -1,4 +1,10 @@
-"""Design model, connection rules, commands and history (no Qt)."""
+"""Design model, connection rules, commands and history (no Qt).
+
+Modules: ``model`` (pydantic design, column-wise links), ``commands`` (undoable
+edits, History, Document), ``edits`` (group/paste/duplicate builders),
+``rules`` (connection rules with typed errors; ``specs`` and ``errors`` hold
+its parts), ``wiring`` (bulk wiring commands), ``ids`` (fresh ids).
+"""
 
 from designer.core.model import (
     SCHEMA_VERSION,

@@ -225,13 +225,19 @@ def test_set_settings() -> None:
 
 def test_replace_design_keeps_the_object_and_undoes() -> None:
     new = Design(devices=[Device(id="only", catalog_id="qm9700")])
-    d = fabric()
-    same = d
-    d = roundtrip(ReplaceDesign(new))
-    assert [x.id for x in d.devices] == ["only"]
-    d.devices.append(Device(id="more", catalog_id="x"))
-    assert [x.id for x in new.devices] == ["only"]  # no aliasing
-    assert same is not None
+    roundtrip(ReplaceDesign(new))
+    doc = Document(fabric())
+    same = doc.design
+    seen: list[list[Change]] = []
+    doc.subscribe(seen.append)
+    doc.execute(ReplaceDesign(new, label="Apply template"))
+    assert doc.design is same and [x.id for x in same.devices] == ["only"]
+    assert seen[-1] == [Change("reset")] and doc.history.undo_label == "Apply template"
+    doc.execute(AddDevices([Device(id="more", catalog_id="x")]))
+    assert [x.id for x in new.devices] == ["only"]  # the template is not aliased
+    doc.undo()
+    doc.undo()
+    assert same.model_dump() == fabric().model_dump()
 
 
 def test_macro_is_one_step_and_atomic() -> None:
