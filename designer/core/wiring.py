@@ -201,7 +201,11 @@ def wire_rail_optimized(
     """NIC ``r`` of every node to rail leaf ``r`` (``Link.rail = r``), one step.
 
     The rail count is the number of compute ports per node (its effective
-    ``compute`` port count); ``rail_leaves`` must list exactly one leaf per rail.
+    ``compute`` port count) and ``rail_leaves`` lists one leaf per rail. When
+    the port count is a multiple of the leaves given, port ``p`` goes to leaf
+    ``p mod L`` as one bundle of ``ports / L`` cables per leaf: an NVL72 rack
+    (18 trays x 4 NICs = 72 ports) on 4 rail leaves gets 18 cables per leaf,
+    NVIDIA's "one leaf per rack per rail, 18 trays down".
     """
     look = as_lookup(lookup)
     node_ids, leaf_ids = _unique(nodes), _unique(rail_leaves)
@@ -224,15 +228,17 @@ def wire_rail_optimized(
                 f"{device_name(node)} has no compute port group to wire to rails",
                 devices=(node.id,),
             )
-        rails = effective_count(node, spec, nic)
-        if rails != len(leaves):
+        ports = effective_count(node, spec, nic)
+        if ports % len(leaves):
             raise RailMismatch(
-                f"{device_name(node)} has {rails} compute port"
-                + ("s" if rails != 1 else "")
-                + f" (rails) but {len(leaves)} rail leaves were given; rail-optimized "
-                "wiring puts NIC r on rail leaf r",
+                f"{device_name(node)} has {ports} compute port"
+                + ("s" if ports != 1 else "")
+                + f" but {len(leaves)} rail leaves were given; rail-optimized "
+                "wiring puts NIC r on rail leaf r, so give one leaf per rail "
+                f"({ports}, or a divisor of it for several ports per leaf)",
                 devices=(node.id,),
             )
+        per_leaf = ports // len(leaves)
         nic_only = DeviceSpec(spec.catalog_id, (nic,), spec.configurable, spec.category)
         for rail, (leaf, leaf_spec) in enumerate(leaves):
             key = (node.catalog_id, leaf.catalog_id)
@@ -242,12 +248,14 @@ def wire_rail_optimized(
                     node, nic_only, leaf, leaf_spec, speed_gbps=speed_gbps
                 )
                 choices[key] = choice
-            batch.add(node, spec, leaf, leaf_spec, choice, 1, rail)
+            batch.add(node, spec, leaf, leaf_spec, choice, per_leaf, rail)
     batch.check_budgets(
         f"rail-optimized wiring of {len(node_ids)} node"
         + ("s" if len(node_ids) != 1 else "")
     )
     n = len(node_ids) * len(leaves)
     return batch.command(
-        f"Wire {len(node_ids)} nodes to {len(leaves)} rails ({n} links)"
+        f"Wire {len(node_ids)} node"
+        + ("s" if len(node_ids) != 1 else "")
+        + f" to {len(leaves)} rails ({n} links)"
     )

@@ -69,3 +69,14 @@ def test_configurable_switch_uses_device_ports(catalog) -> None:  # type: ignore
         d.links.append(suggest_link(d, f"h{i}", "s", catalog))
     with pytest.raises(PortBudgetExceeded, match="has 4 ports, 4 in use"):
         suggest_link(d, "h4", "s", catalog)
+
+
+def test_gb200_rack_rail_wiring(catalog) -> None:  # type: ignore[no-untyped-def]
+    leaves = [f"leaf-{i}" for i in range(1, 5)]
+    d = Design(
+        devices=[Device(id="rack-1", catalog_id="gb200-nvl72")]
+        + [Device(id=x, catalog_id="qm9700") for x in leaves]
+    )
+    wire_rail_optimized(d, ["rack-1"], leaves, catalog).do(d)
+    assert d.links.cables == [18] * 4 and d.links.rail == [0, 1, 2, 3]
+    assert check_design(d, catalog) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
@@ -108,9 +109,9 @@ def test_rail_refusals() -> None:
     doc = su(nodes=2, leaves=8, spines=0)
     d = doc.design
     with pytest.raises(
-        RailMismatch, match=r"dgx-h100 dgx-1 has 8 compute ports .* 4 rail leaves"
+        RailMismatch, match=r"dgx-h100 dgx-1 has 8 compute ports but 3 rail leaves"
     ):
-        wire_rail_optimized(d, ["dgx-1"], ids("leaf", 4), lookup)
+        wire_rail_optimized(d, ["dgx-1"], ids("leaf", 3), lookup)
     with pytest.raises(UnknownPortGroup, match="no compute port group"):
         wire_rail_optimized(d, ["leaf-1"], ["leaf-2"], lookup)
     with pytest.raises(RailMismatch, match="two rails"):
@@ -167,3 +168,32 @@ def test_id_helpers() -> None:
     assert [alloc.new("n") for _ in range(3)] == ["n-2", "n-4", "n-5"]
     assert alloc.new("x", bare_first=True) == "x"
     assert alloc.new("x", bare_first=True) == "x-2"
+
+
+def test_nvl72_rack_on_four_rail_leaves_bundles_18_per_leaf() -> None:
+    # RA-GB200: 18 trays x 4 ConnectX-7 = 72 ports; one leaf per rack per rail.
+    nvl = SimpleNamespace(
+        slug="nvl72",
+        interfaces=[
+            SimpleNamespace(
+                name="compute",
+                count=72,
+                speeds_gbps=[400, 200],
+                media="infiniband",
+                role="compute",
+            )
+        ],
+    )
+    look = {**ENTRIES, "nvl72": nvl}
+    d = Design(
+        devices=[Device(id="rack-1", catalog_id="nvl72")]
+        + [Device(id=f"leaf-{i}", catalog_id="qm9700") for i in range(1, 5)]
+    )
+    cmd = wire_rail_optimized(d, ["rack-1"], ids("leaf", 4), look)
+    assert cmd.label == "Wire 1 node to 4 rails (4 links)"
+    cmd.do(d)
+    assert d.links.cables == [18, 18, 18, 18] and d.links.rail == [0, 1, 2, 3]
+    assert ports_in_use(d)[("rack-1", "compute")] == 72
+    with pytest.raises(RailMismatch, match="72 compute ports but 5 rail leaves"):
+        d.devices.append(Device(id="leaf-5", catalog_id="qm9700"))
+        wire_rail_optimized(d, ["rack-1"], ids("leaf", 5), look)
