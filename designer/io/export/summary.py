@@ -15,6 +15,10 @@ from designer.io.export.cabling import cabling_summary
 TIER_ORDER = ("leaf", "spine", "core", "other")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def money(x: float) -> str:
     """``$1,234,567``."""
     return f"${x:,.0f}"
@@ -86,7 +90,11 @@ def headline(design: Design, report: Report) -> list[tuple[str, str]]:
         ("Bisection bandwidth", bisection_text(report)),
         ("Cost", cost),
         ("Power", f"{report.power_kw:,.1f} kW (maximum)"),
-        ("Racks", f"{report.racks:,} racks, {report.rack_units:,.0f} rack units"),
+        (
+            "Racks",
+            f"{_count(report.racks, 'rack')}, "
+            f"{_count(round(report.rack_units), 'rack unit')}",
+        ),
         ("Switches", switches or "none"),
         (
             "Cables",

@@ -281,52 +281,40 @@ def legend(painter: QPainter, origin: QPointF, size: float = 7.0) -> float:
 
 #: Most detail drawings a report adds after the overview (one per top group).
 MAX_DETAIL_VIEWS = 16
-#: Most devices outside the group drawn with it (its spines, storage, ...).
-MAX_NEIGHBOURS = 64
 
 
 def detail_views(
     design: Design, limit: int = MAX_DETAIL_VIEWS
 ) -> tuple[list[tuple[str, set[str]]], int]:
-    """One view per top-level group: its devices plus the ungrouped devices wired
-    to it (when few). Returns the views (at most ``limit``) and how many exist."""
-    groups = design.group_map()
-    top_of: dict[str, str] = {}
+    """One view per scalable unit (else per top-level group) with its devices.
 
-    def top(gid: str) -> str:
-        if gid not in top_of:
-            g, seen = gid, {gid}
-            while groups[g].parent is not None and groups[g].parent not in seen:
-                g = groups[g].parent  # type: ignore[assignment]
+    Returns at most ``limit`` views and how many there are in all.
+    """
+    groups = design.group_map()
+    use_su = any(g.kind.value == "su" for g in groups.values())
+    unit_of: dict[str, str | None] = {}
+
+    def unit(gid: str) -> str | None:
+        if gid not in unit_of:
+            g: str | None = gid
+            found: str | None = None
+            seen: set[str] = set()
+            while g is not None and g in groups and g not in seen:
                 seen.add(g)
-            top_of[gid] = g
-        return top_of[gid]
+                if use_su and groups[g].kind.value == "su":
+                    found = g
+                    break
+                found = g
+                g = groups[g].parent
+            unit_of[gid] = found
+        return unit_of[gid]
 
     members: dict[str, set[str]] = defaultdict(set)
-    home: dict[str, str] = {}
     for d in design.devices:
         if d.group is not None and d.group in groups:
-            t = top(d.group)
-            members[t].add(d.id)
-            home[d.id] = t
-    if len(members) < 2 and not any(d.group is None for d in design.devices):
-        return [], len(members)
+            u = unit(d.group)
+            if u is not None:
+                members[u].add(d.id)
     order = [g.id for g in design.groups if g.id in members]
-    chosen = order[:limit]
-    wanted = set(chosen)
-    extra: dict[str, set[str]] = defaultdict(set)
-    t = design.links
-    for a, b in zip(t.a, t.b, strict=True):
-        ha, hb = home.get(a), home.get(b)
-        if ha is not None and hb is None and ha in wanted:
-            extra[ha].add(b)
-        elif hb is not None and ha is None and hb in wanted:
-            extra[hb].add(a)
-    views: list[tuple[str, set[str]]] = []
-    for gid in chosen:
-        ids = set(members[gid])
-        if len(extra[gid]) <= MAX_NEIGHBOURS:
-            ids |= extra[gid]
-        label = groups[gid].label or gid
-        views.append((label, ids))
+    views = [(groups[g].label or g, members[g]) for g in order[:limit]]
     return views, len(order)

@@ -201,8 +201,8 @@ def _detail_page(
         f"Drawing, detail {k} of {n}: {title}", font(13, bold=True), QRectF(r)
     )
     y += flow.text_at(
-        f"{len(view):,} devices: the group and the devices outside groups wired to "
-        f"it; links to other devices are left out{more}.",
+        f"{len(view):,} devices of the group; links to devices outside it are "
+        f"left out{more}.",
         font(7.5),
         QRectF(r.left(), y + 2, r.width(), 30),
         MUTED,
