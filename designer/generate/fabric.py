@@ -110,13 +110,9 @@ def _leaf_name(plan: Plan, su_tag: str, q: int, j: int) -> tuple[str, str]:
     if plan.tiers == 1:
         return "leaf-01", "Leaf switch"
     if plan.rail_optimized:
-        rails = [q * plan.plane_ports + r for r in t.leaf_rails[j]]
-        rw = len(str(plan.node_ports - 1))
-        if len(rails) == 1:
-            tag, text = f"r{rails[0]:0{rw}d}", f"rail {rails[0]}"
-        else:
-            tag = f"r{rails[0]:0{rw}d}-{rails[-1]:0{rw}d}"
-            text = f"rails {rails[0]}-{rails[-1]}"
+        rail = q * t.rails + t.leaf_rails[j][0]
+        rw = len(str(plan.planes * t.rails - 1))
+        tag, text = f"r{rail:0{rw}d}", f"rail {rail}"
         if t.chunked:  # several leaves per rail: r3a, r3b, ...
             tag += chr(ord("a") + t.leaf_chunks[j])
             text += f" #{t.leaf_chunks[j] + 1}"
@@ -250,7 +246,7 @@ def build_design(
                             None,
                         )
                     else:
-                        r = q * plan.plane_ports + rail
+                        r = q * t.rails + rail
                         cols.add(
                             f"{nid}.{r}/{lid}",
                             nid,

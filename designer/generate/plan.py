@@ -91,6 +91,7 @@ class SuTemplate:
     leaves: int
     attachments: tuple[Attachment, ...]
     leaf_rails: tuple[tuple[int, ...], ...]
+    rails: int
     leaf_chunks: tuple[int, ...]
     chunked: bool
     leaf_down: int
@@ -151,12 +152,14 @@ def su_template(
             f"a {radix}-port switch has no downlinks left at {fmt_ratio(leaf_ratio)}"
         )
     att: list[Attachment] = []
+    n_rails = 0
     rails: list[tuple[int, ...]] = []
     chunks: list[int] = []
     chunked = False
     if rail_optimized:
         if su_size <= dmax:
-            # as many whole rails per leaf as fit (1 for DGX, 4 for an NVL72 SU)
+            # g NIC ports of a node form one rail, as many as fill a leaf: 1 on
+            # a DGX, 4 (one compute tray) on an NVL72 rack in an SU of 8 racks
             g = max(d for d in divisors(ports) if d * su_size <= dmax)
             m, chunk = 1, su_size
         else:
@@ -168,13 +171,13 @@ def su_template(
                 )
             chunk = ceil(su_size / m)
             chunked = True
-        leaves = (ports // g) * m
+        n_rails = ports // g
+        leaves = n_rails * m
         for i in range(su_size):
-            for r in range(ports):
-                att.append(Attachment(i, (r // g) * m + i // chunk, 1, r))
+            for r in range(n_rails):
+                att.append(Attachment(i, r * m + i // chunk, g, r))
         for j in range(leaves):
-            first = (j // m) * g
-            rails.append(tuple(range(first, first + g)))
+            rails.append((j // m,))
             chunks.append(j % m)
         down = g * chunk
     elif ports <= dmax:
@@ -210,6 +213,7 @@ def su_template(
         leaves=leaves,
         attachments=tuple(att),
         leaf_rails=tuple(rails),
+        rails=n_rails,
         leaf_chunks=tuple(chunks),
         chunked=chunked,
         leaf_down=down,
@@ -261,7 +265,7 @@ def plan_fabric(
             att = [Attachment(i, 0, 1, r) for i in range(su_size) for r in range(ports)]
         else:
             att = [Attachment(i, 0, ports, None) for i in range(su_size)]
-        t = SuTemplate(1, tuple(att), ((),), (0,), False, endpoints, 0)
+        t = SuTemplate(1, tuple(att), ((),), ports, (0,), False, endpoints, 0)
         return Plan(template=t, **base)  # type: ignore[arg-type]
     t = su_template(su_size, plane_ports, radix, ratios[0], rail_optimized)
     leaves = sum(

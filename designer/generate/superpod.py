@@ -15,6 +15,7 @@ from designer.catalog import Category
 from designer.core.model import Design
 from designer.generate.fabric import Extra
 from designer.generate.fat_tree import _positive_int, fabric_design
+from designer.generate.management import add_management
 from designer.generate.parts import (
     CatalogLike,
     common_speed,
@@ -34,8 +35,8 @@ UFM_ID = "ufm-appliance"
 UFM_PORTS = 4
 """RA-H100 Table 4: Compute+UFM cables = nodes x 8 + 4 UFM ports, 1 to 4 SU."""
 
-MAX_SUS = 256
-"""Three tiers of 64-port switches hold 65,536 ports = 256 SU of 32 DGX."""
+MAX_SUS = 128
+"""Largest preset (three tiers of QM9700 would hold 256 SU of 32 DGX)."""
 
 _SOURCES = {
     "dgx-h100": "NVIDIA DGX SuperPOD RA DGX H100 (RA-11333-001) Tables 3 and 4",
@@ -56,9 +57,10 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
       32 full DGX per SU, two tiers up to 8 SU and a core tier from 16 SU.
     * ``gb200-nvl72``: SU = 8 racks = 576 GPUs, one NDR port per GPU. The RA's
       GB200 switch table is NOT verified (hardware.md §1.5), so nothing here
-      claims to match it: the fabric is derived from first principles. Each
-      leaf takes 4 GPU rails (one compute tray position) of the SU's 8 racks,
-      32 down / 32 up, so 18 leaves per SU; spines and cores follow the same
+      claims to match it: the fabric is derived from first principles. A rail
+      is one compute-tray position (its 4 NIC ports), so a rack has 18 rails;
+      the rail-r leaf takes tray r of the SU's 8 racks, 32 down / 32 up, so 18
+      leaves per SU; spines and cores follow the same
       divisor rule as every other fat tree here (1 SU: 18 leaves, 16 spines).
     """
     if system not in SUPERPOD_SYSTEMS:
@@ -106,6 +108,12 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
         scheduler="slurm",
         monitoring=monitoring,
         notes=tuple(notes),
+    )
+    design = add_management(design, cat)
+    design.settings.notes += (
+        "\nManagement (sketch, not from an RA table): 5 head nodes, in-band "
+        "SN4600C leaf pairs (7:1) under in-band spines, out-of-band SN2201 for "
+        "every BMC and switch management port. No storage fabric is generated."
     )
     return design
 

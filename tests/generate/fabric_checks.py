@@ -57,7 +57,9 @@ def up_down(design: Design) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     ups: dict[str, dict[str, int]] = defaultdict(dict)
     down: dict[str, int] = defaultdict(int)
     t = design.links
-    for a, b, c in zip(t.a, t.b, t.cables, strict=True):
+    for a, b, c, f in zip(t.a, t.b, t.cables, t.fabric, strict=True):
+        if f != Fabric.COMPUTE:
+            continue
         lo, hi = (a, b) if rank[a] < rank[b] else (b, a)
         assert rank[hi] == rank[lo] + 1 or (rank[lo] == 0 and rank[hi] == 1), (a, b)
         if rank[lo] > 0:
@@ -88,7 +90,7 @@ def check_invariants(design: Design, ratios: tuple[float, ...] = (1.0, 1.0)) -> 
         key = frozenset(tops)
         for hi in tops:
             assert seen.setdefault(hi, key) == key, f"{lo} reaches a different set"
-    used: Counter[tuple[str, str, int]] = Counter()
+    used: Counter[tuple[str, str, int]] = Counter()  # every fabric
     t = design.links
     for a, ap, b, bp, c, s in zip(
         t.a, t.a_port, t.b, t.b_port, t.cables, t.speed_gbps, strict=True
@@ -121,8 +123,8 @@ def check_rails(design: Design) -> None:
     rails_on_leaf: dict[str, set[int]] = defaultdict(set)
     leaf_of: dict[tuple[str | None, int], set[str]] = defaultdict(set)
     t = design.links
-    for a, b, r in zip(t.a, t.b, t.rail, strict=True):
-        if kind[a] == "node":
+    for a, b, r, f in zip(t.a, t.b, t.rail, t.fabric, strict=True):
+        if kind[a] == "node" and f == Fabric.COMPUTE:
             assert r is not None, f"compute link {a}-{b} has no rail"
             rails_on_leaf[b].add(r)
             leaf_of[(devices[a].group, r)].add(b)

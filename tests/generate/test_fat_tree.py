@@ -88,9 +88,21 @@ def test_single_switch_when_everything_fits() -> None:
     assert device_counts(d2)["spine"] > 0
 
 
-def test_rack_scale_leaves_take_whole_rail_groups() -> None:
+def test_rack_scale_rail_is_a_compute_tray() -> None:
+    """NVL72: the 4 NIC ports of tray r of every rack in the SU go to rail-r leaf."""
     d = fat_tree("gb200-nvl72", 16, "qm9700")
-    assert "leaf-su01-r04-07" in d.device_map()
+    dev = d.device_map()
+    assert "leaf-su01-r04" in dev and "leaf-su02-r17" in dev
+    node_links = [
+        (b, c, r)
+        for a, b, c, r in zip(
+            d.links.a, d.links.b, d.links.cables, d.links.rail, strict=True
+        )
+        if dev[a].tier is None
+    ]
+    assert len(node_links) == 16 * 18
+    assert {c for _, c, _ in node_links} == {4}
+    assert all(b.endswith(f"-r{r:02d}") for b, _, r in node_links)
     check_invariants(d)
     check_rails(d)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import pytest
 
+from designer.catalog import Role, default_catalog
 from designer.core.model import Design, GroupKind
 from designer.generate import GeneratorError, superpod
 from tests.generate.fabric_checks import (
@@ -92,7 +94,8 @@ def test_table_3(
 ) -> None:
     d = superpod(system, sus)
     counts = device_counts(d)
-    assert (counts["node"], counts["gpus"], counts["mgmt"]) == (nodes, gpus, 0)
+    assert (counts["node"], counts["gpus"]) == (nodes, gpus)
+    assert not [x for x in d.devices if x.catalog_id == "ufm-appliance"]
     assert (counts["leaf"], counts["spine"], counts["core"]) == (leaf, spine, core)
     cables = compute_cables(d)
     assert cables["leaf-node"] == nl
@@ -178,9 +181,41 @@ def test_superpod_round_trips_through_json(sus: int) -> None:
         ("dgx-a100", 1, "unknown SuperPOD system"),
         ("dgx-h100", 0, "at least 1"),
         ("dgx-h100", 1.5, "whole number"),
-        ("dgx-b200", 10_000, "at most"),
+        ("dgx-b200", 129, "at most"),
     ],
 )
 def test_superpod_bad_input(system: str, sus: int, message: str) -> None:
     with pytest.raises(GeneratorError, match=message):
         superpod(system, sus)
+
+
+@pytest.mark.parametrize(("system", "sus"), [("dgx-h100", 4), ("gb200-nvl72", 2)])
+def test_management_side_is_separate_and_complete(system: str, sus: int) -> None:
+    """Head nodes, in-band and out-of-band networks; compute counts untouched."""
+    d = superpod(system, sus)
+    cat = default_catalog()
+    by_fabric: dict[str, set[str]] = {}
+    for a, b, f in zip(d.links.a, d.links.b, d.links.fabric, strict=True):
+        by_fabric.setdefault(f.value, set()).update((a, b))
+    counts = Counter(x.catalog_id for x in d.devices)
+    assert counts["head-node"] == 5
+    mgmt_switches = {x.id for x in d.devices if x.catalog_id in {"sn4600c", "sn2201"}}
+    assert mgmt_switches
+    assert not mgmt_switches & by_fabric["compute"]
+    assert all(x.tier is None for x in d.devices if x.id in mgmt_switches)
+    # every device with a BMC / management port is on the OOB network
+    for x in d.devices:
+        if cat[x.catalog_id].interfaces_for(Role.OOB) and x.catalog_id != "sn2201":
+            assert x.id in by_fabric["oob"], x.id
+        if cat[x.catalog_id].interfaces_for(Role.INBAND):
+            assert x.id in by_fabric["inband"], x.id
+    check_invariants(d)  # port budgets of every fabric included
+
+
+def test_h100_4_su_management_close_to_the_bom() -> None:
+    """RA-H100 BOM (4 SU): 8 SN4600C, 8 SN2201 (incl. storage switches and
+    108 PDUs, which are not generated), 5 BCM servers."""
+    counts = Counter(x.catalog_id for x in superpod("dgx-h100", 4).devices)
+    assert counts["head-node"] == 5
+    assert 6 <= counts["sn4600c"] <= 8
+    assert 3 <= counts["sn2201"] <= 8
