@@ -111,8 +111,10 @@ def _export(
     if path := wanted["slurm"]:
         t0 = time.perf_counter()
         text = write_slurm_topology(design, path)
-        switches = sum(1 for line in text.splitlines() if line.startswith("Switch"))
-        done("slurm", path, t0, f"{switches} switches")
+        lines = text.splitlines()
+        listed = sum(1 for line in lines if line.startswith("SwitchName="))
+        idle = sum(1 for line in lines if line.startswith("# SwitchName="))
+        done("slurm", path, t0, f"{listed:,} switch lines, {idle:,} commented out")
     if wanted["pdf"] or wanted["svg"] or wanted["png"]:
         from designer.qt.export import (
             ensure_app,

@@ -85,7 +85,7 @@ def write_bom_csv(
                 "",
                 "",
                 "",
-                sum(r[4] for r in rows),
+                "",
                 "",
                 _money(report.cost_usd.total),
                 "yes" if any_estimate else "no",

@@ -304,7 +304,8 @@ def detail_views(
                 if use_su and groups[g].kind.value == "su":
                     found = g
                     break
-                found = g
+                if not use_su:
+                    found = g
                 g = groups[g].parent
             unit_of[gid] = found
         return unit_of[gid]
