@@ -10,6 +10,7 @@ loaded catalog directly. Everything here is re-exported for callers.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -242,16 +243,70 @@ def check_design(
     devices = design.device_map()
     out: list[ConnectionRefused] = []
     cap = limit if limit is not None else len(design.links) + len(devices) + 1
-    t = design.links
     # Links of one kind (catalog ids, ports, speed, fabric) pass or fail alike;
     # only failing kinds are worked out per link (their messages name devices).
     ok_kinds: set[tuple[str, str, str, str, int, str]] = set()
     reported: set[tuple[str, ...]] = set()
+    if not _links_all_fine(design, look):
+        _link_problems(design, look, devices, out, cap, ok_kinds, reported)
+        if len(out) >= cap:
+            return out
+    _budget_problems(design, look, devices, out, cap)
+    return out
+
+
+def _links_all_fine(design: Design, look: Lookup) -> bool:
+    """Fast pass: every link kind is valid and no link is a self link.
+
+    The columns are mapped to catalog ids and collapsed to distinct kinds in C
+    (a few dozen in a generated fabric), and each kind is checked once.
+    """
+    t = design.links
+    if any(map(operator.eq, t.a, t.b)):
+        return False
+    catalog = {d.id: d.catalog_id for d in design.devices}
+    kinds = set(
+        zip(
+            map(catalog.get, t.a),
+            t.a_port,
+            map(catalog.get, t.b),
+            t.b_port,
+            t.speed_gbps,
+            t.fabric,
+            strict=True,
+        )
+    )
+    for cat_a, ap, cat_b, bp, speed, fab in kinds:
+        if cat_a is None or cat_b is None:
+            return False
+        sa, sb = look(cat_a), look(cat_b)
+        ga = None if sa is None else sa.port_group(ap)
+        gb = None if sb is None else sb.port_group(bp)
+        if ga is None or gb is None:
+            return False
+        da = Device.model_construct(id="a", catalog_id=cat_a)
+        db = Device.model_construct(id="b", catalog_id=cat_b)
+        if pair_check(da, ga, db, gb, Fabric(fab), speed)[1] is not None:
+            return False
+    return True
+
+
+def _link_problems(
+    design: Design,
+    look: Lookup,
+    devices: Mapping[str, Device],
+    out: list[ConnectionRefused],
+    cap: int,
+    ok_kinds: set[tuple[str, str, str, str, int, str]],
+    reported: set[tuple[str, ...]],
+) -> None:
+    """Per-link problems, in link order (only run when the fast pass fails)."""
+    t = design.links
     for lid, a, ap, b, bp, speed, fab in zip(
         t.id, t.a, t.a_port, t.b, t.b_port, t.speed_gbps, t.fabric, strict=True
     ):
         if len(out) >= cap:
-            return out
+            return
         if a == b:
             out.append(
                 SelfLink(
@@ -292,8 +347,35 @@ def check_design(
             ok_kinds.add(key)
         else:
             out.append(found)
-    usage = PortUsage.of(design)
-    for did, port in usage:
+
+
+def _budget_problems(
+    design: Design,
+    look: Lookup,
+    devices: Mapping[str, Device],
+    out: list[ConnectionRefused],
+    cap: int,
+) -> None:
+    """Port groups with more native ports in use than they have."""
+    # Breakouts only ever shrink the native count below the cable count, so
+    # only groups with more cables than ports need the per-speed count.
+    suspects: list[tuple[str, str]] = []
+    for (did, port), cables in ports_in_use(design).items():
+        dev = devices.get(did)
+        spec = None if dev is None else look(dev.catalog_id)
+        grp = None if spec is None else spec.port_group(port)
+        if (
+            dev is not None
+            and spec is not None
+            and grp is not None
+            and cables > effective_count(dev, spec, grp)
+        ):
+            suspects.append((did, port))
+    if not suspects:
+        return
+    few = {did for did, _ in suspects}
+    usage = PortUsage.of(design, few if len(few) <= 64 else None)
+    for did, port in suspects:
         if len(out) >= cap:
             break
         dev = devices.get(did)
@@ -318,7 +400,6 @@ def check_design(
                     needed=used - capacity,
                 )
             )
-    return out
 
 
 # --- choosing ports -------------------------------------------------------------

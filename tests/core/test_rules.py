@@ -436,3 +436,16 @@ def test_check_design_reports_unknown_entries_once_per_device() -> None:
         ("UnknownCatalogEntry", ("a",)),
         ("UnknownPortGroup", ("dgx-1",)),
     ]
+
+
+def test_check_design_budget_with_breakout() -> None:
+    d = design(("sp", "sn5600"), ("l1", "sn5600"), ("l2", "sn5600"))
+    d.links.append(link("sp", "ports", "l1", "ports", 400, cables=64, id="a"))
+    d.links.append(link("sp", "ports", "l2", "ports", 400, cables=64, id="b"))
+    assert check_design(d, lookup) == []  # 128 x 400G = 64 native 800G ports
+    d.links.append(link("sp", "ports", "l2", "ports", 400, cables=1, id="c"))
+    (problem,) = check_design(d, lookup)
+    assert str(problem) == (
+        "sn5600 sp: port group 'ports' has 64 ports but 65 are in use by 129 "
+        "cables (1 too many)"
+    )
