@@ -80,3 +80,14 @@ def test_gb200_rack_rail_wiring(catalog) -> None:  # type: ignore[no-untyped-def
     wire_rail_optimized(d, ["rack-1"], leaves, catalog).do(d)
     assert d.links.cables == [18] * 4 and d.links.rail == [0, 1, 2, 3]
     assert check_design(d, catalog) == []
+
+
+def test_gb200_rack_on_18_tray_rails(catalog) -> None:  # type: ignore[no-untyped-def]
+    # The generator's SU model: rail r = compute-tray position r (4 NIC ports).
+    leaves = [f"leaf-{i}" for i in range(1, 19)]
+    d = Design(
+        devices=[Device(id="rack-1", catalog_id="gb200-nvl72")]
+        + [Device(id=x, catalog_id="qm9700") for x in leaves]
+    )
+    wire_rail_optimized(d, ["rack-1"], leaves, catalog).do(d)
+    assert d.links.cables == [4] * 18 and d.links.rail == list(range(18))
