@@ -34,7 +34,8 @@ def open_text(target: Target) -> Iterator[TextIO]:
     if isinstance(target, io.TextIOBase) or hasattr(target, "write"):
         yield target  # type: ignore[misc]
         return
-    path = Path(target)  # type: ignore[arg-type]
+    assert isinstance(target, str | os.PathLike)
+    path = Path(target)
     tmp = path.with_name(path.name + ".part")
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:

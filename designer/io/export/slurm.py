@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from designer.catalog.schema import Category
-from designer.core.model import Design, Fabric, Tier
+from designer.core.model import Design, Device, Fabric, Tier
 from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
 
 _TIER_ORDER = {Tier.LEAF: 0, Tier.SPINE: 1, Tier.CORE: 2}
@@ -138,7 +138,8 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
             continue
         a, b = t.a[i], t.b[i]
         ca, cb = category.get(a), category.get(b)
-        rail = t.rail[i] if t.rail[i] is not None else 1 << 30
+        r = t.rail[i]
+        rail: int = r if r is not None else 1 << 30
         if ca is Category.COMPUTE and cb is Category.SWITCH:
             node, sw = a, b
         elif cb is Category.COMPUTE and ca is Category.SWITCH:
@@ -208,8 +209,8 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
                     "another leaf)"
                 )
         elif children.get(s):
-            kids = ",".join(names[c] for c in children[s])
-            lines.append(f"SwitchName={names[s]} Switches={kids}")
+            below = ",".join(names[c] for c in children[s])
+            lines.append(f"SwitchName={names[s]} Switches={below}")
         else:
             lines.append(
                 f"# SwitchName={names[s]}  (no listed switch below it: its leaves "
@@ -222,7 +223,7 @@ def _levels(
     switches: set[str],
     leaves: set[str],
     edges: dict[str, dict[str, int]],
-    devices: dict[str, object],
+    devices: Mapping[str, Device],
 ) -> dict[str, int]:
     """Tier of each switch: declared ``Device.tier`` else hops from the leaves."""
     level: dict[str, int] = {}
@@ -240,7 +241,8 @@ def _levels(
                     nxt.append(c)
         frontier = nxt
     for s in switches:
-        tier = getattr(devices.get(s), "tier", None)
+        dev = devices.get(s)
+        tier = dev.tier if dev is not None else None
         if tier is not None and s not in leaves:
             level[s] = max(1, _TIER_ORDER[tier])
         level.setdefault(s, 1)

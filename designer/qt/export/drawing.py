@@ -67,8 +67,8 @@ def drawing_aspect(
 ) -> float:
     """Width / height of what :func:`render_design` draws (at least 0.05)."""
     if ids is None and scene is not None and hasattr(scene, "design_rect"):
-        rect = scene.design_rect()
-        return max(rect.width() / max(rect.height(), 1.0), 0.05)
+        rect: QRectF = scene.design_rect()
+        return max(float(rect.width()) / max(float(rect.height()), 1.0), 0.05)
     xs = [d.x for d in design.devices if ids is None or d.id in ids] or [0.0]
     ys = [d.y for d in design.devices if ids is None or d.id in ids] or [0.0]
     w = max(xs) - min(xs) + DEVICE_W + 40

@@ -163,7 +163,7 @@ def _first_page(
     flow.add(frame)
     inner = area.adjusted(6, 6, -6, -6)
     flow.add(lambda p: draw(p, inner))
-    flow.add(lambda p: legend(p, QPointF(area.left(), area.bottom() + 9)))
+    flow.add(lambda p: _legend(p, area))
     flow.text_at(
         scope_note,
         font(6.5),
@@ -172,6 +172,10 @@ def _first_page(
         Qt.AlignmentFlag.AlignRight,
     )
     flow.y = bottom
+
+
+def _legend(p: QPainter, area: QRectF) -> None:
+    legend(p, QPointF(area.left(), area.bottom() + 9))
 
 
 def _labels_too_small(design: Design, flow: Flow, aspect: float) -> bool:
@@ -217,7 +221,7 @@ def _detail_page(
     flow.add(frame)
     inner = area.adjusted(6, 6, -6, -6)
     flow.add(lambda p: draw(p, inner, view))
-    flow.add(lambda p: legend(p, QPointF(area.left(), area.bottom() + 9)))
+    flow.add(lambda p: _legend(p, area))
     flow.y = r.bottom()
 
 
