@@ -67,18 +67,14 @@ class _Out:
             self.cols[name].append(value)
 
 
-def add_management(design: Design, catalog: CatalogLike) -> Design:
-    """``design`` plus head nodes, an in-band and an out-of-band network."""
+def add_head_nodes(design: Design, catalog: CatalogLike) -> Design:
+    """``design`` plus 5 head nodes (2 BCM head + 3 service) in a Management group."""
     head = entry(catalog, "head-node", Category.MANAGEMENT, "head node")
-    leaf_sw = entry(catalog, INBAND_LEAF, Category.SWITCH, "in-band switch")
-    oob_sw = entry(catalog, OOB_SWITCH, Category.SWITCH, "out-of-band switch")
     width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
-    out = _Out(
-        list(design.devices), {n: list(getattr(design.links, n)) for n in LINK_COLUMNS}
-    )
+    devices = list(design.devices)
     for i in range(HEAD_NODES):
         role = "BCM head node" if i < 2 else "service node"
-        out.devices.append(
+        devices.append(
             Device(
                 id=f"head-{i + 1:02d}",
                 catalog_id=head.slug,
@@ -88,6 +84,23 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
                 group=GROUP_ID,
             )
         )
+    groups = [
+        *design.groups,
+        Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM),
+    ]
+    return Design(
+        settings=design.settings, groups=groups, devices=devices, links=design.links
+    )
+
+
+def add_management(design: Design, catalog: CatalogLike) -> Design:
+    """``design`` plus an in-band and an out-of-band network for all its devices."""
+    leaf_sw = entry(catalog, INBAND_LEAF, Category.SWITCH, "in-band switch")
+    oob_sw = entry(catalog, OOB_SWITCH, Category.SWITCH, "out-of-band switch")
+    width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
+    out = _Out(
+        list(design.devices), {n: list(getattr(design.links, n)) for n in LINK_COLUMNS}
+    )
     # in-band hosts: (device id, port group, ports, speed)
     hosts: list[tuple[str, str, int, int]] = []
     leaf_port = port_group(leaf_sw, "ports")
@@ -99,7 +112,7 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     per_pair = leaf_port.count - LEAF_UP
     pairs = max(1, ceil(len(hosts) / per_pair))
     leaves = [f"inband-leaf-{k + 1:02d}" for k in range(2 * pairs)]
-    x = width + HEAD_NODES * NODE_DX
+    x = width
     for k, lid in enumerate(leaves):
         out.devices.append(
             _switch(
@@ -154,10 +167,9 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
             )
     ends = base + _oob_ends(out.devices[-spines:], catalog)
     _oob(out, catalog, oob_sw.slug, ends, spine_ids, spine_sw, x)
-    groups = [
-        *design.groups,
-        Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM),
-    ]
+    groups = list(design.groups)
+    if GROUP_ID not in {g.id for g in groups}:
+        groups.append(Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM))
     table = LinkTable.model_construct(**out.cols)  # type: ignore[arg-type]
     return Design(
         settings=design.settings, groups=groups, devices=out.devices, links=table

@@ -15,7 +15,7 @@ from designer.catalog import Category
 from designer.core.model import Design
 from designer.generate.fabric import Extra
 from designer.generate.fat_tree import _positive_int, fabric_design
-from designer.generate.management import add_management
+from designer.generate.management import add_head_nodes, add_management
 from designer.generate.parts import (
     CatalogLike,
     common_speed,
@@ -24,6 +24,7 @@ from designer.generate.parts import (
     resolve,
 )
 from designer.generate.plan import GeneratorError
+from designer.generate.storage import APPLIANCE, add_storage
 
 SUPERPOD_SYSTEMS: tuple[str, ...] = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
 """Systems :func:`superpod` knows."""
@@ -109,11 +110,25 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
         monitoring=monitoring,
         notes=tuple(notes),
     )
+    design = add_head_nodes(design, cat)
+    storage_switch, big = ("sn5600", None) if rack_scale else (COMPUTE_SWITCH, "q3400")
+    try:
+        design, sp = add_storage(design, cat, storage_switch, big)
+        stored = (
+            f"storage (sketch): {sp.appliances} x {APPLIANCE} for RA-H100 Table 6 "
+            f"'better' (40 GB/s read per SU), {sp.leaves} {storage_switch} storage "
+            f"leaves ({sp.leaf_down} down / {sp.leaf_up} up, near 4:3) under "
+            f"{sp.spines} {sp.spine_model} storage spines."
+        )
+    except GeneratorError as exc:
+        stored = f"no storage generated: {exc}."
     design = add_management(design, cat)
     design.settings.notes += (
-        "\nManagement (sketch, not from an RA table): 5 head nodes, in-band "
-        "SN4600C leaf pairs (7:1) under in-band spines, out-of-band SN2201 for "
-        "every BMC and switch management port. No storage fabric is generated."
+        "\nManagement (sketch, sized from first principles, not an RA table): 5 head "
+        "nodes, in-band SN4600C leaf pairs (7:1) under in-band spines, out-of-band "
+        "SN2201 for every BMC and switch management port.\n"
+        + stored[0].upper()
+        + stored[1:]
     )
     return design
 

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 
 from designer.catalog import Category, default_catalog
-from designer.catalog.ports import effective_ports_at
+from designer.catalog.ports import effective_ports
 from designer.core.model import Design, Fabric
 
 TIER_ORDER = {"node": 0, "leaf": 1, "spine": 2, "core": 3}
@@ -90,17 +90,22 @@ def check_invariants(design: Design, ratios: tuple[float, ...] = (1.0, 1.0)) -> 
         key = frozenset(tops)
         for hi in tops:
             assert seen.setdefault(hi, key) == key, f"{lo} reaches a different set"
-    used: Counter[tuple[str, str, int]] = Counter()  # every fabric
+    # every fabric; a link at a breakout speed takes 1/split of a native port
+    used: dict[tuple[str, str], Fraction] = defaultdict(Fraction)
     t = design.links
     for a, ap, b, bp, c, s in zip(
         t.a, t.a_port, t.b, t.b_port, t.cables, t.speed_gbps, strict=True
     ):
-        used[(a, ap, s)] += c
-        used[(b, bp, s)] += c
-    for (did, port, speed), n in used.items():
+        for did, port in ((a, ap), (b, bp)):
+            item = cat[devices[did].catalog_id]
+            iface = item.interface(port)
+            assert iface is not None, f"{did} has no port group {port}"
+            assert iface.split(s) > 0, f"{did} {port} cannot run at {s}G"
+            used[(did, port)] += Fraction(c, iface.split(s))
+    for (did, port), n in used.items():
         dev = devices[did]
-        budget = effective_ports_at(cat[dev.catalog_id], dev.ports, port, speed)
-        assert n <= budget, f"{did} {port}: {n} cables at {speed}G > {budget} ports"
+        budget = effective_ports(cat[dev.catalog_id], dev.ports, port)
+        assert n <= budget, f"{did} {port}: {float(n)} native ports > {budget}"
     radix_full: dict[int, list[Fraction]] = {}
     for lo, tops in ups.items():
         tier = devices[lo].tier

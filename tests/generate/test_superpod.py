@@ -199,7 +199,8 @@ def test_management_side_is_separate_and_complete(system: str, sus: int) -> None
         by_fabric.setdefault(f.value, set()).update((a, b))
     counts = Counter(x.catalog_id for x in d.devices)
     assert counts["head-node"] == 5
-    mgmt_switches = {x.id for x in d.devices if x.catalog_id in {"sn4600c", "sn2201"}}
+    mgmt_switches = {x.id for x in d.devices if x.tier is None and x.group == "mgmt"}
+    mgmt_switches -= {x.id for x in d.devices if x.catalog_id == "head-node"}
     assert mgmt_switches
     assert not mgmt_switches & by_fabric["compute"]
     assert all(x.tier is None for x in d.devices if x.id in mgmt_switches)
@@ -219,3 +220,37 @@ def test_h100_4_su_management_close_to_the_bom() -> None:
     assert counts["head-node"] == 5
     assert 6 <= counts["sn4600c"] <= 8
     assert 3 <= counts["sn2201"] <= 8
+
+
+@pytest.mark.parametrize(("system", "sus"), [("dgx-h100", 4), ("gb200-nvl72", 2)])
+def test_storage_meets_the_better_guidance(system: str, sus: int) -> None:
+    """RA-H100 Table 6 'better': 40 GB/s read per SU of 256 GPUs; every compute
+    node's storage ports cabled; storage never on the compute fabric."""
+    d = superpod(system, sus)
+    cat = default_catalog()
+    gpus = device_counts(d)["gpus"]
+    read = sum(
+        cat[x.catalog_id].ext.storage.read_gbytes_s  # type: ignore[union-attr]
+        for x in d.devices
+        if cat[x.catalog_id].ext.storage is not None
+    )
+    assert read >= 40 * max(gpus / 256, sus)
+    storage_ends: Counter[str] = Counter()
+    for a, b, c, f in zip(
+        d.links.a, d.links.b, d.links.cables, d.links.fabric, strict=True
+    ):
+        if f.value == "storage":
+            storage_ends[a] += c
+            storage_ends[b] += c
+            assert d.device_map()[b].tier is None
+    for x in d.devices:
+        ports = cat[x.catalog_id].interfaces_for(Role.STORAGE)
+        if ports and x.tier is None:
+            assert storage_ends[x.id] == sum(i.count for i in ports), x.id
+    assert "Storage (sketch)" in d.settings.notes
+
+
+def test_storage_skipped_with_a_note_when_too_large() -> None:
+    d = superpod("dgx-b200", 128)
+    assert not [x for x in d.devices if x.catalog_id == "lustre-appliance"]
+    assert "No storage generated" in d.settings.notes
