@@ -229,11 +229,8 @@ def test_storage_meets_the_better_guidance(system: str, sus: int) -> None:
     d = superpod(system, sus)
     cat = default_catalog()
     gpus = device_counts(d)["gpus"]
-    read = sum(
-        cat[x.catalog_id].ext.storage.read_gbytes_s  # type: ignore[union-attr]
-        for x in d.devices
-        if cat[x.catalog_id].ext.storage is not None
-    )
+    specs = [cat[x.catalog_id].ext.storage for x in d.devices]
+    read = sum(s.read_gbytes_s for s in specs if s is not None)
     assert read >= 40 * max(gpus / 256, sus)
     storage_ends: Counter[str] = Counter()
     for a, b, c, f in zip(
