@@ -40,7 +40,7 @@ def oversubscription_text(report: Report) -> str:
         return "no switch tiers"
     order = {"leaf": 0, "spine": 1, "core": 2}
     parts = [
-        f"{tier} {fmt.ratio(r)}"
+        f"{tier} {fmt.ratio(r)}" if r is not None else f"{tier} (top tier)"
         for tier, r in sorted(
             report.oversubscription.items(), key=lambda kv: order.get(kv[0], 9)
         )
@@ -135,9 +135,13 @@ class ValidatorPanel(QWidget):
         v = self.values
         took = f" in {seconds * 1000:.0f} ms" if seconds is not None else ""
         self.state.setText(f"Up to date (analysed{took})")
-        v["gpus"].setText(
-            f"{report.gpus:,} in {report.compute_nodes:,} nodes · "
+        domains = (
             f"{report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size}"
+            if report.nvlink_domain_size > 1
+            else "PCIe GPUs (no NVLink domain)"
+        )
+        v["gpus"].setText(
+            f"{report.gpus:,} in {report.compute_nodes:,} nodes · {domains}"
         )
         sw = report.switches
         total_sw = sum(sw.values())
