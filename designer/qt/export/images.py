@@ -131,6 +131,6 @@ def write_png(
         ids=ids,
         long_side=long_side,
     )
-    if not image.save(str(out), b"PNG"):
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]
         raise OSError(f"{out}: cannot write the PNG file")
     return out
