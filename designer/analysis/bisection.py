@@ -65,6 +65,7 @@ class Hierarchy:
     blocks: list[IntArray] = field(default_factory=list)
     n_blocks: list[int] = field(default_factory=list)
     top: int | None = None
+    plane: IntArray | None = None
 
 
 @dataclass
@@ -163,16 +164,15 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
         ypos = np.full(g.n, -1, dtype=np.int64)
         ypos[ys] = np.arange(len(ys))
         nb = h.n_blocks[-1]
-        _, lab = components(nb + len(ys), block[up_x[sel]], nb + ypos[up_y[sel]])
+        count, lab = components(nb + len(ys), block[up_x[sel]], nb + ypos[up_y[sel]])
+        # every component holds a lower block or a level-(i+1) node: labels are dense
         new = np.full(g.n, -1, dtype=np.int64)
         low = block >= 0
         new[low] = lab[block[low]]
         new[ys] = lab[nb + np.arange(len(ys))]
-        _, dense = np.unique(new[new >= 0], return_inverse=True)
-        new[new >= 0] = dense
         block = new
         h.blocks.append(block)
-        h.n_blocks.append(int(dense.max()) + 1)
+        h.n_blocks.append(count)
         i += 1
         if h.n_blocks[-1] == 1:
             h.top = i
@@ -252,7 +252,10 @@ def _status_seed(g: ComputeGraph, h: Hierarchy | None, in_a: BoolArray) -> IntAr
             status[nodes] = st
     kind = np.where(g.endpoint, 0, np.where(g.switch, 1, 2))
     lev = np.clip(level + 1, 0, 1023)
-    return ((inj * 1024 + lev) * 4 + status) * 4 + kind
+    seed = ((inj * 1024 + lev) * 4 + status) * 4 + kind
+    if h is not None and h.plane is not None:
+        seed = seed * (int(h.plane.max()) + 2) + h.plane + 1
+    return seed
 
 
 def split_cut(
@@ -377,6 +380,7 @@ def pair_bound(g: ComputeGraph) -> float | None:
 
 def bisect(
     g: ComputeGraph,
+    h: Hierarchy,
     nominal: FloatArray,
     dev_orders: dict[str, IntArray],
 ) -> BisectionResult:
@@ -401,7 +405,6 @@ def bisect(
             side,
             side[g.u] != side[g.v],
         )
-    h = hierarchy(g)
     delta, _ = _balance(w)
     total = int(w.sum())
     w_local = np.zeros(g.n, dtype=np.int64)

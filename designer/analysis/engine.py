@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import dataclass
 from math import ceil
 
 import numpy as np
 
-from designer.analysis.bisection import bisect
+from designer.analysis.bisection import BisectionResult, bisect, hierarchy
 from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.findings import Context, all_findings
-from designer.analysis.graph import compute_graph
+from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.index import (
     FABRIC_CODE,
     FABRICS,
     KIND_COMPUTE,
-    KIND_SWITCH,
     DesignIndex,
     build_index,
 )
 from designer.analysis.metrics import (
     TIER_NAMES,
+    Tiers,
     cable_classes,
-    end_table,
     port_budget,
-    switch_fabric_names,
+    switch_counts,
     switch_tiers,
     transceivers,
 )
@@ -38,39 +37,77 @@ def analyze(design: Design, catalog: Catalog | None = None) -> Report:
     return analyze_index(build_index(design, catalog), design)
 
 
-def _radix_and_ports(
-    index: DesignIndex,
-    ends: object,
-    budget: tuple[np.ndarray, np.ndarray, np.ndarray],
-    rank: np.ndarray,
-) -> tuple[int, int]:
-    """(modal effective radix of compute switches, endpoint ports on the fabric)."""
-    from designer.analysis.metrics import EndTable
+@dataclass
+class Planes:
+    """Compute-fabric planes (switch components) against the folded-Clos limits."""
 
-    assert isinstance(ends, EndTable)
-    cf = ends.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    at_node = cf & (index.kind[ends.dev] == KIND_COMPUTE)
-    endpoint_ports = int(ends.cables[at_node].sum())
-    at_sw = cf & (rank[ends.dev] > 0) & ends.known
-    if not at_sw.any():
-        return 0, endpoint_ports
+    radix: int
+    endpoint_ports: int
+    floor: int | None
+    floor_tiers: int
+    over_radix: list[tuple[int, int, int]]  # (ports, tiers, limit) per bad plane
+
+
+def _clos_tiers(n_ports: int, k: int) -> int:
+    """Fewest tiers of radix-k switches that serve n_ports non-blocking."""
+    t = 1
+    while _clos_limit(t, k) < n_ports and t < 8:
+        t += 1
+    return t
+
+
+def _clos_limit(t: int, k: int) -> int:
+    """Endpoint ports t tiers of radix-k switches serve non-blocking: 2(k/2)^t."""
+    return k if t == 1 else 2 * (k // 2) ** t
+
+
+def _planes(
+    index: DesignIndex,
+    g: ComputeGraph,
+    rank: np.ndarray,
+    budget: tuple[np.ndarray, ...],
+    plane: np.ndarray,
+) -> Planes:
+    """Per plane (component of the switch-only compute graph): ports, tiers, floor."""
     keys, _, avail = budget
     n_ports = max(len(index.port_names), 1)
-    pos = np.searchsorted(keys, ends.dev[at_sw] * n_ports + ends.port[at_sw])
-    split = ends.cables[at_sw] / ends.usage[at_sw]
-    radix = np.rint(avail[pos] * split).astype(np.int64)
-    counts = Counter(dict(zip(*np.unique(radix, return_counts=True), strict=True)))
-    return int(counts.most_common(1)[0][0]), endpoint_ports
-
-
-def _clos_floor(n_ports: int, k: int) -> tuple[int | None, int]:
-    """Switch floor (2t-1)N/k of a non-blocking folded Clos and its tier count."""
-    if n_ports <= 0 or k < 2:
-        return None, 0
-    t = 1
-    while (k if t == 1 else 2 * (k // 2) ** t) < n_ports and t < 8:
-        t += 1
-    return ceil((2 * t - 1) * n_ports / k), t
+    cables = index.cables[g.link]
+    node_edge = g.endpoint[g.u] ^ g.endpoint[g.v]
+    endpoint_ports = int(cables[node_edge].sum())
+    sw_local = g.switch & (rank[g.dev] > 0)
+    if not sw_local.any() or "ports" not in index.port_names:
+        return Planes(0, endpoint_ports, None, 0, [])
+    # modal effective radix: native 'ports' count x breakout at the modal speed
+    pcode = index.port_names.index("ports")
+    sw_dev = g.dev[sw_local]
+    pos = np.searchsorted(keys, sw_dev * n_ports + pcode)
+    pos = np.minimum(pos, len(keys) - 1)
+    native = np.where(keys[pos] == sw_dev * n_ports + pcode, avail[pos], 0)
+    native = native[native > 0].astype(np.int64)
+    speeds = index.speed[g.link[node_edge]]
+    speed = int(np.bincount(speeds).argmax()) if len(speeds) else 0
+    cat = int(np.bincount(index.dev_catalog[sw_dev]).argmax())
+    entry = index.entries[cat]
+    iface = entry.interface("ports") if entry else None
+    split = max(iface.split(speed), 1) if iface is not None else 1
+    radix = int(np.bincount(native).argmax()) * split if len(native) else 0
+    if radix < 2:
+        return Planes(radix, endpoint_ports, None, 0, [])
+    lab = np.where(sw_local, plane, 0)
+    sw_end = np.where(g.endpoint[g.u], g.v, g.u)[node_edge]
+    ok = sw_local[sw_end]
+    ports = np.bincount(lab[sw_end[ok]], weights=cables[node_edge][ok], minlength=g.n)
+    tiers = np.zeros(g.n, dtype=np.int64)
+    np.maximum.at(tiers, lab[sw_local], rank[g.dev[sw_local]])
+    floor, worst_t, bad = 0, 0, []
+    for plane in np.flatnonzero(ports > 0).tolist():
+        n_p, t_p = int(ports[plane]), int(tiers[plane])
+        t_min = _clos_tiers(n_p, radix)
+        floor += ceil((2 * t_min - 1) * n_p / radix)
+        worst_t = max(worst_t, t_min)
+        if t_p and n_p > _clos_limit(t_p, radix):
+            bad.append((n_p, t_p, _clos_limit(t_p, radix)))
+    return Planes(radix, endpoint_ports, floor or None, worst_t, bad)
 
 
 def _nominal_injection(index: DesignIndex) -> np.ndarray:
@@ -84,80 +121,81 @@ def _nominal_injection(index: DesignIndex) -> np.ndarray:
     return (index.compute_ports * speed).astype(np.float64)
 
 
-def analyze_index(index: DesignIndex, design: Design) -> Report:
-    """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits)."""
-    g = compute_graph(index)
-    nominal = _nominal_injection(index)[g.dev][g.endpoint]
-    bis = bisect(g, nominal, index.endpoint_order)
-    ends = end_table(index)
-    budget = port_budget(index, ends)
-    tiers = switch_tiers(index)
-
-    sw = np.flatnonzero(index.kind == KIND_SWITCH)
-    names = switch_fabric_names(index, tiers)
-    switches = dict.fromkeys(TIER_NAMES.values(), 0)
-    switches.update(Counter(names))
-    cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)
-    cables = {f.value: int(cables_by_fabric[i]) for i, f in enumerate(FABRICS)}
-    modules = transceivers(index, ends)
-
+def _tier_rows(
+    index: DesignIndex, tiers: Tiers, budget: tuple[np.ndarray, ...]
+) -> tuple[dict[str, TierOversubscription], dict[str, float | None]]:
+    """Down/up capacity, ratios and port use per tier of the compute fabric."""
     keys, used, avail = budget
     n_ports = max(len(index.port_names), 1)
-    ports_code = index.port_names.index("ports") if "ports" in index.port_names else -1
-    tier_rows: dict[str, TierOversubscription] = {}
-    ratios: dict[str, float | None] = {}
-    per_switch: dict[str, float | None] = {}
+    pcode = index.port_names.index("ports") if "ports" in index.port_names else -1
     ranks = tiers.rank
     top = int(ranks.max()) if len(ranks) else 0
     kdev, kport = np.divmod(keys, n_ports)
+    is_ports = kport == pcode
+    rows: dict[str, TierOversubscription] = {}
+    ratios: dict[str, float | None] = {}
     for r, name in TIER_NAMES.items():
-        members = sw[ranks[sw] == r]
+        members = np.flatnonzero(ranks == r)
         if not len(members):
             continue
         down = float(tiers.down[members].sum())
         up = float(tiers.up[members].sum())
         ratio = down / up if up > 0 and r < top else None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            each = tiers.down[members] / tiers.up[members]
-        finite = each[np.isfinite(each)]
-        in_tier = np.isin(kdev, members) & (kport == ports_code)
-        tier_rows[name] = TierOversubscription(
+        ups = tiers.up[members]
+        each = tiers.down[members][ups > 0] / ups[ups > 0]
+        in_tier = is_ports & (ranks[kdev] == r)
+        rows[name] = TierOversubscription(
             switches=len(members),
             down_gbps=down,
             up_gbps=up,
             ratio=ratio,
-            worst_ratio=float(finite.max())
-            if len(finite) and ratio is not None
-            else None,
+            worst_ratio=float(each.max()) if len(each) and ratio is not None else None,
             ports_used=int(np.ceil(used[in_tier] - 1e-9).sum()),
             ports_total=int(avail[in_tier].sum())
             + _unused_ports(index, members, kdev[in_tier]),
         )
         ratios[name] = ratio
-    comp_sw = sw[ranks[sw] > 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        each = tiers.down[comp_sw] / tiers.up[comp_sw]
-    ids = index.device_ids
-    for i, val in zip(comp_sw.tolist(), each.tolist(), strict=True):
-        per_switch[ids[i]] = None if not np.isfinite(val) else float(val)
+    return rows, ratios
 
+
+def analyze_index(index: DesignIndex, design: Design) -> Report:
+    """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits)."""
+    g = compute_graph(index)
+    h = hierarchy(g)
+    h.plane = switch_planes(g)
+    dev_level = np.full(index.n_devices, -1, dtype=np.int64)
+    dev_level[g.dev] = h.level
+    nominal = _nominal_injection(index)[g.dev][g.endpoint]
+    bis = bisect(g, h, nominal, index.endpoint_order)
+    ends = index.ends
+    budget = port_budget(index, ends)
+    tiers = switch_tiers(index, dev_level)
+    cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)
+    cables = {f.value: int(cables_by_fabric[i]) for i, f in enumerate(FABRICS)}
+    modules = transceivers(index, ends)
+    tier_rows, ratios = _tier_rows(index, tiers, budget)
+    comp_sw = np.flatnonzero(tiers.rank > 0)
+    up = tiers.up[comp_sw]
+    each = np.where(up > 0, tiers.down[comp_sw] / np.where(up > 0, up, 1), np.nan)
+    per_switch = dict(
+        zip(
+            index.device_ids_arr[comp_sw].tolist(),
+            [None if v != v else v for v in each.tolist()],
+            strict=True,
+        )
+    )
     comp = index.kind == KIND_COMPUTE
     gpus = int(index.gpus[comp].sum())
     nvl = index.nvlink_domain[comp]
     domains = int(np.ceil(index.gpus[comp] / np.maximum(nvl, 1)).sum())
-    power_kw = float(index.power_w.sum()) / 1000.0
     by_rack: dict[str, float] = {}
     if (index.rack >= 0).any():
         placed = index.rack >= 0
         kw = np.bincount(index.rack[placed], weights=index.power_w[placed]) / 1000.0
         by_rack = {name: float(kw[i]) for i, name in enumerate(index.rack_names)}
-
     cost = cost_build_up(design, index, modules, cable_classes(index), gpus)
     tier = classify(gpus, design.settings.purpose)
-    radix, n_ep_ports = _radix_and_ports(index, ends, budget, ranks)
-    floor, floor_t = _clos_floor(n_ep_ports, radix)
-
-    bis_out = _bisection(index, g, bis)
+    planes = _planes(index, g, tiers.rank, budget, h.plane)
     ctx = Context(
         design=design,
         index=index,
@@ -170,32 +208,33 @@ def analyze_index(index: DesignIndex, design: Design) -> Report:
         gpus=gpus,
         cost=cost,
         tier=tier,
-        switch_floor=floor,
-        floor_tiers=floor_t,
-        radix=radix,
-        endpoint_ports=n_ep_ports,
+        switch_floor=planes.floor,
+        floor_tiers=planes.floor_tiers,
+        radix=planes.radix,
+        endpoint_ports=planes.endpoint_ports,
+        over_radix=planes.over_radix,
     )
-    return Report(
+    return Report.model_construct(
         gpus=gpus,
         compute_nodes=int(comp.sum()),
         nvlink_domains=domains,
         nvlink_domain_size=int(nvl.max()) if len(nvl) else 0,
-        switches=switches,
+        switches=switch_counts(index, tiers),
         cables=cables,
         transceivers=int(sum(modules.values())),
         transceivers_by_type=modules,
-        bisection=bis_out,
+        bisection=_bisection(index, g, bis),
         oversubscription=ratios,
         tiers=tier_rows,
         switch_oversubscription=per_switch,
         cost_usd=cost,
-        power_kw=power_kw,
+        power_kw=float(index.power_w.sum()) / 1000.0,
         power_kw_by_rack=by_rack,
         rack_units=float(index.u_height.sum()),
         racks=len(index.rack_names),
         tier=tier,
         findings=all_findings(ctx),
-        switch_floor=floor,
+        switch_floor=planes.floor,
     )
 
 
@@ -219,24 +258,18 @@ def _unused_ports(
     return total
 
 
-def _bisection(index: DesignIndex, g: object, bis: object) -> Bisection:
-    from designer.analysis.bisection import BisectionResult
-    from designer.analysis.graph import ComputeGraph
-
-    assert isinstance(g, ComputeGraph) and isinstance(bis, BisectionResult)
-    ids = np.asarray(index.device_ids, dtype=object)
+def _bisection(index: DesignIndex, g: ComputeGraph, bis: BisectionResult) -> Bisection:
+    """The report's bisection block, with the cut as device and link ids."""
     side_a: list[str] = []
     side_b: list[str] = []
     cut: list[str] = []
     if bis.side is not None and bis.crossing is not None:
-        side_a = ids[g.dev[bis.side]].tolist()
-        side_b = ids[g.dev[~bis.side]].tolist()
-        links = np.asarray(index.link_ids, dtype=object)
-        cut = links[g.link[bis.crossing]].tolist()
-    ratio = bis.upper / bis.full if bis.full > 0 else 1.0
-    return Bisection(
+        side_a = index.device_ids_arr[g.dev[bis.side]].tolist()
+        side_b = index.device_ids_arr[g.dev[~bis.side]].tolist()
+        cut = index.link_ids_arr[g.link[bis.crossing]].tolist()
+    return Bisection.model_construct(
         gbps=bis.upper,
-        ratio=ratio,
+        ratio=bis.upper / bis.full if bis.full > 0 else 1.0,
         exact=bis.exact,
         lower_gbps=bis.lower,
         upper_gbps=bis.upper,

@@ -49,12 +49,11 @@ from designer.analysis.index import (
     FABRIC_CODE,
     KIND_COMPUTE,
     KIND_STORAGE,
-    KIND_SWITCH,
     KIND_UNKNOWN,
     DesignIndex,
     IntArray,
 )
-from designer.analysis.metrics import EndTable, Tiers, dense_codes
+from designer.analysis.metrics import EndTable, Tiers
 from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
 from designer.core.model import Design, Fabric, Purpose
@@ -85,6 +84,7 @@ class Context:
     floor_tiers: int
     radix: int
     endpoint_ports: int
+    over_radix: list[tuple[int, int, int]]
 
 
 def _ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:
@@ -244,17 +244,21 @@ def check_compute(ctx: Context) -> list[Finding]:
                 _ids(ctx, lonely),
             )
         )
-    cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    ka, kb = idx.kind[idx.a], idx.kind[idx.b]
-    node_link = cf & ((ka == KIND_COMPUTE) ^ (kb == KIND_COMPUTE))
-    sw_end = np.where(ka == KIND_SWITCH, idx.a, idx.b)
-    railed = node_link & (idx.rail >= 0) & ((ka == KIND_SWITCH) | (kb == KIND_SWITCH))
+    # compute-fabric links between a compute node and a switch, oriented
+    at_ep = (g.endpoint[g.u] ^ g.endpoint[g.v]) & (g.switch[g.u] | g.switch[g.v])
+    node = np.where(g.endpoint[g.u], g.u, g.v)[at_ep]
+    sw = np.where(g.endpoint[g.u], g.v, g.u)[at_ep]
+    links = g.link[at_ep]
+    rail = idx.rail[links]
+    railed = rail >= 0
     if railed.any():
-        sw, rail = sw_end[railed], idx.rail[railed]
-        _, pairs = dense_codes(sw * 1025 + rail)
-        per_sw = Counter((pairs // 1025).tolist())
-        mixed = sorted(s for s, k in per_sw.items() if k > 1)
-        if len(per_sw) >= 2 and mixed:
+        lo = np.full(g.n, 1 << 20, dtype=np.int64)
+        hi = np.full(g.n, -1, dtype=np.int64)
+        np.minimum.at(lo, sw[railed], rail[railed])
+        np.maximum.at(hi, sw[railed], rail[railed])
+        leaves = hi >= 0
+        mixed = g.dev[leaves & (lo != hi)]
+        if int(leaves.sum()) >= 2 and len(mixed):
             out.append(
                 _f(
                     "RAIL_MISALIGNED",
@@ -266,17 +270,18 @@ def check_compute(ctx: Context) -> list[Finding]:
                     _ids(ctx, mixed),
                 )
             )
-    if _training(ctx) and node_link.any():
-        slow = node_link & (idx.speed < 200)
+    if _training(ctx) and len(links):
+        speed = idx.speed[links]
+        slow = speed < 200
         if slow.any():
-            nodes = np.unique(np.where(ka == KIND_COMPUTE, idx.a, idx.b)[slow])
+            nodes = np.unique(g.dev[node[slow]])
             out.append(
                 _f(
                     "TRAINING_FABRIC_SLOW",
                     Severity.WARNING,
                     f"training needs an InfiniBand NDR/XDR or RoCE fabric of 200G "
                     f"or more per NIC; {len(nodes)} compute node(s) connect at "
-                    f"{int(idx.speed[slow].min())}G{_more(len(nodes))}",
+                    f"{int(speed[slow].min())}G{_more(len(nodes))}",
                     _ids(ctx, nodes),
                 )
             )
@@ -297,22 +302,18 @@ def check_compute(ctx: Context) -> list[Finding]:
                     f"oversubscribed: {', '.join(parts)}",
                 )
             )
-    if ctx.radix and ctx.endpoint_ports:
-        t = max((int(r) for r in ctx.tiers.rank.tolist() if r > 0), default=0)
-        if t:
-            k = ctx.radix
-            limit = 2 * (k // 2) ** t if t > 1 else k
-            if ctx.endpoint_ports > limit:
-                out.append(
-                    _f(
-                        "RADIX_EXCEEDED",
-                        Severity.WARNING,
-                        f"{ctx.endpoint_ports:,} endpoint ports exceed the "
-                        f"{limit:,} that {t} tier(s) of radix-{k} switches serve "
-                        "non-blocking (k, k^2/2, k^3/4 for 1, 2, 3 tiers); the "
-                        "fabric needs another tier or will be oversubscribed",
-                    )
-                )
+    if ctx.over_radix:
+        n_p, t, limit = max(ctx.over_radix)
+        out.append(
+            _f(
+                "RADIX_EXCEEDED",
+                Severity.WARNING,
+                f"{n_p:,} endpoint ports on one fabric plane exceed the {limit:,} "
+                f"that {t} tier(s) of radix-{ctx.radix} switches serve non-blocking "
+                "(k, k^2/2, k^3/4 for 1, 2, 3 tiers); the plane needs another tier "
+                "or is oversubscribed",
+            )
+        )
     out.extend(_spof(ctx))
     return out
 
@@ -338,12 +339,13 @@ def _spof(ctx: Context) -> list[Finding]:
                 spof.add(int(x))
         how = "exact articulation-point search"
     else:
+        at_ep = g.endpoint[g.u] ^ g.endpoint[g.v]
+        eu = np.where(g.endpoint[g.u], g.u, g.v)[at_ep]
+        ev = np.where(g.endpoint[g.u], g.v, g.u)[at_ep]
         lo = np.full(g.n, g.n, dtype=np.int64)
         hi = np.full(g.n, -1, dtype=np.int64)
-        np.minimum.at(lo, g.u, g.v)
-        np.minimum.at(lo, g.v, g.u)
-        np.maximum.at(hi, g.u, g.v)
-        np.maximum.at(hi, g.v, g.u)
+        np.minimum.at(lo, eu, ev)
+        np.maximum.at(hi, eu, ev)
         single = g.endpoint & (lo == hi)
         spof.update(lo[single].tolist())
         how = "single-homed compute nodes (large design: no full articulation search)"

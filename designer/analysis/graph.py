@@ -26,6 +26,8 @@ from designer.analysis.index import (
 )
 from designer.core.model import Fabric
 
+PENDANT_MAX_LINKS = 16
+
 
 @dataclass
 class ComputeGraph:
@@ -69,14 +71,20 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
     n = len(active)
     alive = np.ones(len(u), dtype=np.bool_)
     while True:
-        uu, vv = u[alive], v[alive]
+        # only devices with few links can hang off one neighbour (UFM, storage)
+        deg = np.bincount(u[alive], minlength=n) + np.bincount(v[alive], minlength=n)
+        cand = ~ep & (deg > 0) & (deg <= PENDANT_MAX_LINKS)
+        if not cand.any():
+            break
+        sel = alive & (cand[u] | cand[v])
+        uu, vv = u[sel], v[sel]
         lo = np.full(n, n, dtype=np.int64)
         hi = np.full(n, -1, dtype=np.int64)
         np.minimum.at(lo, uu, vv)
         np.minimum.at(lo, vv, uu)
         np.maximum.at(hi, uu, vv)
         np.maximum.at(hi, vv, uu)
-        pendant = ~ep & (lo == hi)
+        pendant = cand & (lo == hi)
         if not pendant.any():
             break
         alive &= ~(pendant[u] | pendant[v])
@@ -131,3 +139,10 @@ def rank_within(groups: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
     rank = np.empty(len(groups), dtype=np.int64)
     rank[order] = np.arange(len(groups)) - np.repeat(starts, sizes)
     return rank, sizes
+
+
+def switch_planes(g: ComputeGraph) -> IntArray:
+    """Component of the switch-only graph per node (-1 for non-switches): planes."""
+    both = g.switch[g.u] & g.switch[g.v]
+    _, lab = components(g.n, g.u[both], g.v[both])
+    return np.where(g.switch, lab, -1)

@@ -9,6 +9,7 @@ in milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +17,9 @@ import numpy.typing as npt
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, Interface
 from designer.core.model import Design, Fabric, Tier
+
+if TYPE_CHECKING:
+    from designer.analysis.ends import EndTable
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -86,6 +90,15 @@ class DesignIndex:
     port_names: list[str]
     port_keys: dict[tuple[int, int], PortKey]
     endpoint_order: dict[str, IntArray] = field(default_factory=dict)
+    device_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
+    link_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
+    _ends: Any = None
+
+    @property
+    def ends(self) -> EndTable:
+        """Link ends joined with the catalog (built with the index)."""
+        assert self._ends is not None
+        return self._ends  # type: ignore[no-any-return]
 
     @property
     def n_devices(self) -> int:
@@ -250,6 +263,11 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
         port_keys=port_keys,
     )
     idx.endpoint_order = _endpoint_orders(design, idx)
+    idx.device_ids_arr = np.asarray(idx.device_ids, dtype=object)
+    idx.link_ids_arr = np.asarray(link_ids, dtype=object)
+    from designer.analysis.ends import end_table
+
+    idx._ends = end_table(idx)
     return idx
 
 
