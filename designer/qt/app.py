@@ -89,6 +89,7 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
         print(f"cluster-designer: cannot write {screenshot}", file=sys.stderr)
         return 1
     if not ok:
-        print("cluster-designer: the analysis did not finish", file=sys.stderr)
+        why = window.validator_panel.state.text()
+        print(f"cluster-designer: no analysis to show ({why})", file=sys.stderr)
         return 1
     return 0

@@ -121,7 +121,7 @@ class ChartsPanel(QWidget):
         ticks = []
         for i, n in enumerate(names):
             r = report.tiers[n].ratio
-            ticks.append((i, f"{n} ({r:.3g}:1)" if r is not None else f"{n} (top)"))
+            ticks.append((i, f"{n} {r:.2g}:1" if r is not None else f"{n} (top)"))
         plot.getAxis("bottom").setTicks([ticks])
         top = max([max(v) for v in self.tier_values.values()] + [0.001])
         plot.setYRange(0, top * 1.1, padding=0)

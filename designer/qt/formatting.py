@@ -15,9 +15,11 @@ def gbps(value: float) -> str:
 
 
 def usd(value: float) -> str:
-    """Money as "$850K", "$12.3M", "$1.20B"."""
+    """Money as "$850K", "$12.3M", "$500M", "$1.20B"."""
     if value >= 1e9:
         return f"${value / 1e9:.2f}B"
+    if value >= 1e8:
+        return f"${value / 1e6:.0f}M"
     if value >= 1e6:
         return f"${value / 1e6:.1f}M"
     if value >= 1e3:

@@ -315,6 +315,7 @@ class PropertiesPanel(QWidget):
         for widget in (self.name_edit, self.monitoring_edit):
             widget.blockSignals(True)
         self.name_edit.setText(s.name)
+        self.name_edit.setCursorPosition(0)
         self.monitoring_edit.setText(", ".join(s.monitoring))
         for widget in (self.name_edit, self.monitoring_edit):
             widget.blockSignals(False)
