@@ -297,13 +297,13 @@ def build_pages(
         rows = bom_table(report, catalog)
         flow.table(
             [
-                Column("Category", 1.05),
-                Column("Item", 2.5),
+                Column("Category", 1.35),
+                Column("Item", 2.3),
                 Column("Qty", 0.75, right=True),
                 Column("Unit price", 1.55, right=True),
                 Column("Extended", 1.8, right=True),
                 Column("Estimate", 1.1),
-                Column("Source", 2.6),
+                Column("Source", 2.4),
             ],
             rows,
             bold_rows={len(rows) - 1},
