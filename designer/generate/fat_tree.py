@@ -187,11 +187,11 @@ def fat_tree(
     nic = port_group(c, "compute")
     sw = port_group(s, "ports")
     radix = sw.ports_at(common_speed(nic, c.slug, sw, s.slug))
-    size = (
-        default_su_size(c, nic.count, radix, ratios[0])
-        if su_size is None
-        else _positive_int(su_size, "su_size")
-    )
+    if su_size is None:
+        # a design smaller than one default SU is sized for what it has
+        size = min(n, default_su_size(c, nic.count, radix, ratios[0]))
+    else:
+        size = _positive_int(su_size, "su_size")
     gpus = n * c.gpus
     design, _ = fabric_design(
         compute=c,

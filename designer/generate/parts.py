@@ -50,8 +50,8 @@ def common_speed(a: Interface, a_id: str, b: Interface, b_id: str) -> int:
     both = set(a.speeds_gbps) & set(b.speeds_gbps)
     if not both:
         raise GeneratorError(
-            f"speed mismatch: {a_id} {a.name} ports run at "
-            f"{'/'.join(map(str, a.speeds_gbps))}G, {b_id} {b.name} ports at "
+            f"speed mismatch: {a_id} port group {a.name!r} runs at "
+            f"{'/'.join(map(str, a.speeds_gbps))}G, {b_id} port group {b.name!r} at "
             f"{'/'.join(map(str, b.speeds_gbps))}G; no common speed"
         )
     return max(both)
@@ -61,8 +61,8 @@ def check_media(a: Interface, a_id: str, b: Interface, b_id: str) -> None:
     """Raise unless the two port groups share a link layer (VPI counts)."""
     if not ({a.media, *a.alt_media} & {b.media, *b.alt_media}):
         raise GeneratorError(
-            f"media mismatch: {a_id} {a.name} ports are {a.media.value}, "
-            f"{b_id} {b.name} ports are {b.media.value}"
+            f"media mismatch: {a_id} port group {a.name!r} is {a.media.value}, "
+            f"{b_id} port group {b.name!r} is {b.media.value}"
         )
 
 
@@ -70,7 +70,7 @@ def check_speed(port: Interface, slug: str, speed: int) -> None:
     """Raise unless ``port`` can run at ``speed``."""
     if speed not in port.speeds_gbps:
         raise GeneratorError(
-            f"{slug} {port.name} ports run at "
+            f"{slug} port group {port.name!r} runs at "
             f"{'/'.join(map(str, port.speeds_gbps))}G, not {speed}G"
         )
 

@@ -161,11 +161,11 @@ def add_storage(
     spines = [f"storage-spine-{i + 1:02d}" for i in range(p.spines)]
     apps = [f"{APPLIANCE.split('-')[0]}-{i + 1:02d}" for i in range(p.appliances)]
     for i, lid in enumerate(leaves):
-        dev(lid, leaf_model, f"Storage leaf {i + 1}", i, TIER_Y["leaf"] + 240)
+        dev(lid, leaf_model, f"Storage leaf {i + 1}", i, TIER_Y["leaf"])
     for i, sid in enumerate(spines):
-        dev(sid, p.spine_model, f"Storage spine {i + 1}", 2 * i, TIER_Y["spine"] + 120)
+        dev(sid, p.spine_model, f"Storage spine {i + 1}", 2 * i, TIER_Y["spine"])
     for i, aid in enumerate(apps):
-        dev(aid, APPLIANCE, f"{app.model} {i + 1}", 2 * i, TIER_Y["compute"] + 240)
+        dev(aid, APPLIANCE, f"{app.model} {i + 1}", 2 * i, TIER_Y["compute"])
     lport = port_group(catalog[leaf_model], "ports")
     per_leaf = ceil(_hosts(design, catalog, Category.COMPUTE)[0][1].count / 2)
     per_pair = p.leaf_down // per_leaf

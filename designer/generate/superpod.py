@@ -150,7 +150,7 @@ def _ufm(cat: CatalogLike, slot: int) -> tuple[Extra, ...]:
             rail=k,
             speed_gbps=speed,
             slot=slot,
-            dy=60.0 * k,
+            dy=-60.0 * k,
         )
         for k in range(UFM_PORTS)
     )

@@ -68,14 +68,17 @@ def up_down(design: Design) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     return ups, down
 
 
-def check_invariants(design: Design, ratios: tuple[float, ...] = (1.0, 1.0)) -> None:
+def check_invariants(
+    design: Design, ratios: tuple[float, ...] = (1.0, 1.0), *, exact: bool = True
+) -> None:
     """Fat-tree invariants that must hold on every generated design.
 
     * links only join adjacent tiers;
     * each switch splits its uplinks equally over the switches above it, and the
       switches below one upper switch all see the same upper set;
     * no port budget is exceeded (breakout and ``Device.ports`` included);
-    * every full switch realises its tier's down:up ratio exactly.
+    * no switch is above its tier's down:up ratio, and (``exact``) the fullest
+      switch of each tier realises it exactly.
     """
     cat = default_catalog()
     devices = design.device_map()
@@ -116,7 +119,7 @@ def check_invariants(design: Design, ratios: tuple[float, ...] = (1.0, 1.0)) -> 
         expected = Fraction(ratios[level]).limit_denominator(1000)
         radix_full.setdefault(level, []).append(Fraction(dn, up))
         assert Fraction(dn, up) <= expected, f"{lo}: {dn}:{up} above {expected}"
-    for level, got in radix_full.items():
+    for level, got in radix_full.items() if exact else ():
         want = Fraction(ratios[level]).limit_denominator(1000)
         assert max(got) == want, f"tier {level}: best ratio {max(got)} != {want}"
 

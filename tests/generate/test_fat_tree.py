@@ -6,8 +6,10 @@ import time
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from designer.catalog import Catalog, default_catalog
+from designer.catalog import Catalog, Category, default_catalog
 from designer.core.model import Design, GroupKind
 from designer.generate import GeneratorError, fat_tree
 from tests.generate.fabric_checks import (
@@ -203,3 +205,70 @@ def test_switch_too_small() -> None:
     catalog = Catalog([tiny if e.slug == "qm9700" else e for e in cat.values()])
     with pytest.raises(GeneratorError, match="at least 2"):
         fat_tree("dgx-h100", 4, "qm9700", catalog=catalog)
+
+
+def test_media_mismatch() -> None:
+    with pytest.raises(GeneratorError, match="media mismatch"):
+        fat_tree("l40s-server", 8, "qm9700")
+
+
+def _pairs() -> list[tuple[str, str]]:
+    cat = default_catalog()
+    return [
+        (c.slug, s.slug)
+        for c in cat.by_category(Category.COMPUTE)
+        for s in cat.by_category(Category.SWITCH)
+    ]
+
+
+@pytest.mark.parametrize(("compute", "switch"), _pairs())
+def test_every_catalog_pair_builds_or_explains(compute: str, switch: str) -> None:
+    """Any compute x switch pair gives a valid fat tree or a GeneratorError."""
+    for nodes, rail in ((1, True), (37, True), (37, False)):
+        try:
+            d = fat_tree(compute, nodes, switch, rail_optimized=rail)
+        except GeneratorError as exc:
+            assert str(exc)
+            continue
+        check_invariants(d, exact=False)
+        if rail and device_counts(d)["spine"]:
+            check_rails(d)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    nodes=st.integers(1, 700),
+    su_size=st.one_of(st.none(), st.integers(1, 80)),
+    ratios=st.sampled_from([(1.0,), (2.0,), (0.5,), (1.0, 2.0), (4 / 3,), (3.0,)]),
+    tiers=st.sampled_from([None, 1, 2, 3]),
+    rail=st.booleans(),
+    compute=st.sampled_from(["dgx-h100", "gb200-nvl72", "generic-host", "hgx-h100"]),
+)
+def test_random_fat_trees_hold_their_invariants(
+    nodes: int,
+    su_size: int | None,
+    ratios: tuple[float, ...],
+    tiers: int | None,
+    rail: bool,
+    compute: str,
+) -> None:
+    try:
+        d = fat_tree(
+            compute,
+            nodes,
+            "qm9700",
+            su_size=su_size,
+            oversubscription=ratios,
+            tiers=tiers,
+            rail_optimized=rail,
+        )
+    except GeneratorError as exc:
+        assert str(exc)
+        return
+    full = ratios + (1.0,) * (2 - len(ratios))
+    check_invariants(d, full, exact=False)
+    if rail and device_counts(d)["spine"]:
+        check_rails(d)
+    assert compute_cables(d)["leaf-node"] == nodes * (
+        default_catalog()[compute].interface("compute").count  # type: ignore[union-attr]
+    )

@@ -148,6 +148,7 @@ def test_superpod_layout_and_settings() -> None:
     d = superpod("dgx-b200", 16)
     ys = {x.tier.value if x.tier else "node": x.y for x in d.devices}
     assert ys["node"] > ys["leaf"] > ys["spine"] > ys["core"]
+    assert max(x.y for x in d.devices) == ys["node"]  # compute lowest on screen
     assert "SuperPOD" in d.settings.name and "16 SU" in d.settings.name
     assert d.settings.purpose.value == "training"
     assert d.settings.scheduler
