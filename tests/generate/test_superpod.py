@@ -146,7 +146,8 @@ def test_gb200_derivation_invariants(sus: int) -> None:
 
 def test_superpod_layout_and_settings() -> None:
     d = superpod("dgx-b200", 16)
-    ys = {x.tier.value if x.tier else "node": x.y for x in d.devices}
+    ys = {x.tier.value: x.y for x in d.devices if x.tier is not None}
+    ys["node"] = next(x.y for x in d.devices if x.catalog_id == "dgx-b200")
     assert ys["node"] > ys["leaf"] > ys["spine"] > ys["core"]
     assert max(x.y for x in d.devices) == ys["node"]  # compute lowest on screen
     assert "SuperPOD" in d.settings.name and "16 SU" in d.settings.name
