@@ -315,9 +315,14 @@ class MainWindow(QMainWindow):
         except ImportError:
             self._show_message("Export is not available in this build")
             return
-        scene = getattr(self.canvas, "design_scene", None) or self.canvas.scene()
         dialog = ExportDialog(
-            self, self.document.design, scene, self.canvas.selected_ids()
+            self,
+            self.document.design,
+            self.canvas.design_scene,
+            self.canvas.selected_ids(),
+            report=self.latest_report,
+            catalog=self.catalog,
+            directory=str(self.path.parent) if self.path else None,
         )
         dialog.exec()
 

@@ -178,3 +178,24 @@ def test_select_all_and_tools(main_window: Any) -> None:
     assert window.selection_label.text() == "3 selected"
     window.actions_.tools["pan"].trigger()
     assert window.canvas.tool_name() == "pan"
+
+
+def test_export_opens_the_export_dialog_with_the_design(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    from designer.qt.export.dialog import ExportDialog
+
+    window = main_window()
+    ids = add_dgx(window, 2)
+    report = settle(qtbot, window)
+    window.canvas.select_ids(ids[:1], center=False)
+    seen: list[ExportDialog] = []
+    monkeypatch.setattr(ExportDialog, "exec", lambda self: seen.append(self) or 0)
+    assert window.actions_.export.isEnabled()
+    window.actions_.export.trigger()
+    assert len(seen) == 1
+    dialog = seen[0]
+    assert dialog.design is window.document.design
+    assert dialog.scene is window.canvas.design_scene
+    assert dialog.selection == ids[:1]
+    assert dialog.report is report
