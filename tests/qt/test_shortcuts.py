@@ -1,0 +1,43 @@
+"""Keyboard shortcuts reach the window's actions (one step each, no ambiguity)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from tests.qt.helpers import add_dgx
+
+
+def _focus_canvas(qtbot: Any, window: Any) -> None:
+    window.activateWindow()
+    window.canvas.setFocus()
+    qtbot.waitUntil(lambda: window.canvas.hasFocus(), timeout=2000)
+
+
+def test_undo_redo_keys(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    add_dgx(window, 2)
+    add_dgx(window, 1, prefix="more")
+    _focus_canvas(qtbot, window)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Z, ctrl)
+    assert len(window.document.design.devices) == 2
+    qtbot.keyClick(
+        window.canvas, Qt.Key.Key_Z, ctrl | Qt.KeyboardModifier.ShiftModifier
+    )
+    assert len(window.document.design.devices) == 3
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Z, ctrl)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Y, ctrl)
+    assert len(window.document.design.devices) == 3
+
+
+def test_delete_key_deletes_the_selection_once(qtbot: Any, main_window: Any) -> None:
+    window = main_window()
+    ids = add_dgx(window, 3)
+    _focus_canvas(qtbot, window)
+    window.canvas.select_ids(ids[:1], center=False)
+    steps = len(window.document.history.done)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_Delete)
+    assert [d.id for d in window.document.design.devices] == ids[1:]
+    assert len(window.document.history.done) == steps + 1
