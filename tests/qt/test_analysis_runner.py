@@ -1,0 +1,91 @@
+"""Background analysis: off the GUI thread, debounced, stale results dropped."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import designer.analysis
+from designer.core.commands import Document
+from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, AnalysisRunner, snapshot
+from tests.qt.helpers import add_dgx, settle
+
+
+def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    real = designer.analysis.analyze
+    threads: list[threading.Thread] = []
+
+    def slow(design: Any, catalog: Any = None) -> Any:
+        threads.append(threading.current_thread())
+        time.sleep(0.3)
+        return real(design, catalog)
+
+    monkeypatch.setattr(designer.analysis, "analyze", slow)
+    window = main_window()
+    settle(qtbot, window)
+    start = time.perf_counter()
+    add_dgx(window, 2)
+    assert time.perf_counter() - start < 0.1  # the edit does not wait for analysis
+    assert window.validator_panel.state.text() == "Analysing…"
+    assert settle(qtbot, window).gpus == 16
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_a_burst_of_edits_is_analysed_once_more(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    window = main_window()
+    settle(qtbot, window)
+    calls: list[int] = []
+    real = designer.analysis.analyze
+
+    def counting(design: Any, catalog: Any = None) -> Any:
+        calls.append(len(design.devices))
+        return real(design, catalog)
+
+    monkeypatch.setattr(designer.analysis, "analyze", counting)
+    for i in range(6):
+        add_dgx(window, 1, prefix=f"b{i}")
+    report = settle(qtbot, window)
+    assert report.gpus == 48
+    # the first edit starts at once; the other five fall in one debounce window
+    assert calls[-1] == 6
+    assert len(calls) <= 3
+    assert BURST_DEBOUNCE_MS == 100
+
+
+def test_failure_is_shown_not_raised(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    def broken(design: Any, catalog: Any = None) -> Any:
+        raise ValueError("no catalog entry 'x'")
+
+    window = main_window()
+    settle(qtbot, window)
+    monkeypatch.setattr(designer.analysis, "analyze", broken)
+    add_dgx(window, 1)
+    qtbot.waitUntil(
+        lambda: window.validator_panel.state.text().startswith("Analysis failed"),
+        timeout=10_000,
+    )
+    assert "no catalog entry 'x'" in window.validator_panel.state.text()
+    assert window.busy_label.text() == "Analysis failed"
+
+
+def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
+    doc = Document()
+    runner = AnalysisRunner(doc, None)
+    try:
+        from designer.core.commands import AddDevices
+        from designer.core.model import Device
+
+        doc.execute(AddDevices([Device(id="a", catalog_id="dgx-h100")]))
+        copy = snapshot(doc.design)
+        doc.execute(AddDevices([Device(id="b", catalog_id="dgx-h100")]))
+        assert [d.id for d in copy.devices] == ["a"]
+        assert copy.model_dump() != doc.design.model_dump()
+    finally:
+        runner.shutdown()
