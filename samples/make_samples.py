@@ -3,7 +3,8 @@
 Reproducible: the same catalog and generators give byte-identical files, and
 ``tests/samples`` checks that the committed files match this script. Larger
 designs come from :mod:`designer.generate`; small ones are built by hand here.
-Every sample gets an out-of-band (BMC) network of SN2201 switches.
+Every sample gets an out-of-band (BMC) network of SN2201 switches where the
+generator did not already wire one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from designer.core.model import (
     Design,
     Device,
     Fabric,
+    Group,
+    GroupKind,
     Link,
     LinkTable,
     Placement,
@@ -95,11 +98,16 @@ class Builder:
 def add_oob(design: Design, catalog: Catalog) -> Design:
     """Wire every BMC/management port to SN2201 out-of-band switches (48 x 1G)."""
     devices = list(design.devices)
+    used = set(zip(design.links.a, design.links.a_port, strict=True))
+    used |= set(zip(design.links.b, design.links.b_port, strict=True))
     wanted: list[tuple[str, str, int]] = []  # device, port group, ports
     for d in devices:
         for iface in catalog[d.catalog_id].interfaces_for(Role.OOB):
-            if iface.speed_gbps == 1 and iface.name in ("bmc", "mgmt"):
+            wired = (d.id, iface.name) in used  # generators may wire OOB
+            if iface.speed_gbps == 1 and iface.name in ("bmc", "mgmt") and not wired:
                 wanted.append((d.id, iface.name, iface.count))
+    if not wanted:
+        return design
     links = design.links.model_copy(deep=True)
     switches: list[Device] = []
     free = 0
@@ -139,6 +147,137 @@ def add_oob(design: Design, catalog: Catalog) -> Design:
         devices=devices + switches,
         links=links,
     )
+
+
+def add_storage_fabric(
+    design: Design,
+    catalog: Catalog,
+    *,
+    switch: str,
+    speed: int,
+    appliance: str,
+    appliances: int,
+) -> Design:
+    """A separate non-blocking leaf-spine storage fabric (the SuperPOD presets
+    draw their own; this one is for designs from the plain fat-tree generator).
+
+    Every compute node's ``storage`` ports and every appliance's ``data`` ports go
+    down into storage leaves (half of each leaf's ports down, half up); each
+    leaf wires equally to every storage spine.
+    """
+    sw = catalog[switch].interface("ports")
+    assert sw is not None
+    radix = (
+        sw.count * (sw.breakout or {}).get(speed, 1)
+        if speed != sw.speed_gbps
+        else sw.count
+    )
+    down_per_leaf = radix // 2
+    ends: list[tuple[str, str, int, int]] = []  # device, port group, ports, speed
+    nodes = [
+        d for d in design.devices if catalog[d.catalog_id].category.value == "compute"
+    ]
+    for d in nodes:
+        port = catalog[d.catalog_id].interface("storage")
+        if port is not None:
+            ends.append((d.id, "storage", port.count, speed))
+    data = catalog[appliance].interface("data")
+    assert data is not None
+    app_ids = [f"{appliance.split('-')[0]}-{i + 1:02d}" for i in range(appliances)]
+    ends += [(a, "data", data.count, data.speed_gbps) for a in app_ids]
+    total = sum(n for _, _, n, _ in ends)
+    n_leaves = -(-total // down_per_leaf)
+    n_spines = 0
+    if n_leaves > 1:
+        needed = -(-n_leaves * down_per_leaf // radix)
+        n_spines = min(
+            s for s in range(needed, down_per_leaf + 1) if down_per_leaf % s == 0
+        )
+    xs = [d.x for d in design.devices]
+    ys = [d.y for d in design.devices]
+    x0 = max(xs) + 400.0
+    bottom, top = (
+        max(ys),
+        min(y for d, y in zip(design.devices, ys, strict=True) if d.tier is not None),
+    )
+    leaf_y = (bottom + top) / 2 if n_spines else top
+    devices = list(design.devices)
+    group = "storage-fabric"
+    leaves = [f"stor-leaf-{i + 1:02d}" for i in range(n_leaves)]
+    spines = [f"stor-spine-{i + 1:02d}" for i in range(n_spines)]
+    for i, did in enumerate(leaves):
+        devices.append(
+            Device(
+                id=did,
+                catalog_id=switch,
+                label=f"Storage leaf {i + 1}",
+                x=x0 + 150.0 * i,
+                y=leaf_y,
+                group=group,
+            )
+        )
+    for i, did in enumerate(spines):
+        devices.append(
+            Device(
+                id=did,
+                catalog_id=switch,
+                label=f"Storage spine {i + 1}",
+                x=x0 + 150.0 * i,
+                y=top,
+                group=group,
+            )
+        )
+    for i, did in enumerate(app_ids):
+        devices.append(
+            Device(
+                id=did,
+                catalog_id=appliance,
+                label=f"{catalog[appliance].model} {i + 1}",
+                x=x0 + 150.0 * i,
+                y=bottom,
+                group=group,
+            )
+        )
+    links = design.links.model_copy(deep=True)
+    leaf, free = 0, down_per_leaf
+    for did, port, count, rate in ends:
+        part = 0
+        while count:  # a node's ports may straddle two leaves
+            if free == 0:
+                leaf, free = leaf + 1, down_per_leaf
+            take = min(count, free)
+            links.append(
+                Link(
+                    id=f"stor:{did}.{port}" + (f".{part}" if part else ""),
+                    a=did,
+                    a_port=port,
+                    b=leaves[leaf],
+                    b_port="ports",
+                    cables=take,
+                    speed_gbps=rate,
+                    fabric=Fabric.STORAGE,
+                )
+            )
+            count, free, part = count - take, free - take, part + 1
+    for lf in leaves:
+        for sp in spines:
+            links.append(
+                Link(
+                    id=f"stor:{lf}--{sp}",
+                    a=lf,
+                    a_port="ports",
+                    b=sp,
+                    b_port="ports",
+                    cables=down_per_leaf // n_spines,
+                    speed_gbps=speed,
+                    fabric=Fabric.STORAGE,
+                )
+            )
+    groups = [
+        *design.groups,
+        Group(id=group, label="Storage fabric", kind=GroupKind.CUSTOM),
+    ]
+    return Design(settings=design.settings, groups=groups, devices=devices, links=links)
 
 
 def _settings(
@@ -250,8 +389,9 @@ def gb200_nvl72_su(catalog: Catalog) -> Design:
 
 
 def inference_ethernet(catalog: Catalog) -> Design:
-    """16 HGX H100 on 400GbE leaf-spine, NFS over a 100GbE storage switch, k8s."""
-    d = fat_tree("hgx-h100", 16, "generic-400g-64", catalog=catalog)
+    """16 HGX H100 on a rail-optimized 400GbE leaf-spine (4 leaves, 2 spines),
+    NFS behind a 100GbE storage switch, Kubernetes."""
+    d = fat_tree("hgx-h100", 16, "generic-400g-64", su_size=16, catalog=catalog)
     d = _with_settings(
         d,
         name="Inference cluster (Ethernet)",
@@ -295,6 +435,8 @@ def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:
         "compute count (16 NVL72 racks); the fabric is this tool's non-blocking "
         "XDR fat tree, not an NVIDIA reference (none was found).",
     )
+    d = add_storage_fabric(d, catalog, switch="sn5600", speed=400,
+                           appliance="vast-appliance", appliances=6)  # fmt: skip
     return add_oob(d, catalog)
 
 
