@@ -89,8 +89,10 @@ class MainWindow(QMainWindow):
         self.cost_label = QLabel("Cost: –")
         self.busy_label = QLabel("")
         self.selection_label = QLabel("")
+        self.zoom_label = QLabel("")
         for w in (
             self.selection_label,
+            self.zoom_label,
             self.busy_label,
             self.gpus_label,
             self.bisection_label,
@@ -106,6 +108,9 @@ class MainWindow(QMainWindow):
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
+        self.canvas.zoom_changed.connect(
+            lambda scale: self.zoom_label.setText(f"Zoom {scale * 100:.0f}%")
+        )
         self.palette_panel.item_activated.connect(self.add_catalog_item)
         self.validator_panel.finding_activated.connect(self.select_items)
         self.validator_panel.cut_toggled.connect(self.set_show_cut)

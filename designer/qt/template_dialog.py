@@ -136,6 +136,9 @@ class TemplateDialog(QDialog):
         )
         self.ft_rail = QCheckBox("Rail-optimized leaves")
         self.ft_rail.setChecked(True)
+        self.ft_tiers = _combo(
+            [("auto", ""), ("2 (leaf, spine)", "2"), ("3 (+ core)", "3")]
+        )
         self.ft_su = QSpinBox()
         self.ft_su.setRange(0, 1024)
         self.ft_su.setSpecialValueText("auto")
@@ -143,6 +146,7 @@ class TemplateDialog(QDialog):
         form.addRow("Nodes", self.ft_nodes)
         form.addRow("Switch", self.ft_switch)
         form.addRow("Leaf oversubscription", self.ft_oversub)
+        form.addRow("Switch tiers", self.ft_tiers)
         form.addRow("SU size (nodes)", self.ft_su)
         form.addRow(self.ft_rail)
         self.pages.addWidget(page)
@@ -179,6 +183,7 @@ class TemplateDialog(QDialog):
         self.pages.addWidget(page)
         for w in (
             self.sp_system,
+            self.ft_tiers,
             self.ft_compute,
             self.ft_switch,
             self.ft_oversub,
@@ -223,6 +228,9 @@ class TemplateDialog(QDialog):
                 su_size=self.ft_su.value() or None,
                 rail_optimized=self.ft_rail.isChecked(),
                 oversubscription=(float(self.ft_oversub.currentData()),),
+                tiers=int(self.ft_tiers.currentData())
+                if self.ft_tiers.currentData()
+                else None,
                 catalog=self.catalog,
             )
         if kind == "k_ary":

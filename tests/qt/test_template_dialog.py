@@ -63,3 +63,17 @@ def test_refused_parameters_explain_and_disable_create(qtbot: Any) -> None:
     assert dialog.design is None
     assert dialog.message.text().startswith("Cannot generate this design:")
     assert not dialog._ok_button().isEnabled()
+
+
+def test_fat_tree_with_three_tiers_has_a_core(qtbot: Any) -> None:
+    from designer.catalog.loader import default_catalog
+
+    dialog = TemplateDialog(default_catalog())
+    qtbot.addWidget(dialog)
+    dialog.kind_combo.setCurrentIndex(KINDS.index("fat_tree"))
+    dialog.ft_nodes.setValue(64)
+    dialog.ft_tiers.setCurrentIndex(dialog.ft_tiers.findData("3"))
+    dialog.update_preview()
+    assert dialog.report is not None
+    assert dialog.report.switches.get("core", 0) > 0
+    assert "core" in dialog.preview_labels["switches"].text()
