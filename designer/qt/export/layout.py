@@ -110,6 +110,7 @@ class Flow:
         self.pages: list[Page] = []
         self.y = 0.0
         self.section = ""
+        self._pending: tuple[str, float] | None = None
 
     # -- pages -----------------------------------------------------------------
     @property
@@ -161,15 +162,28 @@ class Flow:
         return h
 
     def heading(self, text: str, size: float = 13.0) -> None:
-        """A section heading kept with at least a few lines after it."""
+        """A section heading, placed with the block after it (never left alone)."""
+        self.finish()
+        self._pending = (text, size)
+
+    def _place_heading(self, need_after: float) -> None:
+        """Put the pending heading where ``need_after`` points also fit under it."""
+        if self._pending is None:
+            return
+        text, size = self._pending
+        self._pending = None
         fnt = font(size, bold=True)
         _, h = text_layout(text, fnt, self.page.rect.width(), self.device)
-        self.ensure(h + 60)
+        self.ensure(h + 14 + need_after)
         if self.y > self.page.rect.top():
             self.y += 10
         self.y += self.text_at(text, fnt, self._line_rect())
         self.y += 4
         self.section = text
+
+    def finish(self) -> None:
+        """Place a heading still waiting for its block."""
+        self._place_heading(0.0)
 
     def paragraph(
         self, text: str, size: float = 8.5, colour: QColor = TEXT, after: float = 4
@@ -177,6 +191,7 @@ class Flow:
         """Wrapped text across the page width."""
         fnt = font(size)
         _, h = text_layout(text, fnt, self.page.rect.width(), self.device)
+        self._place_heading(h)
         self.ensure(h)
         self.y += self.text_at(text, fnt, self._line_rect(), colour) + after
 
@@ -248,7 +263,9 @@ class Flow:
             draw_row(header, strong, HEADER_FILL)
 
         title_h = 16 if title else 0
-        self.ensure(title_h + header_h + 3 * (size + 2 * pad + 3))
+        first_rows = sum(row_height(r, body) for r in rows[:3])
+        self._place_heading(title_h + header_h + first_rows)
+        self.ensure(title_h + header_h + first_rows)
         if title and self.y > self.page.rect.top():
             self.y += 6
         start(False)

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
-from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
+from PySide6.QtGui import (
+    QFontMetricsF,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+)
 
 from designer.analysis.report import Report
 from designer.core.model import Design
@@ -298,12 +305,12 @@ def build_pages(
         flow.table(
             [
                 Column("Category", 1.35),
-                Column("Item", 2.3),
-                Column("Qty", 0.75, right=True),
-                Column("Unit price", 1.55, right=True),
-                Column("Extended", 1.8, right=True),
+                Column("Item", 2.1),
+                Column("Qty", 0.95, right=True),
+                Column("Unit price", 1.5, right=True),
+                Column("Extended", 2.0, right=True),
                 Column("Estimate", 1.1),
-                Column("Source", 2.4),
+                Column("Source", 2.3),
             ],
             rows,
             bold_rows={len(rows) - 1},
@@ -335,25 +342,32 @@ def build_pages(
             7.5,
             MUTED,
         )
+    flow.finish()
 
 
-def _footer(p: QPainter, page_rect: QRectF, text_left: str, text_right: str) -> None:
+def _footer(p: QPainter, page_rect: QRectF, name: str, date: str, right: str) -> None:
     y = page_rect.bottom() - 12
     p.setPen(QPen(RULE, 0.5))
     p.drawLine(QPointF(page_rect.left(), y - 3), QPointF(page_rect.right(), y - 3))
     f = font(7)
     p.setFont(f)
     p.setPen(MUTED)
-    half = page_rect.width() / 2
-    p.drawText(
-        QRectF(page_rect.left(), y, half, 12),
-        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-        text_left,
+    fm = QFontMetricsF(f, p.device())
+    right_w = fm.horizontalAdvance(right) + 2
+    left_w = page_rect.width() - right_w - 16
+    suffix = f" · {date}"
+    shown = fm.elidedText(
+        name, Qt.TextElideMode.ElideRight, left_w - fm.horizontalAdvance(suffix)
     )
     p.drawText(
-        QRectF(page_rect.left() + half, y, half, 12),
+        QRectF(page_rect.left(), y, left_w, 12),
+        int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+        shown + suffix,
+    )
+    p.drawText(
+        QRectF(page_rect.right() - right_w, y, right_w, 12),
         int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
-        text_right,
+        right,
     )
 
 
@@ -454,7 +468,8 @@ def write_pdf(
             _footer(
                 painter,
                 page.rect.adjusted(0, 0, 0, 0),
-                f"{design.settings.name} · {date}",
+                design.settings.name,
+                date,
                 f"Page {i + 1} of {len(flow.pages)}",
             )
             if progress is not None and not progress(i + 2, total):
