@@ -61,7 +61,13 @@ def test_ra_h100_table_4(
     assert bis["ratio"] == pytest.approx(1.0)
     # The smaller half holds floor(nodes / 2) DGX, 8 x 400G each.
     assert bis["gbps"] == pytest.approx(nodes // 2 * 8 * 400)
-    assert report["oversubscription"]["leaf"] == pytest.approx(1.0)
+    # Leaves: DGX + 4 UFM (200G) ports down, 32 x 400G up; one DGX per design
+    # removed for UFM leaves them just under 1:1.
+    leaf_down = nodes * 8 * 400 + 4 * 200
+    assert report["oversubscription"]["leaf"] == pytest.approx(
+        leaf_down / (leaf * 32 * 400)
+    )
+    assert report["oversubscription"]["spine"] is None
     assert code in (0, 1)
     assert code == (
         1 if any(f["severity"] == "error" for f in report["findings"]) else 0
@@ -196,3 +202,21 @@ def test_generate_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == 1
     assert len(data["devices"]) == 16 + 20
+
+
+def test_every_report_field_is_documented(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/validate-json.md names every key validate --json prints."""
+    doc = (Path(__file__).parents[2] / "docs" / "validate-json.md").read_text(
+        encoding="utf-8"
+    )
+    report, _ = run_json(tmp_path, capsys, "k-ary", "--k", "4")
+    keys = set(report)
+    for nested in ("bisection", "cost_usd", "tier"):
+        keys |= set(report[nested])
+    keys |= set(report["findings"][0]) if report["findings"] else set()
+    keys |= set(next(iter(report["tiers"].values())))
+    keys |= set(report["cost_usd"]["lines"][0])
+    missing = sorted(k for k in keys if f"`{k}`" not in doc)
+    assert missing == []
