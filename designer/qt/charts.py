@@ -52,6 +52,7 @@ class ChartsPanel(QWidget):
         layout.addWidget(self.cost_plot, 1)
         layout.addWidget(self.tier_plot, 1)
         self.cost_values: list[float] = []
+        self.cost_unit = "millions"
         self.tier_values: dict[str, tuple[float, float]] = {}
 
     def show_report(self, report: Report | None) -> None:
@@ -66,7 +67,12 @@ class ChartsPanel(QWidget):
             self.cost_values = []
             return
         cost = report.cost_usd
-        self.cost_values = [getattr(cost, key) / 1e6 for key, _ in COST_CATEGORIES]
+        unit, scale = ("billions", 1e9) if cost.total >= 2e9 else ("millions", 1e6)
+        if cost.total < 1e6:
+            unit, scale = "thousands", 1e3
+        plot.setTitle(f"Cost breakdown (USD {unit})", color="#33414f", size="10pt")
+        self.cost_unit = unit
+        self.cost_values = [getattr(cost, k) / scale for k, _ in COST_CATEGORIES]
         ys = list(range(len(COST_CATEGORIES)))
         brushes = ["#4c9f70", "#4a7fb5", "#8e7cc3", "#c88a3a", "#7b8794"]
         plot.addItem(

@@ -35,7 +35,10 @@ def test_metrics_change_after_an_edit(qtbot: Any, main_window: Any) -> None:
     assert report.gpus == 32
     assert window.validator_panel.values["gpus"].text().startswith("32 in 4 nodes")
     assert window.gpus_label.text() == "GPUs: 32"
-    assert window.charts_panel.cost_values[0] > 0  # compute bar follows the report
+    charts = window.charts_panel
+    assert charts.cost_unit == "millions"  # 4 DGX H100 at ~$270K each
+    assert charts.cost_values[0] == report.cost_usd.compute / 1e6
+    assert set(charts.tier_values) == set(report.tiers)
 
 
 def test_undo_redo_return_to_identical_models(qtbot: Any, main_window: Any) -> None:
