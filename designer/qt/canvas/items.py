@@ -51,6 +51,16 @@ def font(kind: str) -> QFont:
     return f
 
 
+def _blend(colour: QColor, keep: float) -> QColor:
+    """``colour`` mixed with the background (``keep`` = 1 is the colour itself)."""
+    bg = st.BACKGROUND
+    return QColor(
+        round(colour.red() * keep + bg.red() * (1 - keep)),
+        round(colour.green() * keep + bg.green() * (1 - keep)),
+        round(colour.blue() * keep + bg.blue() * (1 - keep)),
+    )
+
+
 def _cosmetic(colour: QColor, width: float = 0.0) -> QPen:
     pen = QPen(colour, width)
     pen.setCosmetic(True)
@@ -286,8 +296,8 @@ class LinkLayerItem(QGraphicsItem):
         super().__init__()
         self._scene = scene
         self._bounds = QRectF()
-        self._cache_key: tuple[object, ...] | None = None
-        self._cache: list[tuple[QPen, QPainterPath]] = []
+        self._cache: dict[tuple[object, ...], list[tuple[QPen, QPainterPath]]] = {}
+        self.hidden_through = 0
         self.setZValue(st.Z_LINKS)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -296,11 +306,11 @@ class LinkLayerItem(QGraphicsItem):
         """Cover the whole scene rect."""
         self.prepareGeometryChange()
         self._bounds = QRectF(rect)
-        self._cache_key = None
+        self._cache.clear()
 
     def invalidate(self) -> None:
         """Links or positions changed: rebuild paths at the next paint."""
-        self._cache_key = None
+        self._cache.clear()
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -319,14 +329,24 @@ class LinkLayerItem(QGraphicsItem):
     ) -> None:
         """Draw the links meeting the exposed rect, one path per pen."""
         r = option.exposedRect  # type: ignore[attr-defined]
+        # Build for everything the painter's device shows, not just the exposed
+        # part: a small repaint (one moved device) then reuses the cached paths,
+        # and QGraphicsView.render(), which exposes the whole item, is culled.
+        inverse, ok = painter.worldTransform().inverted()
+        device = painter.device()
+        if ok and device is not None:
+            shown = inverse.mapRect(QRectF(0, 0, device.width(), device.height()))
+            r = shown.intersected(self._bounds) if not self._bounds.isNull() else shown
         rect = (r.left(), r.top(), r.right(), r.bottom())
         sc = self._scene
         key = (sc.link_state, tuple(round(v, 1) for v in rect))
-        if key != self._cache_key:
-            self._cache = self._build(rect)
-            self._cache_key = key
+        paths = self._cache.get(key)
+        if paths is None:
+            if len(self._cache) >= 4 or any(k[0] != sc.link_state for k in self._cache):
+                self._cache.clear()
+            paths = self._cache[key] = self._build(rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        for pen, path in self._cache:
+        for pen, path in paths:
             painter.setPen(pen)
             painter.drawPath(path)
 
@@ -339,29 +359,69 @@ class LinkLayerItem(QGraphicsItem):
         if mask.size == 0:
             return []
         idx = g.segments_in_rect(mask, rect)
+        pa = g.xy[g.la[idx]]
+        pb = g.xy[g.lb[idx]]
+        self.hidden_through = 0
+        if idx.size > st.THROUGH_LINK_BUDGET:
+            x0, y0, x1, y1 = rect
+            in_a = _inside(pa, rect)
+            in_b = _inside(pb, rect)
+            # links that only pass through the view (both ends outside) are noise
+            # at this zoom and cost a full-width line each: leave them out
+            keep = in_a | in_b
+            self.hidden_through = int((~keep).sum())
+            idx, pa, pb, in_a, in_b = (
+                idx[keep],
+                pa[keep],
+                pb[keep],
+                in_a[keep],
+                in_b[keep],
+            )
+            # links leaving the view are drawn as stubs pointing at their far end
+            reach = 0.15 * float(np.hypot(x1 - x0, y1 - y0))
+            pa = _stub(pa, pb, ~in_a & in_b, reach)
+            pb = _stub(pb, pa, in_a & ~in_b, reach)
         if idx.size > st.MAX_DRAWN_LINKS:
-            idx = idx[:: int(np.ceil(idx.size / st.MAX_DRAWN_LINKS))]
-        out: list[tuple[QPen, QPainterPath]] = []
+            step = int(np.ceil(idx.size / st.MAX_DRAWN_LINKS))
+            idx, pa, pb = idx[::step], pa[::step], pb[::step]
+        pos = np.arange(idx.size)
         layers: list[tuple[QPen, np.ndarray]] = []
         fab = g.fabric[idx]
-        # dense bundles become translucent, so crossings read as shades, not a slab
-        alpha = int(np.clip(255 * 10 / np.sqrt(max(idx.size, 1)), 40, 255))
+        # dense bundles get lighter (pre-blended, opaque: translucent pens make
+        # the raster engine stroke a path ten times slower)
+        shade = float(np.clip(10 / np.sqrt(max(idx.size, 1)), 0.2, 1.0))
         for code, name in enumerate(st.FABRICS):
-            colour = QColor(st.FABRIC_PEN[name])
-            colour.setAlpha(alpha)
-            layers.append((_cosmetic(colour, 1.0), idx[fab == code]))
-        special = sc.link_highlights()
-        for colour, width, chosen in special:
-            sel = idx[chosen[idx]] if chosen.size else idx[:0]
+            pen = _cosmetic(_blend(st.FABRIC_PEN[name], shade), 1.0)
+            layers.append((pen, pos[fab == code]))
+        for colour, width, chosen in sc.link_highlights():
+            sel = pos[chosen[idx]] if chosen.size else pos[:0]
             layers.append((_cosmetic(colour, width), sel))
+        out: list[tuple[QPen, QPainterPath]] = []
         for pen, sel in layers:
             if sel.size == 0:
                 continue
             x = np.empty(sel.size * 2)
             y = np.empty(sel.size * 2)
-            pa = g.xy[g.la[sel]]
-            pb = g.xy[g.lb[sel]]
-            x[0::2], x[1::2] = pa[:, 0], pb[:, 0]
-            y[0::2], y[1::2] = pa[:, 1], pb[:, 1]
+            x[0::2], x[1::2] = pa[sel, 0], pb[sel, 0]
+            y[0::2], y[1::2] = pa[sel, 1], pb[sel, 1]
             out.append((pen, pgf.arrayToQPath(x, y, connect="pairs")))
         return out
+
+
+def _inside(p: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
+    x0, y0, x1, y1 = rect
+    return (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1)
+
+
+def _stub(
+    far: np.ndarray, near: np.ndarray, which: np.ndarray, reach: float
+) -> np.ndarray:
+    """Pull the ``far`` ends of the ``which`` rows to within ``reach`` of ``near``."""
+    if not which.any():
+        return far
+    out = far.copy()
+    d = far[which] - near[which]
+    length = np.hypot(d[:, 0], d[:, 1])
+    scale = np.minimum(1.0, reach / np.maximum(length, 1e-9))
+    out[which] = near[which] + d * scale[:, None]
+    return out

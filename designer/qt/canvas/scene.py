@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Change, Document
@@ -34,20 +34,6 @@ class Hit:
 
     kind: str
     id: str
-
-
-class _Layer(QGraphicsItem):
-    """A parent without contents; hiding it hides every device at once."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
-
-    def boundingRect(self) -> QRectF:
-        return QRectF()
-
-    def paint(self, *args: object) -> None:
-        return None
 
 
 class DesignScene(QGraphicsScene):
@@ -81,6 +67,7 @@ class DesignScene(QGraphicsScene):
         self._drag_rows = np.zeros(0, np.int64)
         self._drag_origin = np.zeros((0, 2))
         self._label_transform = QTransform()
+        self._hidden = np.zeros(0, bool)
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._make_layers()
@@ -105,9 +92,6 @@ class DesignScene(QGraphicsScene):
         self.document.unsubscribe(self._on_changes)
 
     def _make_layers(self) -> None:
-        self._device_layer = _Layer()
-        self._device_layer.setZValue(st.Z_DEVICE)
-        self.addItem(self._device_layer)
         self._links = LinkLayerItem(self)
         self.addItem(self._links)
 
@@ -124,6 +108,7 @@ class DesignScene(QGraphicsScene):
                 if item is not None:
                     self.removeItem(item)
             self._sel_devices -= removed
+            self._hidden = np.zeros(0, bool)
             self.geometry.rebuild(design)
             for d in design.devices:
                 if d.id not in self._items:
@@ -143,7 +128,10 @@ class DesignScene(QGraphicsScene):
                 if item is not None and d is not None:
                     item.setPos(d.x, d.y)
                     self._style_item(item)
-        self._quotients.clear()
+        if kinds <= {"devices_changed"} and not self._quotient.blocks:
+            self._quotients.pop(True, None)  # block rects follow positions
+        else:
+            self._quotients.clear()
         self._refresh_structure()
         if removed_sel := kinds & {"devices_removed", "links_removed"}:
             del removed_sel
@@ -154,6 +142,7 @@ class DesignScene(QGraphicsScene):
         for item in self._items.values():
             self.removeItem(item)
         self._items = {}
+        self._hidden = np.zeros(0, bool)
         self.geometry.rebuild(design)
         for d in design.devices:
             self._add_item(d.id)
@@ -164,7 +153,7 @@ class DesignScene(QGraphicsScene):
         item = DeviceItem(device_id, st.BACKGROUND, "", "")
         self._items[device_id] = item
         self._style_item(item)
-        item.setParentItem(self._device_layer)
+        self.addItem(item)
 
     def _style_item(self, item: DeviceItem) -> None:
         design = self.document.design
@@ -246,48 +235,75 @@ class DesignScene(QGraphicsScene):
             self.addItem(label)
             self._trunk_items.append((line, label))
         self.declutter_labels(self._label_transform)
-        self._device_layer.setVisible(not self.overview)
-        if not self.overview:
-            hidden = q.rep >= 0
-            for did, item in self._items.items():
-                item.setVisible(not hidden[self.geometry.row_of[did]])
+        # devices are top-level items (a hidden parent layer would make
+        # QGraphicsView.render() paint every child): flip only what changed
+        hidden = np.ones(len(self.geometry.ids), bool) if self.overview else q.rep >= 0
+        prev = self._hidden
+        if prev.shape != hidden.shape:
+            prev = ~hidden
+        ids = self.geometry.ids
+        for r in np.nonzero(hidden != prev)[0].tolist():
+            self._items[ids[r]].setVisible(not hidden[r])
+        self._hidden = hidden
         self._update_scene_rect()
         self._apply_cut_and_selection()
 
     def _make_frames(self) -> list[FrameItem]:
+        """Frames of expanded groups around their members (numpy bounds per group)."""
         design = self.document.design
         if not design.groups:
             return []
-        parent = {g.id: g.parent for g in design.groups}
-        collapsed = {g.id for g in design.groups if g.collapsed}
-        members: dict[str, list[int]] = {}
-        for r, d in enumerate(design.devices):
-            g = d.group
-            while g is not None:
-                members.setdefault(g, []).append(r)
-                g = parent.get(g)
-        height: dict[str, int] = {g: 0 for g in parent}
-        for g in parent:
-            h, p = 0, parent[g]
-            while p is not None and h < 50:
+        gids = [g.id for g in design.groups]
+        gi = {g: i for i, g in enumerate(gids)}
+        par = np.array(
+            [gi.get(g.parent, -1) if g.parent else -1 for g in design.groups]
+        )
+        ng = len(gids)
+        lo = np.full((ng, 2), np.inf)
+        hi = np.full((ng, 2), -np.inf)
+        xy = self.geometry.xy
+        cur = np.fromiter(
+            (gi.get(d.group, -1) if d.group else -1 for d in design.devices),
+            np.int64,
+            len(design.devices),
+        )
+        height = np.zeros(ng, np.int64)
+        level = 0
+        while level < 50:
+            m = cur >= 0
+            if not m.any():
+                break
+            np.minimum.at(lo, cur[m], xy[m])
+            np.maximum.at(hi, cur[m], xy[m])
+            np.maximum.at(height, cur[m], level)
+            cur = np.where(m, par[np.maximum(cur, 0)], -1)
+            level += 1
+        # a group's depth above its deepest member group, for nested padding
+        depth = np.zeros(ng, np.int64)
+        for i in range(ng):
+            p, h = par[i], 0
+            while p >= 0 and h < 50:
                 h += 1
-                height[p] = max(height.get(p, 0), h)
-                p = parent.get(p)
+                depth[p] = max(depth[p], h)
+                p = par[p]
+        collapsed = np.array([g.collapsed for g in design.groups])
+        hidden = collapsed.copy()
+        for i in range(ng):
+            p, n = par[i], 0
+            while p >= 0 and n < 50 and not hidden[i]:
+                hidden[i] = collapsed[p]
+                p, n = par[p], n + 1
         frames = []
-        for g in design.groups:
-            chain, p = [g.id], g.parent
-            while p is not None and len(chain) < 50:
-                chain.append(p)
-                p = parent.get(p)
-            if any(c in collapsed for c in chain) or g.id not in members:
+        hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
+        for i, g in enumerate(design.groups):
+            if hidden[i] or not np.isfinite(lo[i, 0]):
                 continue
-            x0, y0, x1, y1 = self.geometry.bounds(np.asarray(members[g.id]))
-            pad = BLOCK_PAD + 14.0 * height[g.id]
+            pad = BLOCK_PAD + 14.0 * depth[i]
             rect = QRectF(
-                QPointF(x0 - pad, y0 - pad - FrameItem.HEADER),
-                QPointF(x1 + pad, y1 + pad),
+                QPointF(lo[i, 0] - hw - pad, lo[i, 1] - hh - pad - FrameItem.HEADER),
+                QPointF(hi[i, 0] + hw + pad, hi[i, 1] + hh + pad),
             )
-            frames.append(FrameItem(g.id, rect, g.label or g.id, height[g.id]))
+            frames.append(FrameItem(g.id, rect, g.label or g.id, int(depth[i])))
         return frames
 
     def _update_scene_rect(self) -> None:

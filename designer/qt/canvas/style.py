@@ -32,6 +32,10 @@ OVERVIEW_MIN_DEVICES = 600
 #: of the quotient take over long before; this is a guard, not a mode).
 MAX_DRAWN_LINKS = 60_000
 
+#: Above this many links in view, links passing through without an end in view
+#: are not drawn (each costs a full-width line and says nothing at that zoom).
+THROUGH_LINK_BUDGET = 4000
+
 #: Pick tolerance in device pixels (click on a link / device edge).
 PICK_PX = 5.0
 

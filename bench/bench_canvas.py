@@ -1,0 +1,208 @@
+"""Canvas benchmark: open, first paint, full-view and zoomed repaint, edit latency.
+
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_canvas.py``
+(``--sizes 12500 128`` picks node counts; ``--no-naive`` skips the baseline).
+Designs come from ``designer.generate.fat_tree("dgx-h100", N, "qm9700")``.
+The naive baseline, in the same run, is one QGraphicsRectItem per device and
+one QGraphicsLineItem per link (NoIndex: a BSP index over 300k long lines does
+not finish building, see reference/performance.md §3.2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QLineF, QRectF
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsLineItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+)
+
+from designer.catalog import default_catalog
+from designer.core.commands import Document, move_devices
+from designer.core.model import Design
+from designer.generate import fat_tree
+from designer.qt.canvas import CanvasView
+from designer.qt.canvas.style import DEVICE_H, DEVICE_W
+
+W, H = 1600, 1000
+
+
+def _ms(fn: Callable[[], object], repeat: int = 5) -> float:
+    """Median wall time of ``fn`` in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def _render(view: QGraphicsView) -> None:
+    image = QImage(W, H, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    view.render(painter)
+    painter.end()
+
+
+def _zoom_rect(design: Design) -> QRectF:
+    """About 2% of the design's width around the middle of the compute row."""
+    xs = [d.x for d in design.devices]
+    ys = [d.y for d in design.devices]
+    width = (max(xs) - min(xs)) * 0.02 + 400
+    cx = (max(xs) + min(xs)) / 2
+    return QRectF(cx - width / 2, min(ys) - 50, width, max(ys) - min(ys) + 100)
+
+
+def bench_canvas(design: Design, app: QApplication) -> dict[str, float]:
+    """Our CanvasView."""
+    out: dict[str, float] = {}
+    doc = Document(design)
+    t0 = time.perf_counter()
+    view = CanvasView(doc, default_catalog())
+    view.resize(W, H)
+    view.show()
+    app.processEvents()
+    view.fit_all()
+    out["build_s"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    view.viewport().grab()
+    out["first_paint_ms"] = (time.perf_counter() - t1) * 1000
+    out["open_s"] = time.perf_counter() - t0
+    out["items"] = len(view.scene().items())
+    out["overview"] = float(view.design_scene.overview)
+    out["full_grab_ms"] = _ms(lambda: view.viewport().grab())
+    out["full_render_ms"] = _ms(lambda: _render(view))
+    view.zoom_to_rect(_zoom_rect(design))
+    app.processEvents()
+    view.viewport().grab()
+    out["zoom_overview"] = float(view.design_scene.overview)
+    out["zoom_grab_ms"] = _ms(lambda: view.viewport().grab())
+    out["zoom_render_ms"] = _ms(lambda: _render(view))
+    d = design.devices[len(design.devices) // 2]
+    flip = [0]
+
+    def edit() -> None:
+        flip[0] ^= 1
+        doc.execute(move_devices({d.id: (d.x + 16 * flip[0], d.y)}))
+        app.processEvents()
+        view.viewport().grab()
+
+    out["edit_to_canvas_ms"] = _ms(edit)
+    view.fit_all()
+    app.processEvents()
+    out["edit_full_view_ms"] = _ms(edit)
+    view.design_scene.detach()
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return out
+
+
+def bench_naive(design: Design, app: QApplication) -> dict[str, float]:
+    """Baseline: one QGraphicsItem per device and per link."""
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    scene = QGraphicsScene()
+    scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+    pos = {}
+    for dv in design.devices:
+        pos[dv.id] = (dv.x, dv.y)
+        scene.addItem(
+            QGraphicsRectItem(
+                dv.x - DEVICE_W / 2, dv.y - DEVICE_H / 2, DEVICE_W, DEVICE_H
+            )
+        )
+    t = design.links
+    for a, b in zip(t.a, t.b, strict=True):
+        (x0, y0), (x1, y1) = pos[a], pos[b]
+        scene.addItem(QGraphicsLineItem(QLineF(x0, y0, x1, y1)))
+    rect = scene.itemsBoundingRect()
+    scene.setSceneRect(rect)
+    view = QGraphicsView(scene)
+    view.resize(W, H)
+    view.show()
+    app.processEvents()
+    view.fitInView(rect)
+    out["build_s"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    view.viewport().grab()
+    out["first_paint_ms"] = (time.perf_counter() - t1) * 1000
+    out["open_s"] = time.perf_counter() - t0
+    out["items"] = len(scene.items())
+    out["full_grab_ms"] = _ms(lambda: view.viewport().grab(), 3)
+    out["full_render_ms"] = _ms(lambda: _render(view), 3)
+    view.fitInView(_zoom_rect(design))
+    out["zoom_grab_ms"] = _ms(lambda: view.viewport().grab(), 3)
+    out["zoom_render_ms"] = _ms(lambda: _render(view), 3)
+    view.close()
+    view.deleteLater()
+    scene.clear()
+    app.processEvents()
+    return out
+
+
+def main() -> int:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[12500, 128])
+    parser.add_argument("--no-naive", action="store_true")
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication([])
+    rows = []
+    for nodes in args.sizes:
+        design = fat_tree("dgx-h100", nodes, "qm9700")
+        label = f"{nodes * 8:,} GPUs ({len(design.devices):,} dev, {len(design.links):,} links)"
+        ours = bench_canvas(design.model_copy(deep=True), app)  # type: ignore[arg-type]
+        naive = None if args.no_naive else bench_naive(design, app)  # type: ignore[arg-type]
+        rows.append((label, ours, naive))
+    keys = [
+        ("open_s", "open (build+fit+first paint), s", 3.0),
+        ("first_paint_ms", "first paint, ms", None),
+        ("full_grab_ms", "full-view repaint (grab), ms", 100.0),
+        ("full_render_ms", "full-view render to QImage, ms", 100.0),
+        ("zoom_grab_ms", "zoomed repaint (grab), ms", 30.0),
+        ("zoom_render_ms", "zoomed render to QImage, ms", 30.0),
+        ("edit_to_canvas_ms", "edit -> canvas repainted (zoomed), ms", None),
+        ("edit_full_view_ms", "edit -> canvas repainted (full view), ms", None),
+        ("items", "QGraphicsItems in scene", None),
+    ]
+    for label, ours, naive in rows:
+        print(
+            f"\n## {label}  (overview at fit: {bool(ours['overview'])}, "
+            f"when zoomed: {bool(ours['zoom_overview'])})"
+        )
+        print("| metric | canvas | naive | naive/canvas | target |")
+        print("|---|---|---|---|---|")
+        for key, name, target in keys:
+            a = ours.get(key)
+            b = naive.get(key) if naive else None
+            ratio = f"{b / a:.1f}x" if a and b else "-"
+            fmt = (
+                (lambda v: f"{v:,.0f}")
+                if key == "items"
+                else (lambda v: f"{v:,.2f}" if key.endswith("_s") else f"{v:,.1f}")
+            )
+            print(
+                f"| {name} | {fmt(a) if a is not None else '-'} | "
+                f"{fmt(b) if b is not None else '-'} | {ratio} | "
+                f"{'<= ' + str(target) if target else ''} |"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
