@@ -38,7 +38,7 @@ def font(kind: str) -> QFont:
     if f is None:
         f = QFont()
         if kind == "title":
-            f.setPointSizeF(8.5)
+            f.setPointSizeF(7.5)
             f.setBold(True)
         elif kind == "small":
             f.setPointSizeF(7.0)
@@ -107,21 +107,33 @@ class DeviceItem(QGraphicsItem):
         ink = st.text_on(fill)
         painter.setPen(ink)
         painter.setFont(font("title"))
-        top = QRectF(_BODY.left() + 3, _BODY.top() + 2, _BODY.width() - 6, 14)
         fm = QFontMetricsF(font("title"))
-        painter.drawText(
-            top,
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            fm.elidedText(self.title, Qt.TextElideMode.ElideRight, top.width()),
-        )
-        painter.setFont(font("small"))
-        bottom = QRectF(_BODY.left() + 3, _BODY.top() + 16, _BODY.width() - 6, 13)
-        fm = QFontMetricsF(font("small"))
-        painter.drawText(
-            bottom,
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            fm.elidedText(self.subtitle, Qt.TextElideMode.ElideRight, bottom.width()),
-        )
+        inner = _BODY.adjusted(3, 2, -3, -2)
+        if fm.horizontalAdvance(self.title) <= inner.width():
+            top = QRectF(inner.left(), inner.top(), inner.width(), 14)
+            painter.drawText(top, Qt.AlignmentFlag.AlignLeft, self.title)
+            painter.setFont(font("small"))
+            small = QFontMetricsF(font("small"))
+            bottom = QRectF(inner.left(), inner.top() + 14, inner.width(), 13)
+            painter.drawText(
+                bottom,
+                Qt.AlignmentFlag.AlignLeft,
+                small.elidedText(
+                    self.subtitle, Qt.TextElideMode.ElideRight, inner.width()
+                ),
+            )
+        else:
+            # long labels ("Leaf SU1 rail 0") take both lines; colour says the kind
+            words = self.title.split()
+            best = max(1, len(words) // 2)
+            first, second = " ".join(words[:best]), " ".join(words[best:])
+            for k, text in enumerate((first, second)):
+                line = QRectF(inner.left(), inner.top() + 14 * k, inner.width(), 14)
+                painter.drawText(
+                    line,
+                    Qt.AlignmentFlag.AlignLeft,
+                    fm.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()),
+                )
 
 
 def _draw_fitted_text(
@@ -131,10 +143,18 @@ def _draw_fitted_text(
 
     Lines wrap at word boundaries; whatever does not fit is left out.
     """
-    if rect.width() < 24 or rect.height() < 12:
+    if rect.width() < 12 or rect.height() < 12:
         return
     painter.save()
     painter.resetTransform()
+    if rect.width() < 110 and rect.height() > 1.5 * rect.width():
+        # a tall narrow block (one of many pods side by side): read bottom-up
+        painter.translate(rect.left(), rect.bottom())
+        painter.rotate(-90)
+        rect = QRectF(0, 0, rect.height(), rect.width())
+    elif rect.width() < 24:
+        painter.restore()
+        return
     y = rect.top() + 4
     width = rect.width() - 10
     flags = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
@@ -201,8 +221,9 @@ class BlockItem(QGraphicsItem):
         if fm.horizontalAdvance(one_line) + 12 <= device_rect.width():
             lines = [(one_line, font("block"), ink)]
         else:
-            lines = [(self.title, font("block"), ink)] + [
-                (part, font("normal"), ink) for part in self.summary.split(" · ")
+            lines = [
+                (self.title, font("block"), ink),
+                (self.summary, font("normal"), ink),
             ]
         if self.hint:
             lines.append((self.hint, font("small"), st.TEXT_MUTED))

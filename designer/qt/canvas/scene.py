@@ -389,7 +389,7 @@ class DesignScene(QGraphicsScene):
                 cut = np.fromiter(
                     (i in self._cut[1] for i in g.link_ids), bool, len(g.link_ids)
                 )
-                out.append((st.CUT_LINK, 2.0, cut))
+                out.append((st.CUT_LINK, 1.0, cut))
             if self._sel_links:
                 sel = np.fromiter(
                     (i in self._sel_links for i in g.link_ids), bool, len(g.link_ids)
