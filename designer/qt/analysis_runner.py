@@ -31,9 +31,10 @@ def snapshot(design: Design) -> Design:
     copying the containers (and the link columns) is enough and takes ~1 ms for
     a 100,000-GPU design.
     """
-    links = LinkTable.model_construct(
-        **{name: list(getattr(design.links, name)) for name in LINK_COLUMNS}
-    )
+    columns: dict[str, Any] = {
+        name: list(getattr(design.links, name)) for name in LINK_COLUMNS
+    }
+    links = LinkTable.model_construct(**columns)
     return Design.model_construct(
         schema_version=design.schema_version,
         settings=design.settings,

@@ -166,8 +166,8 @@ class MainWindow(QMainWindow):
         """Recently opened or saved files, newest first."""
         value = QSettings().value("recent_files", [])
         if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
 
     def _add_recent(self, path: Path) -> None:
         text = str(path.resolve())

@@ -302,8 +302,8 @@ class PropertiesPanel(QWidget):
         options = sorted((speeds or set()) | {link.speed_gbps}, reverse=True)
         self.speed_combo.blockSignals(True)
         self.speed_combo.clear()
-        for s in options:
-            self.speed_combo.addItem(f"{s} Gb/s", s)
+        for speed in options:
+            self.speed_combo.addItem(f"{speed} Gb/s", speed)
         self.speed_combo.setCurrentIndex(self.speed_combo.findData(link.speed_gbps))
         self.speed_combo.blockSignals(False)
         self.fabric_combo.blockSignals(True)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QStyle, QToolBar
 
 if TYPE_CHECKING:
+    from designer.qt.canvas import CanvasView
     from designer.qt.main_window import MainWindow
 
 Key = QKeySequence.StandardKey
@@ -44,7 +45,8 @@ class WindowActions:
                 action.triggered.connect(lambda _=False: slot())
             return action
 
-        canvas = lambda: w.canvas  # noqa: E731  (the canvas is read at trigger time)
+        def canvas() -> CanvasView:  # read at trigger time
+            return w.canvas
 
         # File
         self.new = act("&New", w.new_design, Key.New, "Start an empty design")
