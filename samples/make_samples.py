@@ -178,9 +178,9 @@ def add_storage_fabric(
         d for d in design.devices if catalog[d.catalog_id].category.value == "compute"
     ]
     for d in nodes:
-        port = catalog[d.catalog_id].interface("storage")
-        if port is not None:
-            ends.append((d.id, "storage", port.count, speed))
+        group = catalog[d.catalog_id].interface("storage")
+        if group is not None:
+            ends.append((d.id, "storage", group.count, speed))
     data = catalog[appliance].interface("data")
     assert data is not None
     app_ids = [f"{appliance.split('-')[0]}-{i + 1:02d}" for i in range(appliances)]
@@ -202,7 +202,7 @@ def add_storage_fabric(
     )
     leaf_y = (bottom + top) / 2 if n_spines else top
     devices = list(design.devices)
-    group = "storage-fabric"
+    group_id = "storage-fabric"
     leaves = [f"stor-leaf-{i + 1:02d}" for i in range(n_leaves)]
     spines = [f"stor-spine-{i + 1:02d}" for i in range(n_spines)]
     for i, did in enumerate(leaves):
@@ -213,7 +213,7 @@ def add_storage_fabric(
                 label=f"Storage leaf {i + 1}",
                 x=x0 + 150.0 * i,
                 y=leaf_y,
-                group=group,
+                group=group_id,
             )
         )
     for i, did in enumerate(spines):
@@ -224,7 +224,7 @@ def add_storage_fabric(
                 label=f"Storage spine {i + 1}",
                 x=x0 + 150.0 * i,
                 y=top,
-                group=group,
+                group=group_id,
             )
         )
     for i, did in enumerate(app_ids):
@@ -235,7 +235,7 @@ def add_storage_fabric(
                 label=f"{catalog[appliance].model} {i + 1}",
                 x=x0 + 150.0 * i,
                 y=bottom,
-                group=group,
+                group=group_id,
             )
         )
     links = design.links.model_copy(deep=True)
@@ -275,7 +275,7 @@ def add_storage_fabric(
             )
     groups = [
         *design.groups,
-        Group(id=group, label="Storage fabric", kind=GroupKind.CUSTOM),
+        Group(id=group_id, label="Storage fabric", kind=GroupKind.CUSTOM),
     ]
     return Design(settings=design.settings, groups=groups, devices=devices, links=links)
 
