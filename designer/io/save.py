@@ -60,6 +60,8 @@ def _new_file_mode() -> int:
 def save_design(design: Design, path: str | os.PathLike[str]) -> None:
     """Write ``design`` to ``path`` atomically (temp file, fsync, ``os.replace``)."""
     target = Path(path)
+    if target.is_symlink():  # write through the link, do not replace it
+        target = target.resolve()
     directory = target.parent
     try:
         mode = target.stat().st_mode & 0o7777

@@ -127,3 +127,15 @@ def test_new_file_gets_normal_permissions(tmp_path: Path, design: Design) -> Non
 def test_missing_directory_raises_oserror(tmp_path: Path, design: Design) -> None:
     with pytest.raises(FileNotFoundError):
         save_design(design, tmp_path / "no" / "such" / "dir.json")
+
+
+def test_saving_through_a_symlink_keeps_the_link(
+    tmp_path: Path, design: Design, catalog: Any
+) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    save_design(design, link)
+    assert link.is_symlink()
+    assert load_design(real, catalog=catalog) == design
