@@ -199,3 +199,38 @@ def test_metrics_follow_an_opened_file(
     settle(qtbot, window)
     assert window.open_path(path)
     assert settle(qtbot, window).gpus == 40
+
+
+def test_dropping_a_json_file_on_the_canvas_opens_it(
+    qapp: Any, main_window: Any, tmp_path: Path
+) -> None:
+    from PySide6.QtGui import QDragEnterEvent
+
+    source = main_window()
+    add_dgx(source, 3)
+    path = tmp_path / "on-canvas.json"
+    assert source.save_to(path)
+    window = main_window()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    viewport = window.canvas.viewport()
+    centre = viewport.rect().center()
+    enter = QDragEnterEvent(
+        centre,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    qapp.sendEvent(viewport, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        QPointF(centre),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    qapp.sendEvent(viewport, drop)
+    assert window.path == path
+    assert len(window.document.design.devices) == 3
