@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QPointF, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -60,7 +60,6 @@ class MainWindow(QMainWindow):
         self.runner = AnalysisRunner(self.document, self.catalog, self)
         self.canvas = CanvasView(self.document, self.catalog, self)
         self.setCentralWidget(self.canvas)
-        self.canvas.viewport().installEventFilter(self)
         self.palette_panel = PalettePanel(self.catalog)
         self.properties_panel = PropertiesPanel(self.document, self.catalog)
         self.validator_panel = ValidatorPanel()
@@ -360,19 +359,6 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
         if self.maybe_save():
             self.open_path(path)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Let a .json file dropped on the canvas open, as anywhere on the window."""
-        kinds = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
-        if watched is self.canvas.viewport() and event.type() in kinds:
-            assert isinstance(event, QDropEvent)  # QDragEnter/MoveEvent derive from it
-            if self._json_path(event) is not None:
-                if event.type() == QEvent.Type.Drop:
-                    self.dropEvent(event)
-                else:
-                    event.acceptProposedAction()
-                return True
-        return super().eventFilter(watched, event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask about unsaved changes, then persist the layout and stop the worker."""
