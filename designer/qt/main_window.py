@@ -18,14 +18,14 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.loader import Catalog, default_catalog
-from designer.core.commands import AddDevices, Change, Document
-from designer.core.model import Design, Device
+from designer.core.commands import Change, Document
+from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
 from designer.qt import formatting as fmt
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel
-from designer.qt.palette import PalettePanel
+from designer.qt.palette import PalettePanel, catalog_mime
 from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
@@ -374,27 +374,8 @@ class MainWindow(QMainWindow):
 
     def add_catalog_item(self, catalog_id: str, count: int) -> None:
         """Place ``count`` devices of a catalog entry at the centre of the view."""
-        entry = self.catalog.get(catalog_id)
-        if entry is None:
-            return
-        centre: QPointF = self.canvas.mapToScene(self.canvas.viewport().rect().center())
-        taken = {d.id for d in self.document.design.devices}
-        devices: list[Device] = []
-        n = 1
-        for i in range(count):
-            while f"{catalog_id}-{n}" in taken:
-                n += 1
-            taken.add(f"{catalog_id}-{n}")
-            devices.append(
-                Device(
-                    id=f"{catalog_id}-{n}",
-                    catalog_id=catalog_id,
-                    label=f"{entry.model} {n}",
-                    x=round((centre.x() + (i % 16) * 140) / 20) * 20,
-                    y=round((centre.y() + (i // 16) * 100) / 20) * 20,
-                )
-            )
-        self.document.execute(AddDevices(devices))
+        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), QPointF(centre))
 
     def select_items(self, ids: list[str]) -> None:
         """Select and centre devices/links (e.g. those of a finding)."""
