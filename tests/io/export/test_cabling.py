@@ -95,3 +95,23 @@ def test_summary_counts_cables() -> None:
     assert sum(n for *_, n in summary) == sum(design.links.cables)
     assert summary[0][0] == "compute"
     assert summary[-1] == ("oob", "RJ45 1G Ethernet", 1, 1)
+
+
+def test_fast_writer_matches_csv_module() -> None:
+    import csv as _csv
+
+    from designer.io.export import cabling_rows
+
+    design = rail_design()
+    design.devices[0] = design.devices[0].model_copy(
+        update={"label": 'DGX "one", rack A'}
+    )
+    fast = io.StringIO()
+    write_cabling_csv(design, fast)
+    slow = io.StringIO()
+    w = _csv.writer(slow, lineterminator="\n")
+    w.writerow(CABLING_COLUMNS)
+    w.writerows(cabling_rows(design))
+    assert fast.getvalue() == slow.getvalue()
+    rows = list(csv.DictReader(io.StringIO(fast.getvalue())))
+    assert rows[0]["from_label"] == 'DGX "one", rack A'
