@@ -81,7 +81,7 @@ def format_summary(report: Report, design: Design, source: str) -> str:
     row("", f"typical cost {typical} ({t.typical_cost_note})")
     power = f"{report.power_kw:,.1f} kW max, {report.rack_units:,.0f} rack units"
     if report.racks:
-        power += f" in {report.racks} racks"
+        power += f" in {report.racks} rack" + ("s" if report.racks != 1 else "")
     row("Power", power)
     if report.switch_floor is not None:
         row("Clos floor", f"{report.switch_floor:,} switches (non-blocking minimum)")

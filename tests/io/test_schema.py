@@ -50,3 +50,114 @@ def test_saved_file_keys_match_the_schema() -> None:
         for item in data[key]:
             assert set(item) <= allowed
     assert set(data["links"]) == set(schema["$defs"]["LinkTable"]["properties"])
+
+
+# A small validator for the JSON Schema keywords pydantic emits, so the schema is
+# checked against real files without a jsonschema dependency.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+_IGNORED = {"title", "description", "default", "$schema", "$id", "$defs"}
+
+
+def _errors(
+    root: dict[str, Any], node: dict[str, Any], value: Any, path: str
+) -> list[str]:
+    import re
+
+    out: list[str] = []
+    for key, arg in node.items():
+        if key in _IGNORED:
+            continue
+        if key == "$ref":
+            out += _errors(root, root["$defs"][arg.rsplit("/", 1)[-1]], value, path)
+        elif key == "anyOf":
+            if all(_errors(root, alt, value, path) for alt in arg):
+                out.append(f"{path}: matches no alternative")
+        elif key == "type":
+            ok = isinstance(value, _TYPES[arg]) and not (
+                arg in ("integer", "number") and isinstance(value, bool)
+            )
+            if not ok:
+                out.append(f"{path}: not {arg}")
+                return out
+        elif key == "enum" and value not in arg:
+            out.append(f"{path}: not in enum")
+        elif key == "const" and value != arg:
+            out.append(f"{path}: not {arg!r}")
+        elif key == "properties" and isinstance(value, dict):
+            for name, sub in arg.items():
+                if name in value:
+                    out += _errors(root, sub, value[name], f"{path}.{name}")
+        elif key == "required" and isinstance(value, dict):
+            out += [f"{path}: missing {n}" for n in arg if n not in value]
+        elif key == "additionalProperties" and isinstance(value, dict):
+            known = set(node.get("properties", {}))
+            for name, item in value.items():
+                if name in known:
+                    continue
+                if arg is False:
+                    out.append(f"{path}.{name}: not allowed")
+                elif isinstance(arg, dict):
+                    out += _errors(root, arg, item, f"{path}.{name}")
+        elif key == "patternProperties" and isinstance(value, dict):
+            for pattern, sub in arg.items():
+                for name, item in value.items():
+                    if re.search(pattern, name):
+                        out += _errors(root, sub, item, f"{path}.{name}")
+        elif key == "propertyNames" and isinstance(value, dict):
+            for name in value:
+                out += _errors(root, arg, name, f"{path}[{name!r}]")
+        elif key == "items" and isinstance(value, list):
+            for i, item in enumerate(value):
+                out += _errors(root, arg, item, f"{path}[{i}]")
+        elif key == "minLength" and isinstance(value, str) and len(value) < arg:
+            out.append(f"{path}: too short")
+        elif key == "maxLength" and isinstance(value, str) and len(value) > arg:
+            out.append(f"{path}: too long")
+        elif key == "pattern" and isinstance(value, str) and not re.search(arg, value):
+            out.append(f"{path}: does not match {arg}")
+        elif key == "minimum" and isinstance(value, int | float) and value < arg:
+            out.append(f"{path}: below {arg}")
+        elif key == "maximum" and isinstance(value, int | float) and value > arg:
+            out.append(f"{path}: above {arg}")
+        elif key not in {
+            "enum", "const", "properties", "required", "additionalProperties",
+            "patternProperties", "propertyNames", "items", "minLength", "maxLength",
+            "pattern", "minimum", "maximum",
+        }:  # fmt: skip
+            raise AssertionError(f"schema keyword {key!r} not handled by this test")
+    return out
+
+
+def test_samples_and_test_design_validate_against_the_schema() -> None:
+    from pathlib import Path
+
+    schema = design_json_schema()
+    samples = Path(__file__).parents[2] / "samples"
+    docs = [json.loads(dumps_design(make_design()))]
+    docs += [json.loads(p.read_text(encoding="utf-8")) for p in samples.glob("*.json")]
+    assert len(docs) >= 2
+    for doc in docs:
+        assert _errors(schema, schema, doc, "$") == []
+
+
+def test_schema_rejects_what_the_loader_rejects() -> None:
+    schema = design_json_schema()
+    good = json.loads(dumps_design(make_design()))
+    bad = [
+        {**good, "schema_version": 2},
+        {**good, "colour": "red"},
+        {**good, "devices": [{**good["devices"][0], "x": "left"}]},
+        {**good, "devices": [{**good["devices"][0], "id": "has space"}]},
+        {**good, "links": {**good["links"], "fabric": ["sas"] * 4}},
+        {**good, "links": {**good["links"], "cables": [0, 1, 1, 1]}},
+    ]
+    for doc in bad:
+        assert _errors(schema, schema, doc, "$") != [], doc
