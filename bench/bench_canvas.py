@@ -155,6 +155,18 @@ def bench_naive(design: Design, app: QApplication) -> dict[str, float]:
     return out
 
 
+def _fmt_items(v: float) -> str:
+    return f"{v:,.0f}"
+
+
+def _fmt_s(v: float) -> str:
+    return f"{v:,.2f}"
+
+
+def _fmt_ms(v: float) -> str:
+    return f"{v:,.1f}"
+
+
 def main() -> int:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -162,12 +174,16 @@ def main() -> int:
     parser.add_argument("--no-naive", action="store_true")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
     rows = []
     for nodes in args.sizes:
         design = fat_tree("dgx-h100", nodes, "qm9700")
-        label = f"{nodes * 8:,} GPUs ({len(design.devices):,} dev, {len(design.links):,} links)"
-        ours = bench_canvas(design.model_copy(deep=True), app)  # type: ignore[arg-type]
-        naive = None if args.no_naive else bench_naive(design, app)  # type: ignore[arg-type]
+        label = (
+            f"{nodes * 8:,} GPUs ({len(design.devices):,} devices, "
+            f"{len(design.links):,} links)"
+        )
+        ours = bench_canvas(design.model_copy(deep=True), app)
+        naive = None if args.no_naive else bench_naive(design, app)
         rows.append((label, ours, naive))
     keys = [
         ("open_s", "open (build+fit+first paint), s", 3.0),
@@ -192,9 +208,11 @@ def main() -> int:
             b = naive.get(key) if naive else None
             ratio = f"{b / a:.1f}x" if a and b else "-"
             fmt = (
-                (lambda v: f"{v:,.0f}")
+                _fmt_items
                 if key == "items"
-                else (lambda v: f"{v:,.2f}" if key.endswith("_s") else f"{v:,.1f}")
+                else _fmt_s
+                if key.endswith("_s")
+                else _fmt_ms
             )
             print(
                 f"| {name} | {fmt(a) if a is not None else '-'} | "

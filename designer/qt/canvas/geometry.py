@@ -272,9 +272,9 @@ def quotient(
             if overview:
                 rep_key[r] = chain[0]
                 continue
-            for gid in chain:
-                if gid in collapsed:
-                    rep_key[r] = gid
+            for member_of in chain:
+                if member_of in collapsed:
+                    rep_key[r] = member_of
                     break
         elif overview:
             entry = catalog.get(d.catalog_id)

@@ -91,7 +91,7 @@ class DeviceItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         """Level of detail as in Qt's chips example: fill, box, then text."""
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())  # type: ignore[attr-defined]
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
         fill = self.cut_fill or self.fill
         if lod < st.LOD_FILL_ONLY:
             painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
@@ -349,7 +349,7 @@ class LinkLayerItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         """Draw the links meeting the exposed rect, one path per pen."""
-        r = option.exposedRect  # type: ignore[attr-defined]
+        r = option.exposedRect
         # Build for everything the painter's device shows, not just the exposed
         # part: a small repaint (one moved device) then reuses the cached paths,
         # and QGraphicsView.render(), which exposes the whole item, is culled.

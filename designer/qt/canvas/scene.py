@@ -124,9 +124,9 @@ class DesignScene(QGraphicsScene):
             devs = design.device_map()
             for did in changed:
                 item = self._items.get(did)
-                d = devs.get(did)
-                if item is not None and d is not None:
-                    item.setPos(d.x, d.y)
+                moved = devs.get(did)
+                if item is not None and moved is not None:
+                    item.setPos(moved.x, moved.y)
                     self._style_item(item)
         if kinds <= {"devices_changed"} and not self._quotient.blocks:
             self._quotients.pop(True, None)  # block rects follow positions
@@ -183,10 +183,10 @@ class DesignScene(QGraphicsScene):
             q = quotient(design, self.geometry, self.catalog, self.overview)
             self._quotients[self.overview] = q
         self._quotient = q
-        for item in self._block_items:
-            self.removeItem(item)
-        for item in self._frame_items:
-            self.removeItem(item)
+        for block_item in self._block_items:
+            self.removeItem(block_item)
+        for frame_item in self._frame_items:
+            self.removeItem(frame_item)
         for line, label in self._trunk_items:
             self.removeItem(line)
             self.removeItem(label)
@@ -461,23 +461,23 @@ class DesignScene(QGraphicsScene):
                 item.update()
         q = self._quotient
         ids = self.geometry.ids
-        for block, item in zip(q.blocks, self._block_items, strict=True):
+        for block, block_item in zip(q.blocks, self._block_items, strict=True):
             members = [ids[r] for r in block.rows.tolist()]
-            item.selected = bool(members) and all(
+            block_item.selected = bool(members) and all(
                 m in self._sel_devices for m in members
             )
             if cut is None:
-                item.cut_fill = None
+                block_item.cut_fill = None
             else:
                 share = sum(m in cut[0] for m in members) / max(1, len(members))
-                item.cut_fill = (
+                block_item.cut_fill = (
                     st.CUT_A
                     if share == 1
                     else st.CUT_B
                     if share == 0
                     else QColor("#b9a6d6")
                 )
-            item.update()
+            block_item.update()
         cut_trunks: set[int] = set()
         if cut is not None and q.link_trunk.size == len(self.geometry.link_ids):
             for k, lid in enumerate(self.geometry.link_ids):
@@ -560,9 +560,11 @@ class DesignScene(QGraphicsScene):
             item = self._items[g.ids[r]]
             item.setPos(g.xy[r, 0], g.xy[r, 1])
         moving = set(self._drag_rows.tolist())
-        for block, item in zip(self._quotient.blocks, self._block_items, strict=True):
+        for block, block_item in zip(
+            self._quotient.blocks, self._block_items, strict=True
+        ):
             if moving.issuperset(block.rows.tolist()):
-                item.setPos(dx, dy)
+                block_item.setPos(dx, dy)
         self._bump()
 
     def end_drag(self) -> dict[str, tuple[float, float]]:
@@ -598,66 +600,12 @@ class DesignScene(QGraphicsScene):
         selection_only: bool = False,
         ids: set[str] | None = None,
     ) -> None:
-        """Draw the design (as shown, groups collapsed or not) into any painter."""
-        wanted: set[str] | None = set(ids) if ids is not None else None
-        if selection_only:
-            chosen = set(self.selected_ids())
-            wanted = chosen if wanted is None else wanted & chosen
-        g = self.geometry
-        saved_overview = self.overview
-        hidden_items: list[DeviceItem] = []
-        try:
-            if wanted is not None:
-                keep = np.fromiter((i in wanted for i in g.ids), bool, len(g.ids))
-                self._only_rows = keep
-                rows = np.nonzero(keep)[0]
-                x0, y0, x1, y1 = g.bounds(rows)
-                source = QRectF(QPointF(x0, y0), QPointF(x1, y1)).adjusted(
-                    -20, -20, 20, 20
-                )
-                for did, item in self._items.items():
-                    if did not in wanted and item.isVisible():
-                        item.setVisible(False)
-                        hidden_items.append(item)
-                self.set_overview(False)
-                for frame in self._frame_items:
-                    frame.setVisible(False)
-                for block in self._block_items:
-                    block.setVisible(False)
-                for line, label in self._trunk_items:
-                    line.setVisible(False)
-                    label.setVisible(False)
-            else:
-                source = self.design_rect()
-                self.set_overview(self.wants_overview(source))
-            mode = Qt.AspectRatioMode.KeepAspectRatio
-            if self.overview and source.width() > 0 and target.width() > 0:
-                # the quotient of a long flat fabric is stretched vertically
-                iso_h = source.width() * target.height() / target.width()
-                new_h = max(
-                    source.height() / st.OVERVIEW_FILL,
-                    iso_h / st.OVERVIEW_MAX_STRETCH,
-                )
-                if new_h < iso_h:
-                    c = source.center()
-                    source = QRectF(
-                        source.left(), c.y() - new_h / 2, source.width(), new_h
-                    )
-                    mode = Qt.AspectRatioMode.IgnoreAspectRatio
-            sx = target.width() / max(source.width(), 1e-9)
-            sy = target.height() / max(source.height(), 1e-9)
-            if mode == Qt.AspectRatioMode.KeepAspectRatio:
-                sx = sy = min(sx, sy)
-            saved_transform = self._label_transform
-            self.declutter_labels(QTransform.fromScale(sx, sy))
-            self._bump()
-            self.render(painter, target, source, mode)
-            self.declutter_labels(saved_transform)
-        finally:
-            self._only_rows = None
-            for item in hidden_items:
-                item.setVisible(True)
-            if wanted is not None or self.overview != saved_overview:
-                self.overview = not saved_overview
-                self.set_overview(saved_overview)
-            self._bump()
+        """Draw the design (as shown, groups collapsed or not) into any painter.
+
+        Works without a view: the level of detail follows the painter's scale,
+        and a whole design too big to show device by device is drawn as its
+        quotient (group blocks and trunks), as on screen.
+        """
+        from designer.qt.canvas.render import render_design
+
+        render_design(self, painter, target, selection_only=selection_only, ids=ids)

@@ -7,10 +7,9 @@ swallowed. Connect by dragging with the connect tool, or Alt+drag with select.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDragMoveEvent,
@@ -25,31 +24,25 @@ from PySide6.QtGui import (
     QTransform,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QWidget
+from PySide6.QtWidgets import QGraphicsView, QLabel, QWidget
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import (
-    AddLinks,
     Change,
-    Command,
     Document,
-    Macro,
-    RemoveDevices,
-    RemoveLinks,
-    move_devices,
 )
-from designer.qt.canvas import editing, rules
 from designer.qt.canvas import style as st
+from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEditsMixin
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.tools import TOOLS, CanvasTool
 
-CATALOG_MIME = "application/x-gcd-catalog-item"
-FRAGMENT_MIME = "application/x-gcd-design-fragment"
+__all__ = ["CATALOG_MIME", "FRAGMENT_MIME", "CanvasView"]
+
 _MIN_SCALE = 1e-5
 _MAX_SCALE = 8.0
 
 
-class CanvasView(QGraphicsView):
+class CanvasView(CanvasEditsMixin, QGraphicsView):
     """Shows a DesignScene and turns gestures into commands on the document."""
 
     selection_changed = Signal(list)
@@ -146,26 +139,7 @@ class CanvasView(QGraphicsView):
         """The on-canvas message currently shown ('' when none)."""
         return self._toast.text() if self._toast.isVisible() else ""
 
-    def _run(self, build: Callable[[], Command]) -> bool:
-        """Build a command and execute it; show the reason when refused."""
-        try:
-            command = build()
-            self.document.execute(command)
-        except (
-            rules.ConnectionRefused,
-            editing.EditRefused,
-            ValueError,
-            KeyError,
-        ) as exc:
-            self.refuse(str(exc).strip("'\"") or type(exc).__name__)
-            return False
-        return True
-
     # --- selection ----------------------------------------------------------
-
-    def selected_ids(self) -> list[str]:
-        """Selected device ids, then selected link ids."""
-        return self.design_scene.selected_ids()
 
     def select_ids(self, ids: list[str], center: bool = True) -> None:
         """Select devices/links by id and optionally centre them."""
@@ -410,9 +384,10 @@ class CanvasView(QGraphicsView):
         super().resizeEvent(event)
         self._zoom_timer.start()
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         """Plain background with a grid when zoomed in (not in exports)."""
         super().drawBackground(painter, rect)
+        rect = QRectF(rect)
         scale = self.scale_factor()
         pitch = st.GRID if scale >= 0.9 else st.GRID * 4 if scale >= 0.3 else 0.0
         if not pitch:
@@ -453,217 +428,6 @@ class CanvasView(QGraphicsView):
         pos = self.mapToScene(event.position().toPoint())
         event.acceptProposedAction()
         self.drop_catalog_item(mime, pos)
-
-    def drop_catalog_item(self, mime: QMimeData, pos: QPointF) -> bool:
-        """Handle palette MIME data dropped at scene point ``pos``."""
-        try:
-            data = json.loads(bytes(mime.data(CATALOG_MIME).data()).decode("utf-8"))
-            catalog_id = str(data["catalog_id"])
-            count = int(data.get("count", 1))
-        except (ValueError, KeyError, TypeError, AttributeError):
-            self.refuse("The dropped item is not a catalog entry.")
-            return False
-        before = len(self.document.design.devices)
-        ok = self._run(
-            lambda: editing.place_devices(
-                self.document.design,
-                self.catalog,
-                catalog_id,
-                count,
-                pos.x(),
-                pos.y(),
-                self.grid_snap,
-            )
-        )
-        if ok:
-            new = [d.id for d in self.document.design.devices[before:]]
-            self.design_scene.select(new)
-            self.status_message.emit(f"Placed {len(new)} x {catalog_id}")
-        return ok
-
-    # --- edits -------------------------------------------------------------------
-
-    def commit_move(self, positions: dict[str, tuple[float, float]]) -> None:
-        """One "Move" history step for a finished drag."""
-        devs = self.document.design.device_map()
-        moved = {
-            i: p
-            for i, p in positions.items()
-            if i in devs and (devs[i].x, devs[i].y) != p
-        }
-        if moved:
-            self._run(lambda: move_devices(moved))
-
-    def connect_devices(self, a_id: str, b_id: str) -> bool:
-        """Connect two devices with the rules' defaults; show why when refused."""
-        design = self.document.design
-
-        def build() -> Command:
-            link = rules.suggest_link(design, a_id, b_id, self.catalog)
-            self._last_link = link
-            return AddLinks([link])
-
-        if not self._run(build):
-            return False
-        link = self._last_link
-        self.design_scene.select([link.id])
-        self.status_message.emit(
-            f"Connected {a_id} to {b_id}: {link.cables} x {link.speed_gbps}G "
-            f"({link.fabric.value})"
-        )
-        return True
-
-    def delete_selection(self) -> None:
-        """Delete selected devices (with their links) and selected links, one step."""
-        scene = self.design_scene
-        devices = set(scene.selected_device_ids())
-        links = [i for i in scene.selected_ids() if i not in devices]
-        if not devices and not links:
-            self.refuse("Nothing selected to delete.")
-            return
-        t = self.document.design.links
-        index = t.index()
-        loose = [
-            lid
-            for lid in links
-            if t.a[index[lid]] not in devices and t.b[index[lid]] not in devices
-        ]
-        commands: list[Command] = []
-        if loose:
-            commands.append(RemoveLinks(loose))
-        if devices:
-            commands.append(RemoveDevices(devices))
-        if len(commands) == 1:
-            self._run(lambda: commands[0])
-        else:
-            self._run(
-                lambda: Macro(
-                    f"Delete {len(devices)} devices and {len(loose)} links", commands
-                )
-            )
-
-    def copy_selection(self) -> None:
-        """Copy selected devices and the links between them."""
-        ids = self.design_scene.selected_device_ids()
-        if not ids:
-            self.refuse("Select devices to copy.")
-            return
-        self._clip = rules.copy_selection(self.document.design, ids)
-        self._paste_count = 0
-        mime = QMimeData()
-        mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
-        mime.setText(f"{len(ids)} devices from GPU Cluster Designer")
-        QApplication.clipboard().setMimeData(mime)
-        self.status_message.emit(f"Copied {len(ids)} devices")
-
-    def paste(self) -> None:
-        """Paste copied devices with fresh ids, offset from the originals."""
-        data = self._clip
-        mime = QApplication.clipboard().mimeData()
-        if mime is not None and mime.hasFormat(FRAGMENT_MIME):
-            try:
-                data = json.loads(
-                    bytes(mime.data(FRAGMENT_MIME).data()).decode("utf-8")
-                )
-            except ValueError:
-                data = self._clip
-        if not data:
-            self.refuse("Nothing to paste: copy devices first.")
-            return
-        self._paste_count += 1
-        self._paste(data, self._paste_count * st.PASTE_OFFSET, "Paste")
-
-    def duplicate_selection(self) -> None:
-        """Copy and paste the selection in one go."""
-        ids = self.design_scene.selected_device_ids()
-        if not ids:
-            self.refuse("Select devices to duplicate.")
-            return
-        before = len(self.document.design.devices)
-        offset = (st.PASTE_OFFSET, st.PASTE_OFFSET)
-        if self._run(lambda: rules.duplicate(self.document.design, ids, offset)):
-            self.design_scene.select(
-                [d.id for d in self.document.design.devices[before:]]
-            )
-
-    def _paste(self, data: Mapping[str, object], offset: float, label: str) -> None:
-        before = len(self.document.design.devices)
-        if self._run(
-            lambda: rules.paste(
-                self.document.design, data, (offset, offset), label=label
-            )
-        ):
-            self.design_scene.select(
-                [d.id for d in self.document.design.devices[before:]]
-            )
-
-    def connect_all_to_all(self, cables_each: int) -> bool:
-        """Wire every selected lower-tier switch to every selected upper-tier one."""
-        design = self.document.design
-        if cables_each < 1:
-            self.refuse("Cables per pair must be at least 1.")
-            return False
-
-        def build() -> Command:
-            lower, upper = editing.split_tiers(
-                design, self.catalog, self.selected_ids()
-            )
-            return rules.connect_all_to_all(
-                design, lower, upper, cables_each, self.catalog
-            )
-
-        return self._run(build)
-
-    def wire_rail_optimized(self) -> bool:
-        """Wire the selected compute nodes to the selected rail leaves (rail i: port i)."""
-        design = self.document.design
-        devs = design.device_map()
-
-        def build() -> Command:
-            ranks = editing.tier_ranks(design, self.catalog)
-            chosen = [i for i in self.selected_ids() if i in devs]
-            nodes = [
-                i
-                for i in chosen
-                if ranks[i] == 0
-                and getattr(self.catalog.get(devs[i].catalog_id), "gpus", 0)
-            ]
-            switches = [i for i in chosen if ranks[i] > 0]
-            if not nodes or not switches:
-                raise editing.EditRefused(
-                    "Select compute nodes and their rail leaves to wire rail-optimized."
-                )
-            low = min(ranks[i] for i in switches)
-            leaves = sorted(
-                (i for i in switches if ranks[i] == low), key=lambda i: devs[i].x
-            )
-            return rules.wire_rail_optimized(design, nodes, leaves, self.catalog)
-
-        return self._run(build)
-
-    def group_selection(self, kind: str) -> bool:
-        """Put the selected devices into a new group (su, pod, row, rack, custom)."""
-        ids = self.design_scene.selected_device_ids()
-        return self._run(lambda: editing.group_devices(self.document.design, ids, kind))
-
-    def toggle_group_collapsed(self, group_id: str) -> bool:
-        """Collapse or expand a group (stored in the model, undoable)."""
-        group = self.document.design.group_map().get(group_id)
-        if group is None:
-            self.refuse(f"No group {group_id!r}.")
-            return False
-        return self._run(
-            lambda: rules.set_group_collapsed(
-                self.document.design, group_id, not group.collapsed
-            )
-        )
-
-    def auto_layout(self) -> bool:
-        """Arrange devices in rows by tier, compute at the bottom (one step)."""
-        ok = self._run(lambda: editing.auto_layout(self.document.design, self.catalog))
-        if ok:
-            self.fit_all()
-        return ok
 
     def viewport_point(self, scene_pos: QPointF) -> QPoint:
         """Viewport pixel of a scene point (tests drive the mouse with it)."""
