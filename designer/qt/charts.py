@@ -31,6 +31,8 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
         plot.getAxis(axis).setTextPen("#33414f")
         plot.getAxis(axis).setPen("#9aa5b1")
     plot.setMinimumHeight(150)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).enableAutoSIPrefix(False)
     return plot
 
 
@@ -88,7 +90,7 @@ class ChartsPanel(QWidget):
         plot.getAxis("left").setTicks(
             [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
         )
-        top = max([*self.cost_values, 0.001])
+        top = max([*self.cost_values]) or 1.0
         plot.setXRange(0, top * 1.08, padding=0)
         plot.setYRange(-0.6, len(ys) - 0.4, padding=0)
 
@@ -129,6 +131,6 @@ class ChartsPanel(QWidget):
             r = report.tiers[n].ratio
             ticks.append((i, f"{n} {r:.2g}:1" if r is not None else f"{n} (top)"))
         plot.getAxis("bottom").setTicks([ticks])
-        top = max([max(v) for v in self.tier_values.values()] + [0.001])
+        top = max([max(v) for v in self.tier_values.values()], default=0.0) or 1.0
         plot.setYRange(0, top * 1.1, padding=0)
         plot.setXRange(-0.6, max(len(xs), 1) - 0.4, padding=0)

@@ -142,6 +142,9 @@ class ValidatorPanel(QWidget):
         )
         v["gpus"].setText(
             f"{report.gpus:,} in {report.compute_nodes:,} nodes · {domains}"
+            if report.compute_nodes
+            else "none yet: drag a server from the catalog, or use "
+            "File > New from Template"
         )
         sw = report.switches
         total_sw = sum(sw.values())
