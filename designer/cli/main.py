@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args, out, err))
     except DesignFileError as exc:
-        err.write(f"cluster-designer: {exc}\n")
+        err.writelines(f"cluster-designer: {line}\n" for line in str(exc).splitlines())
         return EXIT_INPUT
     except _Failure as exc:
         err.write(f"cluster-designer: {exc}\n")

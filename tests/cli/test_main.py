@@ -230,3 +230,21 @@ def test_export_missing_module(
         "cluster-designer: export is not available in this build "
         "(designer.cli.export_cmd)\n"
     )
+
+
+def test_validate_lists_each_problem_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.json"
+    path.write_text(
+        '{"schema_version": 1, "devices": [{"id": "a", "catalog_id": "dgx-h100",'
+        ' "x": "1"}], "links": {"id": ["x"]}}',
+        encoding="utf-8",
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"cluster-designer: {path}: devices[0].x: expected a number, found the "
+        "string '1'",
+        f"cluster-designer: {path}: links: column 'a' has 0 entries, expected 1 "
+        "(one per link id)",
+    ]
