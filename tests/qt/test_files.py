@@ -163,9 +163,13 @@ def test_recent_files_newest_first_and_persisted(
 def test_window_layout_persists(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     window.charts_dock.hide()
+    window.actions_.grid_snap.setChecked(False)
+    assert not window.canvas.grid_snap
     window.close()
     again = main_window()
     assert not again.charts_dock.isVisible()
+    assert not again.actions_.grid_snap.isChecked()
+    assert not again.canvas.grid_snap
 
 
 def test_dropping_a_json_file_opens_it(main_window: Any, tmp_path: Path) -> None:
