@@ -67,16 +67,22 @@ def loads_design(
     text = text.removeprefix("\ufeff")
     if not text.strip():
         _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
+    version: int = SCHEMA_VERSION
     try:
         if not _CURRENT_VERSION.search(text):  # absent, old, or not a number
             raise ValueError("slow path")
         design = Design.model_validate_json(text, strict=True)
     except (ValidationError, ValueError):
-        design = _diagnose(text, source)
+        design, version = _diagnose(text, source)
     else:
         if _non_finite(design):
-            design = _diagnose(text, source)
-    _check_catalog(design, source, default_catalog() if catalog is None else catalog)
+            design, version = _diagnose(text, source)
+    _check_catalog(
+        design,
+        source,
+        default_catalog() if catalog is None else catalog,
+        version,
+    )
     return design
 
 
@@ -169,8 +175,11 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _diagnose(text: str, source: str) -> Design:
-    """Parse step by step and raise the first clear problem (or return the design)."""
+def _diagnose(text: str, source: str) -> tuple[Design, int]:
+    """Parse step by step and raise the first clear problem.
+
+    Returns the design and the schema version the file had.
+    """
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -209,7 +218,7 @@ def _diagnose(text: str, source: str) -> Design:
         except MigrationError as exc:
             raise DesignFileError(source, [_with_note(exc.problem, version)]) from None
     try:
-        return Design.model_validate_json(json.dumps(data), strict=True)
+        return Design.model_validate_json(json.dumps(data), strict=True), version
     except ValidationError as exc:
         if any(e["type"] == "json_invalid" for e in exc.errors()):
             _fail(source, *_invalid_text_place(text))
@@ -449,7 +458,10 @@ def reference_problems(
 
 
 def _check_catalog(
-    design: Design, source: str, catalog: Mapping[str, CatalogEntry]
+    design: Design,
+    source: str,
+    catalog: Mapping[str, CatalogEntry],
+    version: int = SCHEMA_VERSION,
 ) -> None:
     """Every device names a catalog entry, and ports name its port groups."""
     problems: list[Problem] = []
@@ -487,7 +499,9 @@ def _check_catalog(
                 if port not in device_ports[did]:
                     problems.append(
                         Problem(
-                            f"links.{end}_port[{i}]",
+                            f"links[{i}].{end}_port"
+                            if version < SCHEMA_VERSION
+                            else f"links.{end}_port[{i}]",
                             f"device {did!r} ({_catalog_of(design, did)}) has no "
                             f"port group {port!r}; "
                             f"expected one of: {', '.join(sorted(device_ports[did]))}",

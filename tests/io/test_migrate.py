@@ -121,3 +121,13 @@ def test_v0_dangling_endpoint_reported_row_wise(catalog: Any) -> None:
     data["links"][1]["a"] = "dgx-3"
     message = _fail(data, catalog)
     assert message.startswith("old.json: links[1].a: unknown device 'dgx-3'")
+
+
+def test_v0_unknown_port_group_reported_row_wise(catalog: Any) -> None:
+    data = v0_data()
+    data["links"][2]["b_port"] = "uplinks"
+    message = _fail(data, catalog)
+    assert message.startswith(
+        "old.json: links[2].b_port: device 'spine-1' (generic-switch) has no port "
+        "group 'uplinks'"
+    )
