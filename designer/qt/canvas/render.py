@@ -52,7 +52,11 @@ def render_design(
                 label.setVisible(False)
         else:
             source = scene.design_rect()
-            scene.set_overview(scene.wants_overview(source))
+            iso = min(
+                target.width() / max(source.width(), 1e-9),
+                target.height() / max(source.height(), 1e-9),
+            )
+            scene.set_overview(scene.wants_overview(source, iso))
         mode = Qt.AspectRatioMode.KeepAspectRatio
         if scene.overview and source.width() > 0 and target.width() > 0:
             # the quotient of a long flat fabric is stretched vertically

@@ -354,8 +354,12 @@ class DesignScene(QGraphicsScene):
         self._refresh_structure()
         return True
 
-    def wants_overview(self, rect: QRectF) -> bool:
-        """Whether a view of ``rect`` should use the quotient (semantic zoom)."""
+    def wants_overview(self, rect: QRectF, px_per_unit: float | None = None) -> bool:
+        """Whether a view of ``rect`` should use the quotient (semantic zoom).
+
+        Yes when too many devices are in view, or (``px_per_unit`` given) when
+        they would be specks a few pixels wide.
+        """
         n = len(self.geometry.ids)
         if n < st.OVERVIEW_MIN_DEVICES or (
             not self.document.design.groups and n < 3 * st.OVERVIEW_VISIBLE_DEVICES
@@ -366,7 +370,12 @@ class DesignScene(QGraphicsScene):
         )
         limit = st.OVERVIEW_VISIBLE_DEVICES
         # hysteresis, so a view at the threshold does not flicker between modes
-        return shown > (limit * 0.8 if self.overview else limit)
+        slack = 0.8 if self.overview else 1.0
+        if shown > limit * slack:
+            return True
+        if px_per_unit is None or not self.document.design.groups or shown < 2:
+            return False
+        return px_per_unit * st.DEVICE_W < st.OVERVIEW_DEVICE_PX / slack
 
     # --- links ---------------------------------------------------------------
 

@@ -27,7 +27,9 @@ OVERVIEW_MAX_STRETCH = 2000.0
 #: Share of the window height the stretched overview fills.
 OVERVIEW_FILL = 0.6
 #: Never use the quotient for designs this small, whatever the zoom.
-OVERVIEW_MIN_DEVICES = 600
+OVERVIEW_MIN_DEVICES = 200
+#: ... and when devices would be drawn narrower than this many pixels.
+OVERVIEW_DEVICE_PX = 4.0
 #: The link layer stops drawing single links beyond this many in view (the trunks
 #: of the quotient take over long before; this is a guard, not a mode).
 MAX_DRAWN_LINKS = 60_000

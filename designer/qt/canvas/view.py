@@ -215,7 +215,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
 
     def _update_semantic_zoom(self) -> None:
         rect = self.mapToScene(self.viewport().rect()).boundingRect()
-        overview = self.design_scene.wants_overview(rect)
+        overview = self.design_scene.wants_overview(rect, self.scale_factor())
         t = self.transform()
         if not overview and abs(t.m22() - t.m11()) > 1e-9 * abs(t.m11()):
             # devices are drawn undistorted: drop the overview's vertical stretch
@@ -223,7 +223,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
             self.setTransform(QTransform.fromScale(t.m11(), t.m11()))
             self.centerOn(centre)
             rect = self.mapToScene(self.viewport().rect()).boundingRect()
-            overview = self.design_scene.wants_overview(rect)
+            overview = self.design_scene.wants_overview(rect, self.scale_factor())
         self.design_scene.set_overview(overview)
 
     def zoom_in(self) -> None:
@@ -239,11 +239,15 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         scene = self.design_scene
         rect = scene.design_rect().adjusted(-30, -30, 30, 30)
         self._fitted = True
-        if not scene.wants_overview(rect) or rect.width() <= 0 or rect.height() <= 0:
+        if rect.width() <= 0 or rect.height() <= 0:
+            self.zoom_to_rect(rect)
+            return
+        vp = self.viewport().rect()
+        iso = min(vp.width() / rect.width(), vp.height() / rect.height())
+        if not scene.wants_overview(rect, iso):
             self.zoom_to_rect(rect)
             return
         scene.set_overview(True)
-        vp = self.viewport().rect()
         sx = 0.97 * vp.width() / rect.width()
         sy = min(
             st.OVERVIEW_FILL * vp.height() / rect.height(),
