@@ -112,6 +112,8 @@ class PropertiesPanel(QWidget):
         self.purpose_combo.activated.connect(self._commit_settings)
         self.scheduler_combo.activated.connect(self._commit_settings)
         self.scheduler_combo.lineEdit().editingFinished.connect(self._commit_settings)
+        self.price_id_combo.currentTextChanged.connect(self._show_unit_price)
+        self._show_unit_price(self.price_id_combo.currentText())
         add.clicked.connect(self._set_price_override)
         remove.clicked.connect(self._remove_price_override)
         self.design_page = page
@@ -403,6 +405,15 @@ class PropertiesPanel(QWidget):
         )
         if new != old:
             self.document.execute(SetSettings(new))
+
+    def _show_unit_price(self, slug: str) -> None:
+        """Start from the current override, or the catalog price."""
+        entry = self.catalog.get(slug)
+        override = self.document.design.settings.price_overrides.get(slug)
+        if override is not None:
+            self.price_spin.setValue(override)
+        elif entry is not None:
+            self.price_spin.setValue(entry.ext.price.usd)
 
     def _set_price_override(self) -> None:
         old = self.document.design.settings

@@ -101,6 +101,7 @@ def test_design_settings_and_price_override(main_window: Any) -> None:
     panel.monitoring_edit.setText("Prometheus, DCGM")
     panel.monitoring_edit.editingFinished.emit()
     panel.price_id_combo.setCurrentText("dgx-h100")
+    assert panel.price_spin.value() == window.catalog["dgx-h100"].ext.price.usd
     panel.price_spin.setValue(250_000)
     panel._set_price_override()
     s = window.document.design.settings
