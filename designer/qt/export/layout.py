@@ -262,8 +262,19 @@ class Flow:
                 self.y += 3
             draw_row(header, strong, HEADER_FILL)
 
+        # a row never outgrows a page: shorten its longest cell, and say so
+        room = self.bottom - self.page.rect.top() - 60 - header_h
+        fitted: list[Sequence[str]] = []
+        for i, cells in enumerate(rows):
+            fnt = strong if i in bold_rows else body
+            while row_height(cells, fnt) > room:
+                cells = list(cells)
+                k = max(range(len(cells)), key=lambda j: len(cells[j]))
+                cells[k] = cells[k][: len(cells[k]) * 2 // 3] + " … (cut)"
+            fitted.append(cells)
+        rows = fitted
         title_h = 16 if title else 0
-        first_rows = sum(row_height(r, body) for r in rows[:3])
+        first_rows = min(sum(row_height(r, body) for r in rows[:3]), room)
         self._place_heading(title_h + header_h + first_rows)
         self.ensure(title_h + header_h + first_rows)
         if title and self.y > self.page.rect.top():

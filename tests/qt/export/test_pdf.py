@@ -139,3 +139,24 @@ def test_pdf_from_analysis_report(tmp_path: Path) -> None:
     assert money(report.cost_usd.total) in pages[0]
     assert bandwidth(report.bisection.gbps) in pages[0]
     assert f"${report.cost_usd.total:,.2f}" in " ".join(pages[1:])
+
+
+def test_huge_cells_and_long_names_stay_on_the_page(tmp_path: Path) -> None:
+    design = rail_design()
+    design.settings.name = "A very long design name " * 8
+    report = fake_report(design)
+    report.findings = [
+        Finding(
+            code="huge",
+            severity=Severity.ERROR,
+            message="word " * 4000,
+        )
+    ]
+    out = tmp_path / "huge.pdf"
+    write_pdf(out, design, report, sections=("drawing", "findings"))
+    pages, _ = _text(out)
+    assert "(cut)" in " ".join(pages)
+    for page in pages:
+        assert re.search(r"Page \d+ of \d+", page)
+    # the footer keeps the date and page number even with a long name
+    assert "Page 1 of" in pages[0]
