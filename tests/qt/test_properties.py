@@ -111,3 +111,22 @@ def test_design_settings_and_price_override(main_window: Any) -> None:
     assert len(window.document.history.done) == 5
     assert window.windowTitle().startswith("Pod A[*]")
     assert panel.price_table.item(0, 0).text() == "dgx-h100"
+
+
+def test_price_override_changes_the_cost_on_screen(
+    qtbot: Any, main_window: Any
+) -> None:
+    from tests.qt.helpers import settle
+
+    window = main_window()
+    add_dgx(window, 2)
+    before = settle(qtbot, window)
+    assert before.cost_usd.compute == 2 * window.catalog["dgx-h100"].ext.price.usd
+    panel = window.properties_panel
+    window.canvas.select_ids([], center=False)
+    panel.price_id_combo.setCurrentText("dgx-h100")
+    panel.price_spin.setValue(250_000)
+    panel._set_price_override()
+    after = settle(qtbot, window)
+    assert after.cost_usd.compute == 500_000
+    assert "compute $500K" in window.validator_panel.values["breakdown"].text()
