@@ -59,10 +59,10 @@ def _render(view: QGraphicsView) -> None:
 
 
 def _zoom_rect(design: Design) -> QRectF:
-    """About 2% of the design's width around the middle of the compute row."""
+    """About 1% of the design's width (devices ~10 px wide) around the middle."""
     xs = [d.x for d in design.devices]
     ys = [d.y for d in design.devices]
-    width = (max(xs) - min(xs)) * 0.02 + 400
+    width = (max(xs) - min(xs)) * 0.01 + 400
     cx = (max(xs) + min(xs)) / 2
     return QRectF(cx - width / 2, min(ys) - 50, width, max(ys) - min(ys) + 100)
 
