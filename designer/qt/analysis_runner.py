@@ -20,6 +20,8 @@ from designer.core.model import LINK_COLUMNS, Design, LinkTable
 
 BURST_DEBOUNCE_MS = 100
 """Debounce while edits arrive in a burst (typing, spin-box arrows)."""
+RESET_DELAY_MS = 50
+"""Wait after a new design is loaded before analysing it."""
 BURST_GAP_S = 0.15
 """Edits closer together than this count as a burst."""
 
@@ -119,6 +121,13 @@ class AnalysisRunner(QObject):
         self.run_now()
 
     def _on_changes(self, changes: list[Change]) -> None:
+        if any(c.kind == "reset" for c in changes):
+            # A new design: let the window build and paint it first, so the
+            # worker does not compete with that for the GIL.
+            self.generation += 1
+            self.busy = True
+            self._timer.start(RESET_DELAY_MS)
+            return
         self.schedule()
 
     def schedule(self) -> None:
