@@ -25,6 +25,7 @@ from designer.qt import formatting as fmt
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel
+from designer.qt.history_panel import HistoryPanel
 from designer.qt.palette import PalettePanel, catalog_mime
 from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
@@ -64,6 +65,7 @@ class MainWindow(QMainWindow):
         self.properties_panel = PropertiesPanel(self.document, self.catalog)
         self.validator_panel = ValidatorPanel()
         self.charts_panel = ChartsPanel()
+        self.history_panel = HistoryPanel(self.document)
         self.palette_dock = self._dock("Catalog", "paletteDock", self.palette_panel)
         self.properties_dock = self._dock(
             "Properties", "propertiesDock", self.properties_panel
@@ -72,6 +74,7 @@ class MainWindow(QMainWindow):
             "Validator", "validatorDock", self.validator_panel
         )
         self.charts_dock = self._dock("Charts", "chartsDock", self.charts_panel)
+        self.history_dock = self._dock("History", "historyDock", self.history_panel)
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
         # Side columns run full height; the charts sit under the canvas only.
@@ -83,6 +86,9 @@ class MainWindow(QMainWindow):
             self.palette_dock, self.properties_dock, Qt.Orientation.Vertical
         )
         self.addDockWidget(right, self.validator_dock)
+        self.addDockWidget(left, self.history_dock)
+        self.tabifyDockWidget(self.properties_dock, self.history_dock)
+        self.properties_dock.raise_()
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.charts_dock)
         self.gpus_label = QLabel("GPUs: –")
         self.bisection_label = QLabel("Bisection: –")

@@ -171,6 +171,7 @@ class WindowActions:
         for dock in (
             w.palette_dock,
             w.properties_dock,
+            w.history_dock,
             w.validator_dock,
             w.charts_dock,
         ):

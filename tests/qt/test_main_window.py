@@ -202,3 +202,22 @@ def test_export_opens_the_export_dialog_with_the_design(
     assert dialog.scene is window.canvas.design_scene
     assert dialog.selection == ids[:1]
     assert dialog.report is report
+
+
+def test_history_panel_lists_steps_and_jumps(main_window: Any) -> None:
+    window = main_window()
+    doc = window.document
+    start = doc.design.model_dump()
+    add_dgx(window, 2)
+    after_add = doc.design.model_dump()
+    doc.execute(UpdateDevices({"dgx-0": {"label": "x"}}, label="Rename device"))
+    panel = window.history_panel
+    rows = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert rows == ["Opened / new design", "Add 2 devices", "Rename device"]
+    assert panel.list.currentRow() == 2
+    panel.go_to(0)
+    assert doc.design.model_dump() == start
+    assert panel.list.currentRow() == 0
+    panel.go_to(1)
+    assert doc.design.model_dump() == after_add
+    assert panel.list.count() == 3  # the undone step stays listed (greyed)
