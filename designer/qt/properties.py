@@ -99,6 +99,8 @@ class PropertiesPanel(QWidget):
         self.price_spin.setRange(0, 1e9)
         self.price_spin.setDecimals(0)
         self.price_spin.setSingleStep(1000)
+        self.price_spin.setPrefix("$ ")
+        self.price_spin.setGroupSeparatorShown(True)
         add = QPushButton("Set")
         remove = QPushButton("Remove")
         row = QHBoxLayout()
