@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.analysis.report import Report
 from designer.catalog.loader import Catalog, default_catalog
 from designer.core.commands import Change, Document
 from designer.core.model import Design
@@ -47,11 +47,11 @@ class MainWindow(QMainWindow):
 
     def __init__(self, catalog: Catalog | None = None, *, persist: bool = True) -> None:
         super().__init__()
-        self.persist = persist  # False: ignore and keep the saved layout (screenshots)
+        self.persist = persist  # False: neither restore nor save layout (screenshots)
         self.catalog = catalog if catalog is not None else default_catalog()
         self.document = Document()
         self.path: Path | None = None
-        self.latest_report: Any = None
+        self.latest_report: Report | None = None
         self.headless = False  # errors go to stderr instead of dialogs
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
@@ -421,7 +421,7 @@ class MainWindow(QMainWindow):
         self.busy_label.setText("Analysis failed")
         self.validator_panel.set_failed(message)
 
-    def _on_report(self, report: Any) -> None:
+    def _on_report(self, report: Report) -> None:
         self.latest_report = report
         self.busy_label.setText("")
         self.validator_panel.show_report(report, self.runner.last_seconds)
