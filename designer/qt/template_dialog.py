@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -94,13 +95,15 @@ class TemplateDialog(QDialog):
         layout.addLayout(top)
         layout.addWidget(self.pages)
         layout.addWidget(preview)
+        layout.addStretch(1)
         layout.addWidget(self.buttons)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(250)
         self._timer.timeout.connect(self.update_preview)
         self.kind_combo.currentIndexChanged.connect(self._on_kind_changed)
-        self.resize(520, 560)
+        self._fit_page()
+        self.resize(540, 470)
         self.update_preview()
 
     def _slugs(self, category: Category) -> list[tuple[str, str]]:
@@ -196,7 +199,16 @@ class TemplateDialog(QDialog):
 
     def _on_kind_changed(self, index: int) -> None:
         self.pages.setCurrentIndex(index)
+        self._fit_page()
         self._schedule()
+
+    def _fit_page(self) -> None:
+        """Size the parameter area to the visible page (no gap under short ones)."""
+        ignored, preferred = QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        for i in range(self.pages.count()):
+            policy = preferred if i == self.pages.currentIndex() else ignored
+            self.pages.widget(i).setSizePolicy(preferred, policy)
+        self.pages.adjustSize()
 
     def _ok_button(self) -> QPushButton:
         return self.buttons.button(QDialogButtonBox.StandardButton.Ok)
