@@ -57,6 +57,15 @@ CASES: list[tuple[str, Callable[[], Design], int, int, tuple[float, ...]]] = [
         3200,
         (1.0, 2.0),
     ),
+    ("H100 Table 4, 1 SU + UFM", lambda: superpod("dgx-h100", 1), 31, 3200, ()),
+    ("GB200 4 SU, 3 tiers", lambda: superpod("gb200-nvl72", 4), 32, 72 * 400, ()),
+    (
+        "H100 2 rail planes",
+        lambda: fat_tree("dgx-h100", 512, "qm9700", tiers=2),
+        512,
+        3200,
+        (),
+    ),
     (
         "H100 not rail-optimized",
         lambda: fat_tree("dgx-h100", 64, "qm9700", rail_optimized=False),
