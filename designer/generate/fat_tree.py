@@ -15,6 +15,7 @@ from designer.generate.parts import (
     entry,
     node_prefix,
     port_group,
+    positive_int,
     resolve,
 )
 from designer.generate.plan import (
@@ -28,16 +29,6 @@ from designer.generate.plan import (
 
 MAX_ENDPOINT_PORTS = 1_000_000
 """Largest fabric the generators build (compute NIC ports)."""
-
-
-def _positive_int(value: object, what: str, upper: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise GeneratorError(f"{what} must be a whole number, got {value!r}")
-    if value < 1:
-        raise GeneratorError(f"{what} must be at least 1, got {value}")
-    if upper is not None and value > upper:
-        raise GeneratorError(f"{what} must be at most {upper:,}, got {value:,}")
-    return value
 
 
 def parse_ratios(oversubscription: Sequence[float]) -> tuple[Fraction, ...]:
@@ -178,7 +169,7 @@ def fat_tree(
     cat = resolve(catalog)
     c = entry(cat, compute, Category.COMPUTE, "compute model")
     s = entry(cat, switch, Category.SWITCH, "switch")
-    n = _positive_int(nodes, "nodes")
+    n = positive_int(nodes, "nodes")
     if tiers is not None and (
         isinstance(tiers, bool) or not isinstance(tiers, int) or tiers not in (1, 2, 3)
     ):
@@ -191,7 +182,7 @@ def fat_tree(
         # a design smaller than one default SU is sized for what it has
         size = min(n, default_su_size(c, nic.count, radix, ratios[0]))
     else:
-        size = _positive_int(su_size, "su_size")
+        size = positive_int(su_size, "su_size")
     gpus = n * c.gpus
     design, _ = fabric_design(
         compute=c,

@@ -83,3 +83,14 @@ def node_prefix(slug: str) -> str:
     if slug.endswith("nvl72"):
         return "nvl72"
     return slug.split("-")[0] if slug.split("-")[0].isalnum() else "node"
+
+
+def positive_int(value: object, what: str, upper: int | None = None) -> int:
+    """``value`` as a whole number >= 1 (and <= ``upper``), or a clear error."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GeneratorError(f"{what} must be a whole number, got {value!r}")
+    if value < 1:
+        raise GeneratorError(f"{what} must be at least 1, got {value}")
+    if upper is not None and value > upper:
+        raise GeneratorError(f"{what} must be at most {upper:,}, got {value:,}")
+    return value

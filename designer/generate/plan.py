@@ -9,10 +9,14 @@ Nothing here looks a number up in a table. The rules:
   uplinks need 12 spines of 64 ports, but 12 does not divide 32, and 16 does;
 * a leaf's uplinks are its downlinks divided by that tier's oversubscription
   (down:up ratio), and must come out whole;
-* in three tiers, a pod is the largest whole number of scalable units whose
-  leaves fit under one set of spines; spine ``j`` of every pod wires equally to
+* in three tiers, a pod holds at most the largest whole number of scalable
+  units whose leaves fit under one set of spines, and the SUs are spread
+  evenly over the fewest such pods (only the last may be short; it keeps the
+  full pod's spines and uplinks); spine ``j`` of every pod wires equally to
   core group ``j`` (Al-Fares), whose size is again the smallest divisor of the
   spine uplinks with enough core ports;
+* a scalable unit that is not full keeps the full SU's leaves and uplinks
+  (provisioned for growth, as NVIDIA provisions spines for 4 SU);
 * a rail-optimized fabric that does not fit in three tiers of the chosen switch
   is split into independent rail planes (rails 0-3 in plane a, 4-7 in plane b,
   ...), each a fat tree of its own; per compute node, bisection stays the same.

@@ -14,13 +14,14 @@ from fractions import Fraction
 from designer.catalog import Category
 from designer.core.model import Design
 from designer.generate.fabric import Extra
-from designer.generate.fat_tree import _positive_int, fabric_design
+from designer.generate.fat_tree import fabric_design
 from designer.generate.management import add_head_nodes, add_management
 from designer.generate.parts import (
     CatalogLike,
     common_speed,
     entry,
     port_group,
+    positive_int,
     resolve,
 )
 from designer.generate.plan import GeneratorError
@@ -69,7 +70,7 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
             f"unknown SuperPOD system {system!r}; choose one of "
             f"{', '.join(SUPERPOD_SYSTEMS)}"
         )
-    n_su = _positive_int(sus, "sus", MAX_SUS)
+    n_su = positive_int(sus, "sus", MAX_SUS)
     cat = resolve(catalog)
     compute = entry(cat, system, Category.COMPUTE, "SuperPOD system")
     switch = entry(cat, COMPUTE_SWITCH, Category.SWITCH, "compute fabric switch")
