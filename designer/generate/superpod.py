@@ -111,26 +111,37 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
         monitoring=monitoring,
         notes=tuple(notes),
     )
-    design = add_head_nodes(design, cat)
+    return _with_support(design, cat, rack_scale)
+
+
+def _with_support(design: Design, cat: CatalogLike, rack_scale: bool) -> Design:
+    """Add head nodes, storage and management; skip (with a note) what cannot be."""
+    lines = []
+    try:
+        design = add_head_nodes(design, cat)
+    except GeneratorError as exc:
+        lines.append(f"No head nodes generated: {exc}.")
     storage_switch, big = ("sn5600", None) if rack_scale else (COMPUTE_SWITCH, "q3400")
     try:
         design, sp = add_storage(design, cat, storage_switch, big)
-        stored = (
-            f"storage (sketch): {sp.appliances} x {APPLIANCE} for RA-H100 Table 6 "
+        lines.append(
+            f"Storage (sketch): {sp.appliances} x {APPLIANCE} for RA-H100 Table 6 "
             f"'better' (40 GB/s read per SU), {sp.leaves} {storage_switch} storage "
             f"leaves ({sp.leaf_down} down / {sp.leaf_up} up, near 4:3) under "
             f"{sp.spines} {sp.spine_model} storage spines."
         )
     except GeneratorError as exc:
-        stored = f"no storage generated: {exc}."
-    design = add_management(design, cat)
-    design.settings.notes += (
-        "\nManagement (sketch, sized from first principles, not an RA table): 5 head "
-        "nodes, in-band SN4600C leaf pairs (7:1) under in-band spines, out-of-band "
-        "SN2201 for every BMC and switch management port.\n"
-        + stored[0].upper()
-        + stored[1:]
-    )
+        lines.append(f"No storage generated: {exc}.")
+    try:
+        design = add_management(design, cat)
+        lines.append(
+            "Management (sketch, sized from first principles, not an RA table): 5 "
+            "head nodes, in-band SN4600C leaf pairs (7:1) under in-band spines, "
+            "out-of-band SN2201 for every BMC and switch management port."
+        )
+    except GeneratorError as exc:
+        lines.append(f"No management networks generated: {exc}.")
+    design.settings.notes += "\n" + "\n".join(lines)
     return design
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from designer.catalog import Role, default_catalog
+from designer.catalog import Catalog, Role, default_catalog
 from designer.core.model import Design, GroupKind
 from designer.generate import GeneratorError, superpod
 from tests.generate.fabric_checks import (
@@ -253,3 +253,14 @@ def test_storage_skipped_with_a_note_when_too_large() -> None:
     d = superpod("dgx-b200", 128)
     assert not [x for x in d.devices if x.catalog_id == "lustre-appliance"]
     assert "No storage generated" in d.settings.notes
+
+
+def test_superpod_without_management_entries_still_builds_the_fabric() -> None:
+    cat = default_catalog()
+    drop = {"head-node", "sn2201", "sn4600c", "lustre-appliance"}
+    small = Catalog([e for e in cat.values() if e.slug not in drop])
+    d = superpod("dgx-h100", 2, catalog=small)
+    counts = device_counts(d)
+    assert (counts["node"], counts["leaf"], counts["spine"]) == (63, 16, 8)
+    assert "No storage generated" in d.settings.notes
+    assert "No management networks generated" in d.settings.notes
