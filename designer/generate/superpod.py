@@ -116,7 +116,7 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
 
 def _with_support(design: Design, cat: CatalogLike, rack_scale: bool) -> Design:
     """Add head nodes, storage and management; skip (with a note) what cannot be."""
-    lines = []
+    lines, stored = [], ""
     try:
         design = add_head_nodes(design, cat)
     except GeneratorError as exc:
@@ -124,14 +124,14 @@ def _with_support(design: Design, cat: CatalogLike, rack_scale: bool) -> Design:
     storage_switch, big = ("sn5600", None) if rack_scale else (COMPUTE_SWITCH, "q3400")
     try:
         design, sp = add_storage(design, cat, storage_switch, big)
-        lines.append(
+        stored = (
             f"Storage (sketch): {sp.appliances} x {APPLIANCE} for RA-H100 Table 6 "
             f"'better' (40 GB/s read per SU), {sp.leaves} {storage_switch} storage "
             f"leaves ({sp.leaf_down} down / {sp.leaf_up} up, near 4:3) under "
             f"{sp.spines} {sp.spine_model} storage spines."
         )
     except GeneratorError as exc:
-        lines.append(f"No storage generated: {exc}.")
+        stored = f"No storage generated: {exc}."
     try:
         design = add_management(design, cat)
         lines.append(
@@ -141,7 +141,7 @@ def _with_support(design: Design, cat: CatalogLike, rack_scale: bool) -> Design:
         )
     except GeneratorError as exc:
         lines.append(f"No management networks generated: {exc}.")
-    design.settings.notes += "\n" + "\n".join(lines)
+    design.settings.notes += "\n" + "\n".join([*lines, stored])
     return design
 
 
