@@ -36,6 +36,28 @@ TIER_Y: dict[str, float] = {
 }
 """Vertical position per tier; compute sits lowest (largest y, as in Qt)."""
 
+
+def tier_rows(width: float) -> dict[str, float]:
+    """Row y per tier; wide designs get taller gaps so links stay readable."""
+    gap = min(max(TIER_Y["spine"], width / 8), 2400.0)
+    return {"core": 0.0, "spine": gap, "leaf": 2 * gap, "compute": 3 * gap}
+
+
+def rows_of(design: Design) -> dict[str, float]:
+    """The tier rows a generated ``design`` uses (for parts added afterwards)."""
+    compute = max((d.y for d in design.devices), default=TIER_Y["compute"])
+    leaf = next((d.y for d in design.devices if d.tier is Tier.LEAF), None)
+    if leaf is None or leaf >= compute:
+        return dict(TIER_Y)
+    gap = compute - leaf
+    return {
+        "core": leaf - 2 * gap,
+        "spine": leaf - gap,
+        "leaf": leaf,
+        "compute": compute,
+    }
+
+
 SWITCH_PORT = "ports"
 NODE_PORT = "compute"
 
@@ -145,6 +167,7 @@ def build_design(
     x0 = [i * (span + SU_GAP) for i in range(n_su)]
     width = max(n_su * (span + SU_GAP) - SU_GAP, NODE_DX)
     three = plan.tiers == 3
+    rows = tier_rows(width)
     pod_w = _w(plan.pods, 2)
     groups: list[Group] = []
     if three:
@@ -172,7 +195,7 @@ def build_design(
                 catalog_id=switch_id,
                 label=label,
                 x=x,
-                y=TIER_Y[tier.value],
+                y=rows[tier.value],
                 group=group,
                 tier=tier,
                 ports=sw_ports,
@@ -223,7 +246,7 @@ def build_design(
                     catalog_id=compute_id,
                     label=f"{compute_model} #{number}",
                     x=x0[i] + (slot + 0.5) * NODE_DX,
-                    y=TIER_Y["compute"],
+                    y=rows["compute"],
                     group=gid,
                     ports=node_ports,
                 )
@@ -264,7 +287,7 @@ def build_design(
                     catalog_id=e.catalog_id,
                     label=e.label,
                     x=x0[i] + (e.slot + 0.5) * NODE_DX,
-                    y=TIER_Y["compute"] + e.dy,
+                    y=rows["compute"] + e.dy,
                     group=gid,
                 )
             )

@@ -30,7 +30,7 @@ from designer.core.model import (
     GroupKind,
     LinkTable,
 )
-from designer.generate.fabric import NODE_DX, TIER_Y
+from designer.generate.fabric import NODE_DX, rows_of
 from designer.generate.parts import CatalogLike, common_speed, entry, port_group
 from designer.generate.plan import GeneratorError, smallest_divisor_at_least
 
@@ -71,6 +71,7 @@ def add_head_nodes(design: Design, catalog: CatalogLike) -> Design:
     """``design`` plus 5 head nodes (2 BCM head + 3 service) in a Management group."""
     head = entry(catalog, "head-node", Category.MANAGEMENT, "head node")
     width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
+    rows = rows_of(design)
     devices = list(design.devices)
     for i in range(HEAD_NODES):
         role = "BCM head node" if i < 2 else "service node"
@@ -80,7 +81,7 @@ def add_head_nodes(design: Design, catalog: CatalogLike) -> Design:
                 catalog_id=head.slug,
                 label=f"{role.capitalize()} {i + 1}",
                 x=width + i * NODE_DX,
-                y=TIER_Y["compute"],
+                y=rows["compute"],
                 group=GROUP_ID,
             )
         )
@@ -98,9 +99,17 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     leaf_sw = entry(catalog, INBAND_LEAF, Category.SWITCH, "in-band switch")
     oob_sw = entry(catalog, OOB_SWITCH, Category.SWITCH, "out-of-band switch")
     width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
-    out = _Out(
-        list(design.devices), {n: list(getattr(design.links, n)) for n in LINK_COLUMNS}
-    )
+    rows = rows_of(design)
+    # head nodes (added earlier, before storage) move beside their networks so
+    # the Management group does not straddle the Storage group
+    devices, heads = [], 0
+    for d in design.devices:
+        if d.group == GROUP_ID:
+            d = d.model_copy(update={"x": width + heads * NODE_DX})
+            heads += 1
+        devices.append(d)
+    width += heads * NODE_DX
+    out = _Out(devices, {n: list(getattr(design.links, n)) for n in LINK_COLUMNS})
     # in-band hosts: (device id, port group, ports, speed)
     hosts: list[tuple[str, str, int, int]] = []
     leaf_port = port_group(leaf_sw, "ports")
@@ -120,7 +129,7 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
                 leaf_sw.slug,
                 f"In-band leaf {k + 1}",
                 x + k * NODE_DX,
-                TIER_Y["leaf"],
+                rows["leaf"],
             )
         )
     for n, (did, port, count, speed) in enumerate(hosts):
@@ -148,7 +157,7 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
                 spine_sw,
                 f"In-band spine {k + 1}",
                 x + k * 2 * NODE_DX,
-                TIER_Y["spine"],
+                rows["spine"],
             )
         )
     spine_port = port_group(catalog[spine_sw], "ports")
@@ -166,7 +175,8 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
                 Fabric.INBAND,
             )
     ends = base + _oob_ends(out.devices[-spines:], catalog)
-    _oob(out, catalog, oob_sw.slug, ends, spine_ids, spine_sw, x)
+    oob_y = rows["leaf"] + 0.4 * (rows["compute"] - rows["leaf"])
+    _oob(out, catalog, oob_sw.slug, ends, spine_ids, spine_sw, x, oob_y)
     groups = list(design.groups)
     if GROUP_ID not in {g.id for g in groups}:
         groups.append(Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM))
@@ -233,6 +243,7 @@ def _oob(
     spine_ids: list[str],
     spine_slug: str,
     x: float,
+    oob_y: float,
 ) -> None:
     sw = catalog[slug]
     per = port_group(sw, "ports").count
@@ -243,9 +254,7 @@ def _oob(
     ids = [f"oob-{k + 1:03d}" for k in range(where[-1] + 1)]
     for k, oid in enumerate(ids):
         out.devices.append(
-            _switch(
-                oid, slug, f"OOB switch {k + 1}", x + k * NODE_DX, TIER_Y["leaf"] + 120
-            )
+            _switch(oid, slug, f"OOB switch {k + 1}", x + k * NODE_DX, oob_y)
         )
     kind = {d.id: d.catalog_id for d in out.devices}
     oob_port = port_group(sw, "ports")

@@ -33,7 +33,7 @@ from designer.core.model import (
     GroupKind,
     LinkTable,
 )
-from designer.generate.fabric import NODE_DX, TIER_Y
+from designer.generate.fabric import NODE_DX, rows_of
 from designer.generate.parts import CatalogLike, common_speed, entry, port_group
 from designer.generate.plan import GeneratorError, smallest_divisor_at_least
 
@@ -136,6 +136,7 @@ def add_storage(
     }
     devices = list(design.devices)
     x = max((d.x for d in devices), default=0.0) + 4 * NODE_DX
+    rows = rows_of(design)
 
     def link(lid: str, a: str, ap: str, b: str, cables: int, speed: int) -> None:
         for name, value in zip(
@@ -161,11 +162,11 @@ def add_storage(
     spines = [f"storage-spine-{i + 1:02d}" for i in range(p.spines)]
     apps = [f"{APPLIANCE.split('-')[0]}-{i + 1:02d}" for i in range(p.appliances)]
     for i, lid in enumerate(leaves):
-        dev(lid, leaf_model, f"Storage leaf {i + 1}", i, TIER_Y["leaf"])
+        dev(lid, leaf_model, f"Storage leaf {i + 1}", i, rows["leaf"])
     for i, sid in enumerate(spines):
-        dev(sid, p.spine_model, f"Storage spine {i + 1}", 2 * i, TIER_Y["spine"])
+        dev(sid, p.spine_model, f"Storage spine {i + 1}", 2 * i, rows["spine"])
     for i, aid in enumerate(apps):
-        dev(aid, APPLIANCE, f"{app.model} {i + 1}", 2 * i, TIER_Y["compute"])
+        dev(aid, APPLIANCE, f"{app.model} {i + 1}", 2 * i, rows["compute"])
     lport = port_group(catalog[leaf_model], "ports")
     per_leaf = ceil(_hosts(design, catalog, Category.COMPUTE)[0][1].count / 2)
     per_pair = p.leaf_down // per_leaf

@@ -105,7 +105,8 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
         rail_optimized=True,
         ratios=(Fraction(1),),
         tiers=None,
-        name=f"{compute.model} SuperPOD, {n_su} SU ({nodes:,} {unit}, {gpus:,} GPUs)",
+        name=f"{compute.model.removesuffix(' rack')} SuperPOD, {n_su} SU "
+        f"({nodes:,} {unit}, {gpus:,} GPUs)",
         extras=extras,
         scheduler="slurm",
         monitoring=monitoring,
