@@ -283,7 +283,7 @@ def plan_fabric(
         s = smallest_divisor_at_least(t.leaf_up, ceil(leaves * t.leaf_up / radix))
         if s is None:
             raise _Infeasible(
-                f"two tiers cannot hold {leaves} leaves with {t.leaf_up} uplinks "
+                f"two tiers cannot hold {leaves:,} leaves with {t.leaf_up} uplinks "
                 f"each on {radix}-port spines (at most {radix} leaves)"
             )
         notes.append(
@@ -398,7 +398,7 @@ def choose_plan(
         order = [(t, 1) for t in (1, 2, 3) if t >= needed]
         order += [(3, p) for p in plane_counts[1:]]
     else:
-        order = [(tiers, p) for p in plane_counts]
+        order = [(tiers, p) for p in (plane_counts if tiers > 1 else [1])]
     full = ratios + (Fraction(1),) * (2 - len(ratios))
     reasons: list[str] = []
     for t, p in order:
@@ -417,10 +417,13 @@ def choose_plan(
         except _Infeasible as exc:
             reasons.append(str(exc))
     endpoints = sum(su_nodes) * ports
+    planes = max(p for _, p in order)
+    tried = f", even as {planes} rail planes" if planes > 1 else ""
     top = tiers or 3
     limit = 2 * (radix // 2) ** top
     raise GeneratorError(
         f"{endpoints:,} endpoint ports do not fit in {top} tier(s) of {radix}-port "
-        f"switches (non-blocking limit 2(k/2)^t = {limit:,}; {reasons[-1]}); use "
+        f"switches (non-blocking limit 2(k/2)^t = {limit:,}; {reasons[-1]}"
+        f"{tried}); use "
         "more tiers, oversubscription, rail optimization or a higher-radix switch"
     )
