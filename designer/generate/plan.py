@@ -275,8 +275,9 @@ def plan_fabric(
     leaves = sum(
         _leaves_in_su(t, n, extra_leaves.get(i, set())) for i, n in enumerate(su_nodes)
     )
+    per = " per rail plane" if planes > 1 else ""
     notes = [
-        f"leaves: {t.leaves} per SU of {su_size} nodes per plane, "
+        f"leaves: {t.leaves} per SU of {su_size} nodes{per}, "
         f"{t.leaf_down} down / {t.leaf_up} up ({fmt_ratio(ratios[0])})"
     ]
     if tiers == 2:
@@ -287,7 +288,7 @@ def plan_fabric(
                 f"each on {radix}-port spines (at most {radix} leaves)"
             )
         notes.append(
-            f"spines: {leaves} leaves x {t.leaf_up} uplinks need "
+            f"spines{per}: {leaves:,} leaves x {t.leaf_up} uplinks need "
             f"{ceil(leaves * t.leaf_up / radix)} spines of {radix} ports; the "
             f"smallest count dividing {t.leaf_up} uplinks is {s}"
         )
@@ -346,13 +347,14 @@ def _plan_three(
             f"three tiers cannot join {pods} pods: each core would need a port to "
             f"every pod but has {radix}"
         )
+    per = " per rail plane" if base["planes"] != 1 else ""
     notes.append(
-        f"pods: {q} SU ({q * t.leaves} leaves) under {sp} spines, "
+        f"pods{per}: {q} SU ({q * t.leaves} leaves) under {sp} spines, "
         f"{sdown} down / {sup} up ({fmt_ratio(r2)}); {pods} pods"
     )
     notes.append(
-        f"cores: {pods} pods x {sup} uplinks per spine need {c} cores per spine "
-        f"position (smallest divisor of {sup} with {radix} ports enough), "
+        f"cores{per}: {pods} pods x {sup} uplinks per spine need {c} cores per "
+        f"spine position (smallest divisor of {sup} with {radix} ports enough), "
         f"{sp * c} cores"
     )
     return Plan(
