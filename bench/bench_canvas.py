@@ -32,13 +32,25 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog import default_catalog
-from designer.core.commands import Document, move_devices
-from designer.core.model import Design
+from designer.core.commands import (
+    AddLinks,
+    Command,
+    Document,
+    RemoveDevices,
+    move_devices,
+)
+from designer.core.model import Design, Fabric, Link
 from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView
 from designer.qt.canvas.style import DEVICE_H, DEVICE_W
 
 W, H = 1600, 1000
+_EDITS = (
+    ("move", "move 1 device"),
+    ("add_link", "add/undo 1 link"),
+    ("remove_device", "delete/undo 1 device"),
+    ("burst6", "6 edits in one turn"),
+)
 
 
 def _ms(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -67,6 +79,68 @@ def _zoom_rect(design: Design) -> QRectF:
     return QRectF(cx - width / 2, min(ys) - 50, width, max(ys) - min(ys) + 100)
 
 
+def _edit_timings(
+    doc: Document, view: CanvasView, app: QApplication
+) -> dict[str, float]:
+    """Edit -> canvas repainted, per kind of edit (each done then undone)."""
+    design = doc.design
+    d = design.devices[len(design.devices) // 2]
+    leaf = next(x for x in design.devices if str(x.tier) == "leaf")
+    free = next(x for x in design.devices if x.id not in (d.id, leaf.id))
+    link = Link(
+        id="bench-link",
+        a=free.id,
+        a_port="compute",
+        b=leaf.id,
+        b_port="ports",
+        cables=1,
+        speed_gbps=400,
+        fabric=Fabric.COMPUTE,
+    )
+    flip = [0]
+    split: dict[str, list[float]] = {}
+
+    def step(name: str, make: Callable[[], Command]) -> Callable[[], None]:
+        def run() -> None:
+            flip[0] ^= 1
+            if flip[0]:
+                doc.execute(make())
+            else:
+                doc.undo()
+            t1 = time.perf_counter()
+            app.processEvents()
+            view.viewport().grab()
+            split.setdefault(name, []).append((time.perf_counter() - t1) * 1000)
+
+        return run
+
+    out = {
+        "move": _ms(
+            step("move", lambda: move_devices({d.id: (d.x + 16, d.y)})), repeat=6
+        ),
+        "add_link": _ms(step("add_link", lambda: AddLinks([link])), repeat=6),
+        "remove_device": _ms(
+            step("remove_device", lambda: RemoveDevices([d.id])), repeat=6
+        ),
+    }
+    for name, times in split.items():
+        out[f"{name}_canvas"] = statistics.median(times)
+
+    def burst() -> None:
+        # several edits in one event loop turn (a History jump): one canvas update
+        for _ in range(3):
+            doc.execute(move_devices({d.id: (d.x + 16, d.y)}))
+            doc.undo()
+        t1 = time.perf_counter()
+        app.processEvents()
+        view.viewport().grab()
+        split.setdefault("burst6", []).append((time.perf_counter() - t1) * 1000)
+
+    out["burst6"] = _ms(burst, repeat=3)
+    out["burst6_canvas"] = statistics.median(split["burst6"])
+    return out
+
+
 def bench_canvas(design: Design, app: QApplication) -> dict[str, float]:
     """Our CanvasView."""
     out: dict[str, float] = {}
@@ -92,19 +166,12 @@ def bench_canvas(design: Design, app: QApplication) -> dict[str, float]:
     out["zoom_overview"] = float(view.design_scene.overview)
     out["zoom_grab_ms"] = _ms(lambda: view.viewport().grab())
     out["zoom_render_ms"] = _ms(lambda: _render(view))
-    d = design.devices[len(design.devices) // 2]
-    flip = [0]
-
-    def edit() -> None:
-        flip[0] ^= 1
-        doc.execute(move_devices({d.id: (d.x + 16 * flip[0], d.y)}))
-        app.processEvents()
-        view.viewport().grab()
-
-    out["edit_to_canvas_ms"] = _ms(edit)
+    for name, ms in _edit_timings(doc, view, app).items():
+        out[f"{name}_zoomed_ms"] = ms
     view.fit_all()
     app.processEvents()
-    out["edit_full_view_ms"] = _ms(edit)
+    for name, ms in _edit_timings(doc, view, app).items():
+        out[f"{name}_full_ms"] = ms
     view.design_scene.detach()
     view.close()
     view.deleteLater()
@@ -192,8 +259,15 @@ def main() -> int:
         ("full_render_ms", "full-view render to QImage, ms", 100.0),
         ("zoom_grab_ms", "zoomed repaint (grab), ms", 30.0),
         ("zoom_render_ms", "zoomed render to QImage, ms", 30.0),
-        ("edit_to_canvas_ms", "edit -> canvas repainted (zoomed), ms", None),
-        ("edit_full_view_ms", "edit -> canvas repainted (full view), ms", None),
+        *[
+            (key, f"edit -> canvas repainted: {what} ({where}){part}, ms", None)
+            for kind, what in _EDITS
+            for where in ("zoomed", "full")
+            for key, part in (
+                (f"{kind}_{where}_ms", ""),
+                (f"{kind}_canvas_{where}_ms", ", canvas share"),
+            )
+        ],
         ("items", "QGraphicsItems in scene", None),
     ]
     for label, ours, naive in rows:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 
 import numpy as np
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
+from designer.core.specs import rows_touching
 from designer.qt.canvas.style import DEVICE_H, DEVICE_W, FABRICS
 
 FABRIC_CODE = {name: i for i, name in enumerate(FABRICS)}
@@ -83,7 +86,9 @@ class Geometry:
         self.cables = np.zeros(0, np.int64)
         self.speed = np.zeros(0, np.int64)
         self.link_ids: list[str] = []
+        self.groups: list[str | None] = []
         self.version = 0
+        self._remap: np.ndarray | None = None
 
     # --- building -----------------------------------------------------------
 
@@ -95,12 +100,15 @@ class Geometry:
     def rebuild_devices(self, design: Design) -> None:
         """Re-read device ids and positions."""
         devs = design.devices
-        self.ids = [d.id for d in devs]
-        self.row_of = {d: i for i, d in enumerate(self.ids)}
-        xy = np.empty((len(devs), 2))
-        xy[:, 0] = [d.x for d in devs]
-        xy[:, 1] = [d.y for d in devs]
+        n = len(devs)
+        self.ids = list(map(attrgetter("id"), devs))
+        self.row_of = dict(zip(self.ids, range(n), strict=True))
+        self.groups = list(map(attrgetter("group"), devs))
+        xy = np.empty((n, 2))
+        xy[:, 0] = np.fromiter(map(attrgetter("x"), devs), float, n)
+        xy[:, 1] = np.fromiter(map(attrgetter("y"), devs), float, n)
         self.xy = xy
+        self._remap = None
         self.version += 1
 
     def rebuild_links(self, design: Design) -> None:
@@ -114,6 +122,144 @@ class Geometry:
         self.cables = np.asarray(t.cables, np.int64)
         self.speed = np.asarray(t.speed_gbps, np.int64)
         self.link_ids = list(t.id)
+        self.version += 1
+
+    def _link_rows(
+        self, design: Design, positions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Endpoint rows, fabric, cables and speed of the links at ``positions``."""
+        t = design.links
+        row = self.row_of
+        pos = positions.tolist()
+        k = len(pos)
+        return (
+            np.fromiter((row[t.a[i]] for i in pos), np.int64, k),
+            np.fromiter((row[t.b[i]] for i in pos), np.int64, k),
+            np.fromiter((FABRIC_CODE[str(t.fabric[i])] for i in pos), np.int8, k),
+            np.fromiter((t.cables[i] for i in pos), np.int64, k),
+            np.fromiter((t.speed_gbps[i] for i in pos), np.int64, k),
+        )
+
+    def sync(
+        self,
+        design: Design,
+        *,
+        devices_added: set[str] | frozenset[str] = frozenset(),
+        devices_removed: set[str] | frozenset[str] = frozenset(),
+        links_removed: set[str] | frozenset[str] = frozenset(),
+        links_added: set[str] | frozenset[str] = frozenset(),
+        links_changed: set[str] | frozenset[str] = frozenset(),
+        moved: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
+        """Catch up with a design after edits, touching only what they name.
+
+        When devices were added or removed their rows are re-read (cheap);
+        links are spliced: removed ids are found in the old order, added ids in
+        the new one (through their devices' rows when a device edit brought
+        them), everything else keeps its arrays. A batch that does not add up
+        (ids unknown, counts off) falls back to a full re-read.
+        """
+        devices = bool(devices_added or devices_removed)
+        if not (links_removed or links_added or links_changed):
+            if devices:
+                self._resync_devices(design)
+            elif moved:
+                self.update_positions(design, tuple(moved))
+            return
+        old_ids = self.link_ids
+        new_ids = design.links.id
+        gone = _EMPTY
+        if links_removed:
+            found = None
+            if devices_removed and len(devices_removed) <= 64:
+                rows = [self.row_of[d] for d in devices_removed if d in self.row_of]
+                touching = np.isin(self.la, rows) | np.isin(self.lb, rows)
+                found = _checked(old_ids, np.nonzero(touching)[0], links_removed)
+            gone = found if found is not None else _positions_of(old_ids, links_removed)
+        keep = np.ones(len(old_ids), bool)
+        keep[gone] = False
+        la, lb = self.la[keep], self.lb[keep]
+        fabric, cables, speed = self.fabric[keep], self.cables[keep], self.speed[keep]
+        if devices:
+            remap = self._remap_devices(design)
+            la, lb = remap[la], remap[lb]
+            if la.size and (la.min() < 0 or lb.min() < 0):
+                self.rebuild(design)
+                return
+        elif moved:
+            self.update_positions(design, tuple(moved))
+        added = _EMPTY
+        if links_added:
+            found = None
+            if devices_added and len(devices_added) <= 4:
+                at = np.asarray(rows_touching(design, devices_added), np.int64)
+                found = _checked(new_ids, at, links_added)
+            added = found if found is not None else _positions_of(new_ids, links_added)
+        n = len(new_ids)
+        if la.size + added.size != n:
+            self.rebuild(design)
+            return
+        if added.size:
+            fresh = np.zeros(n, bool)
+            fresh[added] = True
+            cols = self._link_rows(design, added)
+            merged = []
+            for old_col, new_col in zip(
+                (la, lb, fabric, cables, speed), cols, strict=True
+            ):
+                col = np.empty(n, old_col.dtype)
+                col[~fresh] = old_col
+                col[fresh] = new_col
+                merged.append(col)
+            la, lb, fabric, cables, speed = merged
+        if links_changed:
+            if len(links_changed) <= 8:
+                found = _positions_of(new_ids, links_changed).tolist()
+            else:
+                index = design.links.index()
+                found = [index[i] for i in links_changed if i in index]
+            at = np.asarray(sorted(found), np.int64)
+            la[at], lb[at], fabric[at], cables[at], speed[at] = self._link_rows(
+                design, at
+            )
+        self.la, self.lb, self.fabric, self.cables, self.speed = (
+            la,
+            lb,
+            fabric,
+            cables,
+            speed,
+        )
+        self.link_ids = list(new_ids)
+        self.version += 1
+
+    def _remap_devices(self, design: Design) -> np.ndarray:
+        """Re-read devices; return old row -> new row (-1 for removed devices)."""
+        old_rows = self.ids
+        self.rebuild_devices(design)
+        n = len(old_rows)
+        remap = np.fromiter(map(self.row_of.get, old_rows, repeat(-1, n)), np.int64, n)
+        self._remap = remap
+        return np.append(remap, -1)  # so an empty link list indexes safely
+
+    def carry_over(self, old: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+        """A per-device flag array of the rows before the last device change, moved
+        to the current rows (False for new devices); ``fallback`` when unknown."""
+        remap = self._remap
+        if remap is None or remap.size != old.size:
+            return fallback
+        out = np.zeros(len(self.ids), bool)
+        ok = remap >= 0
+        out[remap[ok]] = old[ok]
+        return out
+
+    def _resync_devices(self, design: Design) -> None:
+        """Devices added or removed without any link change."""
+        remap = self._remap_devices(design)
+        la, lb = remap[self.la], remap[self.lb]
+        if la.size and (la.min() < 0 or lb.min() < 0):
+            self.rebuild_links(design)
+            return
+        self.la, self.lb = la, lb
         self.version += 1
 
     def update_positions(self, design: Design, ids: tuple[str, ...]) -> None:
@@ -200,6 +346,37 @@ class Geometry:
         )
 
 
+_EMPTY = np.zeros(0, np.int64)
+
+
+def _checked(
+    ids: list[str], positions: np.ndarray, wanted: set[str] | frozenset[str]
+) -> np.ndarray | None:
+    """``positions`` if they hold exactly the ``wanted`` ids, else None."""
+    if positions.size != len(wanted):
+        return None
+    if not all(ids[p] in wanted for p in positions.tolist()):
+        return None
+    return positions
+
+
+def _positions_of(ids: list[str], wanted: set[str] | frozenset[str]) -> np.ndarray:
+    """Sorted positions of ``wanted`` ids in ``ids`` (C-speed scans when few)."""
+    if len(wanted) <= 4:
+        out = []
+        for w in wanted:
+            try:
+                out.append(ids.index(w))
+            except ValueError:
+                continue
+        return np.asarray(sorted(out), np.int64)
+    # a run at the end (append / truncate) is checked without scanning
+    k = len(wanted)
+    if k <= len(ids) and wanted.issuperset(ids[len(ids) - k :]):
+        return np.arange(len(ids) - k, len(ids), dtype=np.int64)
+    return np.fromiter((i for i, x in enumerate(ids) if x in wanted), np.int64)
+
+
 # --- the quotient -----------------------------------------------------------
 
 BLOCK_PAD = 12.0
@@ -261,6 +438,10 @@ def quotient(
 ) -> Quotient:
     """Blocks for collapsed groups (and, in overview, for everything) and trunks."""
     n = len(geom.ids)
+    if not overview and not any(g.collapsed for g in design.groups):
+        q = Quotient(rep=np.full(n, -1, np.int64))
+        _add_trunks(q, geom)
+        return q
     rep_key: list[str | None] = [None] * n
     chains = _group_chains(design)
     collapsed = {g.id for g in design.groups if g.collapsed}
@@ -338,13 +519,7 @@ def _add_trunks(q: Quotient, geom: Geometry) -> None:
         np.maximum.at(smax, inv, geom.speed[idx])
         for t, c in enumerate(uniq.tolist()):
             a, b = divmod(c, width)
-            ca, cb = _node_point(q, geom, a), _node_point(q, geom, b)
-            if _width(q, a) <= _width(q, b):
-                pa = _attach(q, a, (ca[0], cb[1]), ca)
-                pb = _attach(q, b, (pa[0], ca[1]), cb)
-            else:
-                pb = _attach(q, b, (cb[0], ca[1]), cb)
-                pa = _attach(q, a, (pb[0], cb[1]), ca)
+            pa, pb = _place(q, geom, a, b)
             q.trunks.append(
                 Trunk(
                     ends=(a, b),
@@ -357,6 +532,43 @@ def _add_trunks(q: Quotient, geom: Geometry) -> None:
                 )
             )
     q.link_trunk = link_trunk
+
+
+def _place(
+    q: Quotient, geom: Geometry, a: int, b: int
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """End points of the trunk between node codes ``a`` and ``b``."""
+    ca, cb = _node_point(q, geom, a), _node_point(q, geom, b)
+    if _width(q, a) <= _width(q, b):
+        pa = _attach(q, a, (ca[0], cb[1]), ca)
+        pb = _attach(q, b, (pa[0], ca[1]), cb)
+    else:
+        pb = _attach(q, b, (cb[0], ca[1]), cb)
+        pa = _attach(q, a, (pb[0], cb[1]), ca)
+    return pa, pb
+
+
+def relinked(q: Quotient, geom: Geometry) -> Quotient:
+    """The same blocks with trunks re-aggregated after links changed."""
+    out = Quotient(rep=q.rep, blocks=q.blocks)
+    _add_trunks(out, geom)
+    return out
+
+
+def moved(q: Quotient, geom: Geometry) -> Quotient:
+    """The same blocks and trunks re-placed after devices moved."""
+    blocks = []
+    for b in q.blocks:
+        x0, y0, x1, y1 = geom.bounds(b.rows)
+        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        blocks.append(Block(b.key, b.group_id, b.title, b.summary, b.rows, rect))
+    out = Quotient(rep=q.rep, blocks=blocks, link_trunk=q.link_trunk, direct=q.direct)
+    for t in q.trunks:
+        p0, p1 = _place(out, geom, *t.ends)
+        out.trunks.append(
+            Trunk(t.ends, p0, p1, t.links, t.cables, t.capacity_gbps, t.speed_gbps)
+        )
+    return out
 
 
 def _node_point(q: Quotient, geom: Geometry, code: int) -> tuple[float, float]:

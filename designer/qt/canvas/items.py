@@ -240,7 +240,24 @@ class FrameItem(QGraphicsItem):
         self.group_id = group_id
         self.rect = rect
         self.title = title
+        self.depth = depth
         self.setZValue(st.Z_FRAME - depth)
+
+    def restyle(self, rect: QRectF, title: str, depth: int) -> None:
+        """Re-fit and rename the frame in place."""
+        if title != self.title or depth != self.depth:
+            self.title = title
+            self.depth = depth
+            self.setZValue(st.Z_FRAME - depth)
+            self.update()
+        self.set_rect(rect)
+
+    def set_rect(self, rect: QRectF) -> None:
+        """Re-fit the frame (its members moved)."""
+        if rect != self.rect:
+            self.prepareGeometryChange()
+            self.rect = rect
+            self.update()
 
     def boundingRect(self) -> QRectF:
         """Frame rectangle including the header."""
@@ -374,9 +391,7 @@ class LinkLayerItem(QGraphicsItem):
     def _build(
         self, rect: tuple[float, float, float, float]
     ) -> list[tuple[QPen, QPainterPath]]:
-        sc = self._scene
-        g = sc.geometry
-        mask = sc.link_mask()
+        g, mask, highlights = self._scene.drawn_links()
         if mask.size == 0:
             return []
         idx = g.segments_in_rect(mask, rect)
@@ -414,7 +429,7 @@ class LinkLayerItem(QGraphicsItem):
         for code, name in enumerate(st.FABRICS):
             pen = _cosmetic(_blend(st.FABRIC_PEN[name], shade), 1.0)
             layers.append((pen, pos[fab == code]))
-        for colour, width, chosen in sc.link_highlights():
+        for colour, width, chosen in highlights:
             sel = pos[chosen[idx]] if chosen.size else pos[:0]
             layers.append((_cosmetic(colour, width), sel))
         out: list[tuple[QPen, QPainterPath]] = []

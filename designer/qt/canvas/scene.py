@@ -9,16 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Change, Document
 from designer.qt.canvas import style as st
-from designer.qt.canvas.geometry import BLOCK_PAD, Geometry, Quotient, quotient
+from designer.qt.canvas.geometry import (
+    BLOCK_PAD,
+    Geometry,
+    Quotient,
+    moved,
+    quotient,
+    relinked,
+)
 from designer.qt.canvas.items import (
     BlockItem,
     DeviceItem,
@@ -50,7 +58,7 @@ class DesignScene(QGraphicsScene):
         super().__init__(parent)  # type: ignore[arg-type]
         self.catalog = catalog
         self.document = document
-        self.geometry = Geometry()
+        self._geom = Geometry()
         self.overview = False
         self.link_state = 0
         self._items: dict[str, DeviceItem] = {}
@@ -68,6 +76,10 @@ class DesignScene(QGraphicsScene):
         self._drag_origin = np.zeros((0, 2))
         self._label_transform = QTransform()
         self._hidden = np.zeros(0, bool)
+        self._pending: list[Change] = []
+        self._frame_members = (np.zeros(0, np.int64),) * 3
+        self._frame_of: dict[int, FrameItem] = {}
+        self._kinds: dict[str, tuple[str | None, str, str | None]] = {}
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._make_layers()
@@ -76,11 +88,18 @@ class DesignScene(QGraphicsScene):
 
     # --- document -----------------------------------------------------------
 
+    @property
+    def geometry(self) -> Geometry:
+        """The design's arrays, brought up to date with pending edits first."""
+        self.flush()
+        return self._geom
+
     def set_document(self, document: Document) -> None:
         """Mirror another document."""
         self.document.unsubscribe(self._on_changes)
         self.document = document
         document.subscribe(self._on_changes)
+        self._pending = []
         self._sel_devices.clear()
         self._sel_links.clear()
         self._cut = None
@@ -90,51 +109,89 @@ class DesignScene(QGraphicsScene):
     def detach(self) -> None:
         """Stop listening to the document."""
         self.document.unsubscribe(self._on_changes)
+        self._pending = []
 
     def _make_layers(self) -> None:
         self._links = LinkLayerItem(self)
         self.addItem(self._links)
 
     def _on_changes(self, changes: list[Change]) -> None:
+        # Edits arriving in one event loop turn (a History jump, a script) are
+        # applied in one pass; anything that reads the scene flushes first.
+        # Posted before any item update, so it runs before the repaint.
+        if not self._pending:
+            QTimer.singleShot(0, self, self.flush)
+        self._pending.extend(changes)
+
+    def has_pending(self) -> bool:
+        """Whether edits were received that the scene has not applied yet."""
+        return bool(self._pending)
+
+    def flush(self) -> None:
+        """Apply the edits received since the last update, in one pass."""
+        if not self._pending:
+            return
+        changes, self._pending = self._pending, []
+        self._apply(changes)
+
+    def _apply(self, changes: list[Change]) -> None:
         kinds = {c.kind for c in changes}
-        design = self.document.design
         if "reset" in kinds:
             self._rebuild_all()
             return
-        if kinds & {"devices_added", "devices_removed"}:
-            removed = {i for c in changes if c.kind == "devices_removed" for i in c.ids}
-            for did in removed:
-                item = self._items.pop(did, None)
-                if item is not None:
-                    self.removeItem(item)
-            self._sel_devices -= removed
-            self._hidden = np.zeros(0, bool)
-            self.geometry.rebuild(design)
-            for d in design.devices:
-                if d.id not in self._items:
-                    self._add_item(d.id)
-        elif kinds & {"links_added", "links_removed", "links_changed"}:
-            self.geometry.rebuild_links(design)
-        if "links_removed" in kinds:
-            gone = {i for c in changes if c.kind == "links_removed" for i in c.ids}
-            self._sel_links -= gone
-        changed = {i for c in changes if c.kind == "devices_changed" for i in c.ids}
-        if changed:
-            self.geometry.update_positions(design, tuple(changed))
-            devs = design.device_map()
-            for did in changed:
-                item = self._items.get(did)
-                moved = devs.get(did)
-                if item is not None and moved is not None:
-                    item.setPos(moved.x, moved.y)
-                    self._style_item(item)
-        if kinds <= {"devices_changed"} and not self._quotient.blocks:
-            self._quotients.pop(True, None)  # block rects follow positions
-        else:
+
+        def ids(kind: str) -> set[str]:
+            return {i for c in changes if c.kind == kind for i in c.ids}
+
+        design = self.document.design
+        g = self._geom
+        dev_added, dev_removed = ids("devices_added"), ids("devices_removed")
+        dev_touched = dev_added | dev_removed
+        changed = ids("devices_changed")
+        links = {k: ids(k) for k in ("links_added", "links_removed", "links_changed")}
+        g.sync(
+            design,
+            devices_added=dev_added,
+            devices_removed=dev_removed,
+            links_added=links["links_added"],
+            links_removed=links["links_removed"],
+            links_changed=links["links_changed"],
+            moved=changed,
+        )
+        gone = {i for i in dev_touched if i not in g.row_of}
+        for did in gone:
+            item = self._items.pop(did, None)
+            if item is not None:
+                self.removeItem(item)
+            self._kinds.pop(did, None)
+        self._sel_devices -= gone
+        restyle = (dev_touched - gone) | (changed & g.row_of.keys())
+        regrouped = bool(dev_touched) or "groups_changed" in kinds
+        for did in restyle:
+            before = self._kinds.get(did)
+            item = self._items.get(did)
+            if item is None:
+                self._add_item(did)
+            else:
+                self._style_item(item)
+            regrouped = regrouped or before != self._kinds.get(did)
+        self._sel_links -= links["links_removed"] - links["links_added"]
+        if regrouped:
             self._quotients.clear()
-        self._refresh_structure()
-        if removed_sel := kinds & {"devices_removed", "links_removed"}:
-            del removed_sel
+            self._refresh_structure(
+                devices=None if "groups_changed" in kinds else restyle
+            )
+        elif any(links.values()) or changed:
+            q = self._quotient
+            if any(links.values()):
+                q = relinked(q, g)
+            if changed:
+                q = moved(q, g)
+            self._quotients = {self.overview: q}
+            self._refresh_structure(frames=False, devices=restyle)
+            if changed and not self.overview:
+                self._refit_frames(changed)
+        if kinds & {"devices_removed", "links_removed"}:
             self.selection_changed_ids.emit(self.selected_ids())
 
     def _rebuild_all(self) -> None:
@@ -142,8 +199,9 @@ class DesignScene(QGraphicsScene):
         for item in self._items.values():
             self.removeItem(item)
         self._items = {}
+        self._kinds = {}
         self._hidden = np.zeros(0, bool)
-        self.geometry.rebuild(design)
+        self._geom.rebuild(design)
         for d in design.devices:
             self._add_item(d.id)
         self._quotients.clear()
@@ -157,11 +215,12 @@ class DesignScene(QGraphicsScene):
 
     def _style_item(self, item: DeviceItem) -> None:
         design = self.document.design
-        r = self.geometry.row_of[item.device_id]
+        r = self._geom.row_of[item.device_id]
         d = design.devices[r]
         entry = self.catalog.get(d.catalog_id)
         category = str(entry.category) if entry is not None else "other"
         tier = str(d.tier) if d.tier is not None else None
+        self._kinds[d.id] = (d.group, d.catalog_id, tier)
         item.fill = st.device_fill(category, tier)
         item.title = d.label or d.id
         model = entry.model if entry is not None else d.catalog_id
@@ -174,19 +233,25 @@ class DesignScene(QGraphicsScene):
 
     def current_quotient(self) -> Quotient:
         """The quotient in use (blocks for collapsed groups, or the overview)."""
+        self.flush()
         return self._quotient
 
-    def _refresh_structure(self) -> None:
+    def _refresh_structure(
+        self, *, frames: bool = True, devices: set[str] | None = None
+    ) -> None:
+        """Rebuild blocks, trunks (and frames) from the quotient in use.
+
+        ``devices`` limits the cut/selection restyle to those device items
+        (None: all of them); ``frames`` False keeps the group frames as they are.
+        """
         design = self.document.design
         q = self._quotients.get(self.overview)
         if q is None:
-            q = quotient(design, self.geometry, self.catalog, self.overview)
+            q = quotient(design, self._geom, self.catalog, self.overview)
             self._quotients[self.overview] = q
         self._quotient = q
         for block_item in self._block_items:
             self.removeItem(block_item)
-        for frame_item in self._frame_items:
-            self.removeItem(frame_item)
         for line, label in self._trunk_items:
             self.removeItem(line)
             self.removeItem(label)
@@ -208,9 +273,17 @@ class DesignScene(QGraphicsScene):
                     else "double-click to expand"
                 )
             self.addItem(item)
-        self._frame_items = [] if self.overview else self._make_frames()
-        for frame in self._frame_items:
-            self.addItem(frame)
+        if frames:
+            # frames are re-fitted in place: an edit re-creates none of them
+            reuse = {f.group_id: f for f in self._frame_items}
+            self._frame_of = {}
+            new_frames = [] if self.overview else self._make_frames(reuse)
+            for frame in reuse.values():
+                self.removeItem(frame)
+            for frame in new_frames:
+                if frame.scene() is None:
+                    self.addItem(frame)
+            self._frame_items = new_frames
         self._trunk_items = []
         top = max((t.capacity_gbps for t in q.trunks), default=1.0)
         for k, t in enumerate(q.trunks):
@@ -237,19 +310,22 @@ class DesignScene(QGraphicsScene):
         self.declutter_labels(self._label_transform)
         # devices are top-level items (a hidden parent layer would make
         # QGraphicsView.render() paint every child): flip only what changed
-        hidden = np.ones(len(self.geometry.ids), bool) if self.overview else q.rep >= 0
+        hidden = np.ones(len(self._geom.ids), bool) if self.overview else q.rep >= 0
         prev = self._hidden
         if prev.shape != hidden.shape:
-            prev = ~hidden
-        ids = self.geometry.ids
+            prev = self._geom.carry_over(prev, ~hidden)
+        ids = self._geom.ids
         for r in np.nonzero(hidden != prev)[0].tolist():
             self._items[ids[r]].setVisible(not hidden[r])
         self._hidden = hidden
         self._update_scene_rect()
-        self._apply_cut_and_selection()
+        self._apply_cut_and_selection(devices)
 
-    def _make_frames(self) -> list[FrameItem]:
-        """Frames of expanded groups around their members (numpy bounds per group)."""
+    def _make_frames(self, reuse: dict[str, FrameItem]) -> list[FrameItem]:
+        """Frames of expanded groups around their members (numpy bounds per group).
+
+        Items in ``reuse`` (by group id) are updated and taken out of it.
+        """
         design = self.document.design
         if not design.groups:
             return []
@@ -261,18 +337,20 @@ class DesignScene(QGraphicsScene):
         ng = len(gids)
         lo = np.full((ng, 2), np.inf)
         hi = np.full((ng, 2), -np.inf)
-        xy = self.geometry.xy
-        cur = np.fromiter(
-            (gi.get(d.group, -1) if d.group else -1 for d in design.devices),
-            np.int64,
-            len(design.devices),
-        )
+        xy = self._geom.xy
+        n = len(self._geom.groups)
+        cur = np.fromiter(map(gi.get, self._geom.groups, repeat(-1, n)), np.int64, n)
         height = np.zeros(ng, np.int64)
         level = 0
+        all_rows = np.arange(n)
+        pairs_g: list[np.ndarray] = []
+        pairs_r: list[np.ndarray] = []
         while level < 50:
             m = cur >= 0
             if not m.any():
                 break
+            pairs_g.append(cur[m])
+            pairs_r.append(all_rows[m])
             np.minimum.at(lo, cur[m], xy[m])
             np.maximum.at(hi, cur[m], xy[m])
             np.maximum.at(height, cur[m], level)
@@ -293,6 +371,14 @@ class DesignScene(QGraphicsScene):
             while p >= 0 and n < 50 and not hidden[i]:
                 hidden[i] = collapsed[p]
                 p, n = par[p], n + 1
+        # (group, member row) pairs sorted by group: a move re-fits only the
+        # frames around the moved devices
+        pg = np.concatenate(pairs_g) if pairs_g else np.zeros(0, np.int64)
+        pr = np.concatenate(pairs_r) if pairs_r else np.zeros(0, np.int64)
+        order = np.argsort(pg, kind="stable")
+        pg, pr = pg[order], pr[order]
+        self._frame_members = (pg, pr, np.searchsorted(pg, np.arange(ng + 1)))
+        self._frame_of = {}
         frames = []
         hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
         for i, g in enumerate(design.groups):
@@ -303,11 +389,39 @@ class DesignScene(QGraphicsScene):
                 QPointF(lo[i, 0] - hw - pad, lo[i, 1] - hh - pad - FrameItem.HEADER),
                 QPointF(hi[i, 0] + hw + pad, hi[i, 1] + hh + pad),
             )
-            frames.append(FrameItem(g.id, rect, g.label or g.id, int(depth[i])))
+            frame = reuse.pop(g.id, None)
+            if frame is None:
+                frame = FrameItem(g.id, rect, g.label or g.id, int(depth[i]))
+            else:
+                frame.restyle(rect, g.label or g.id, int(depth[i]))
+            self._frame_of[i] = frame
+            frames.append(frame)
         return frames
 
+    def _refit_frames(self, device_ids: set[str]) -> None:
+        """Re-fit the frames of the groups holding these (moved) devices."""
+        pg, pr, starts = self._frame_members
+        moved_rows = [
+            self._geom.row_of[d] for d in device_ids if d in self._geom.row_of
+        ]
+        if not moved_rows or not self._frame_of:
+            return
+        hit = np.unique(pg[np.isin(pr, moved_rows)])
+        for i in hit.tolist():
+            frame = self._frame_of.get(i)
+            if frame is None:
+                continue
+            x0, y0, x1, y1 = self._geom.bounds(pr[starts[i] : starts[i + 1]])
+            pad = BLOCK_PAD + 14.0 * frame.depth
+            frame.set_rect(
+                QRectF(
+                    QPointF(x0 - pad, y0 - pad - FrameItem.HEADER),
+                    QPointF(x1 + pad, y1 + pad),
+                )
+            )
+
     def _update_scene_rect(self) -> None:
-        x0, y0, x1, y1 = self.geometry.bounds()
+        x0, y0, x1, y1 = self._geom.bounds()
         for f in self._frame_items:
             r = f.rect
             x0, y0 = min(x0, r.left()), min(y0, r.top())
@@ -322,6 +436,7 @@ class DesignScene(QGraphicsScene):
 
     def declutter_labels(self, transform: QTransform) -> None:
         """Show trunk labels that do not overlap on screen, biggest trunks first."""
+        self.flush()
         self._label_transform = QTransform(transform)
         q = self._quotient
         order = sorted(
@@ -338,7 +453,8 @@ class DesignScene(QGraphicsScene):
 
     def design_rect(self) -> QRectF:
         """Bounding rect of what is drawn (devices, frames, blocks), no margin."""
-        x0, y0, x1, y1 = self.geometry.bounds()
+        self.flush()
+        x0, y0, x1, y1 = self._geom.bounds()
         rect = QRectF(QPointF(x0, y0), QPointF(x1, y1))
         for f in self._frame_items:
             rect = rect.united(f.rect)
@@ -348,6 +464,7 @@ class DesignScene(QGraphicsScene):
 
     def set_overview(self, on: bool) -> bool:
         """Show the quotient of the whole design (True) or devices; True if changed."""
+        self.flush()
         if on == self.overview:
             return False
         self.overview = on
@@ -360,12 +477,13 @@ class DesignScene(QGraphicsScene):
         Yes when too many devices are in view, or (``px_per_unit`` given) when
         they would be specks a few pixels wide.
         """
-        n = len(self.geometry.ids)
+        self.flush()
+        n = len(self._geom.ids)
         if n < st.OVERVIEW_MIN_DEVICES or (
             not self.document.design.groups and n < 3 * st.OVERVIEW_VISIBLE_DEVICES
         ):
             return False
-        shown = self.geometry.count_in_rect(
+        shown = self._geom.count_in_rect(
             rect.left(), rect.top(), rect.right(), rect.bottom()
         )
         limit = st.OVERVIEW_VISIBLE_DEVICES
@@ -381,18 +499,31 @@ class DesignScene(QGraphicsScene):
 
     def link_mask(self) -> np.ndarray:
         """Which links are drawn as single lines."""
+        self.flush()
+        return self._link_mask()
+
+    def drawn_links(
+        self,
+    ) -> tuple[Geometry, np.ndarray, list[tuple[QColor, float, np.ndarray]]]:
+        """Geometry, single-link mask and highlight layers for painting.
+
+        As of the last update: never applies pending edits (safe inside paint).
+        """
+        return self._geom, self._link_mask(), self.link_highlights()
+
+    def _link_mask(self) -> np.ndarray:
         mask = self._quotient.direct
-        if mask.size != self.geometry.la.size:
-            return np.zeros(self.geometry.la.size, bool)
+        if mask.size != self._geom.la.size:
+            return np.zeros(self._geom.la.size, bool)
         if self._only_rows is not None:
             keep = self._only_rows
-            mask = mask & keep[self.geometry.la] & keep[self.geometry.lb]
+            mask = mask & keep[self._geom.la] & keep[self._geom.lb]
         return mask
 
     def link_highlights(self) -> list[tuple[QColor, float, np.ndarray]]:
         """(colour, width, mask) layers drawn over the plain links."""
         if self._highlights is None:
-            g = self.geometry
+            g = self._geom
             out: list[tuple[QColor, float, np.ndarray]] = []
             if self._cut is not None and self._cut[1]:
                 cut = np.fromiter(
@@ -416,31 +547,41 @@ class DesignScene(QGraphicsScene):
 
     def selected_ids(self) -> list[str]:
         """Selected device ids (model order) then selected link ids."""
-        devs = [i for i in self.geometry.ids if i in self._sel_devices]
-        links = [i for i in self.geometry.link_ids if i in self._sel_links]
-        return devs + links
+        self.flush()
+        links = (
+            [i for i in self._geom.link_ids if i in self._sel_links]
+            if self._sel_links
+            else []
+        )
+        return self._selected_devices() + links
+
+    def _selected_devices(self) -> list[str]:
+        row_of = self._geom.row_of
+        return sorted((i for i in self._sel_devices if i in row_of), key=row_of.get)
 
     def selected_device_ids(self) -> list[str]:
         """Selected device ids in model order."""
-        return [i for i in self.geometry.ids if i in self._sel_devices]
+        self.flush()
+        return self._selected_devices()
 
     def select(
         self, ids: Iterable[str], add: bool = False, toggle: bool = False
     ) -> None:
         """Select devices and links by id (replacing, adding or toggling)."""
+        self.flush()
         ids = list(ids)
         if not add and not toggle:
             self._sel_devices.clear()
             self._sel_links.clear()
         link_index = (
-            set(self.geometry.link_ids)
-            if any(i not in self.geometry.row_of for i in ids)
+            set(self._geom.link_ids)
+            if any(i not in self._geom.row_of for i in ids)
             else set()
         )
         for i in ids:
             target = (
                 self._sel_devices
-                if i in self.geometry.row_of
+                if i in self._geom.row_of
                 else (self._sel_links if i in link_index else None)
             )
             if target is None:
@@ -455,13 +596,19 @@ class DesignScene(QGraphicsScene):
 
     def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
         """Colour side A / side B and highlight crossing links (None clears)."""
+        self.flush()
         self._cut = None if side_a is None else (set(side_a), set(cut_links or ()))
         self._apply_cut_and_selection()
         self._bump()
 
-    def _apply_cut_and_selection(self) -> None:
+    def _apply_cut_and_selection(self, devices: set[str] | None = None) -> None:
         cut = self._cut
-        for did, item in self._items.items():
+        items = (
+            self._items.items()
+            if devices is None
+            else [(d, self._items[d]) for d in devices if d in self._items]
+        )
+        for did, item in items:
             sel = did in self._sel_devices
             fill = None if cut is None else (st.CUT_A if did in cut[0] else st.CUT_B)
             if sel != item.selected or fill != item.cut_fill:
@@ -469,7 +616,7 @@ class DesignScene(QGraphicsScene):
                 item.cut_fill = fill
                 item.update()
         q = self._quotient
-        ids = self.geometry.ids
+        ids = self._geom.ids
         for block, block_item in zip(q.blocks, self._block_items, strict=True):
             members = [ids[r] for r in block.rows.tolist()]
             block_item.selected = bool(members) and all(
@@ -488,8 +635,8 @@ class DesignScene(QGraphicsScene):
                 )
             block_item.update()
         cut_trunks: set[int] = set()
-        if cut is not None and q.link_trunk.size == len(self.geometry.link_ids):
-            for k, lid in enumerate(self.geometry.link_ids):
+        if cut is not None and q.link_trunk.size == len(self._geom.link_ids):
+            for k, lid in enumerate(self._geom.link_ids):
                 if lid in cut[1] and q.link_trunk[k] >= 0:
                     cut_trunks.add(int(q.link_trunk[k]))
         for t, (line, label) in enumerate(self._trunk_items):
@@ -504,9 +651,10 @@ class DesignScene(QGraphicsScene):
 
     def hit(self, pos: QPointF, tol: float) -> Hit | None:
         """The device, block, link or frame header under a scene point."""
+        self.flush()
         x, y = pos.x(), pos.y()
         q = self._quotient
-        g = self.geometry
+        g = self._geom
         if not self.overview:
             hidden = q.rep >= 0 if q.rep.size == len(g.ids) else None
             r = g.device_at(x, y, tol, hidden)
@@ -525,45 +673,52 @@ class DesignScene(QGraphicsScene):
 
     def block_members(self, key: str) -> list[str]:
         """Device ids drawn inside a block."""
+        self.flush()
         for block in self._quotient.blocks:
             if block.key == key:
-                return [self.geometry.ids[r] for r in block.rows.tolist()]
+                return [self._geom.ids[r] for r in block.rows.tolist()]
         return []
 
     def device_ids_in_rect(self, rect: QRectF) -> list[str]:
         """Shown devices (or members of blocks) whose centre lies in ``rect``."""
-        rows = self.geometry.rows_in_rect(
+        self.flush()
+        rows = self._geom.rows_in_rect(
             rect.left(), rect.top(), rect.right(), rect.bottom()
         )
-        return [self.geometry.ids[r] for r in rows.tolist()]
+        return [self._geom.ids[r] for r in rows.tolist()]
 
     def item_for(self, device_id: str) -> DeviceItem | None:
         """The device's item (tests and the view use it)."""
+        self.flush()
         return self._items.get(device_id)
 
     def block_items(self) -> list[BlockItem]:
         """Current block items."""
+        self.flush()
         return list(self._block_items)
 
     def frame_items(self) -> list[FrameItem]:
         """Current frame items."""
+        self.flush()
         return list(self._frame_items)
 
     def trunk_count(self) -> int:
         """Number of trunks drawn."""
+        self.flush()
         return len(self._trunk_items)
 
     # --- dragging (transient positions until the Move command) -------------------
 
     def begin_drag(self, ids: Iterable[str]) -> None:
         """Remember where the dragged devices start."""
-        rows = [self.geometry.row_of[i] for i in ids if i in self.geometry.row_of]
+        self.flush()
+        rows = [self._geom.row_of[i] for i in ids if i in self._geom.row_of]
         self._drag_rows = np.asarray(rows, np.int64)
-        self._drag_origin = self.geometry.xy[self._drag_rows].copy()
+        self._drag_origin = self._geom.xy[self._drag_rows].copy()
 
     def drag_by(self, dx: float, dy: float) -> None:
         """Show the dragged devices moved by (dx, dy) (no model change yet)."""
-        g = self.geometry
+        g = self._geom
         g.xy[self._drag_rows] = self._drag_origin + np.array([dx, dy])
         for r in self._drag_rows.tolist():
             item = self._items[g.ids[r]]
@@ -578,7 +733,7 @@ class DesignScene(QGraphicsScene):
 
     def end_drag(self) -> dict[str, tuple[float, float]]:
         """Final positions of the dragged devices (the view makes the command)."""
-        g = self.geometry
+        g = self._geom
         out = {
             g.ids[r]: (float(g.xy[r, 0]), float(g.xy[r, 1]))
             for r in self._drag_rows.tolist()
@@ -588,7 +743,7 @@ class DesignScene(QGraphicsScene):
 
     def cancel_drag(self) -> None:
         """Put the dragged devices back where the model has them."""
-        g = self.geometry
+        g = self._geom
         if self._drag_rows.size:
             g.xy[self._drag_rows] = self._drag_origin
             for r in self._drag_rows.tolist():
