@@ -29,26 +29,43 @@ if TYPE_CHECKING:
 
 _BODY = QRectF(-st.DEVICE_W / 2, -st.DEVICE_H / 2, st.DEVICE_W, st.DEVICE_H)
 _BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
-_FONTS: dict[str, QFont] = {}
+_FONTS: dict[tuple[str, float], QFont] = {}
+#: Font sizes in pixels at the reference 96 dpi: scene units for device labels,
+#: reference pixels (times the render's text scale) for screen-sized text.
+FONT_PX: dict[str, tuple[float, bool]] = {
+    "title": (10.0, True),
+    "small": (9.0, False),
+    "block": (13.0, True),
+    "normal": (11.0, False),
+}
+REFERENCE_DPI = 96.0
 
 
-def font(kind: str) -> QFont:
-    """Shared fonts (created after the application exists)."""
-    f = _FONTS.get(kind)
+def font(kind: str, scale: float = 1.0) -> QFont:
+    """Shared fonts sized in pixels, so no paint device's dpi changes them."""
+    key = (kind, round(scale, 3))
+    f = _FONTS.get(key)
     if f is None:
+        px, bold = FONT_PX.get(kind, FONT_PX["normal"])
         f = QFont()
-        if kind == "title":
-            f.setPointSizeF(7.5)
-            f.setBold(True)
-        elif kind == "small":
-            f.setPointSizeF(7.0)
-        elif kind == "block":
-            f.setPointSizeF(10.0)
-            f.setBold(True)
-        else:
-            f.setPointSizeF(8.5)
-        _FONTS[kind] = f
+        f.setPixelSize(max(1, round(px * scale)))
+        f.setBold(bold)
+        _FONTS[key] = f
     return f
+
+
+def render_options(item: QGraphicsItem) -> tuple[float, bool | None]:
+    """(text scale, device labels) of the item's scene: 1.0 and None on screen.
+
+    While ``DesignScene.render_to`` draws, the text scale is the device's dpi
+    over 96 (screen-sized text keeps its physical size at any resolution) and
+    device labels may be forced on or off.
+    """
+    sc = item.scene()
+    return (
+        float(getattr(sc, "text_scale", 1.0)),
+        getattr(sc, "device_labels", None),
+    )
 
 
 def _blend(colour: QColor, keep: float) -> QColor:
@@ -61,8 +78,9 @@ def _blend(colour: QColor, keep: float) -> QColor:
     )
 
 
-def _cosmetic(colour: QColor, width: float = 0.0) -> QPen:
-    pen = QPen(colour, width)
+def _cosmetic(colour: QColor, width: float = 0.0, scale: float = 1.0) -> QPen:
+    """A pen of ``width`` screen pixels (times ``scale`` device px per px)."""
+    pen = QPen(colour, max(width, 1.0) * scale if scale != 1.0 else width)
     pen.setCosmetic(True)
     return pen
 
@@ -91,18 +109,19 @@ class DeviceItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         """Level of detail as in Qt's chips example: fill, box, then text."""
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        text_scale, labels = render_options(self)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform()) / text_scale
         fill = self.cut_fill or self.fill
-        if lod < st.LOD_FILL_ONLY:
+        if lod < st.LOD_FILL_ONLY and not labels:
             painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
             return
         if self.selected:
-            painter.setPen(_cosmetic(st.SELECTED, 3.0))
+            painter.setPen(_cosmetic(st.SELECTED, 3.0, text_scale))
         else:
-            painter.setPen(_cosmetic(fill.darker(140), 1.0))
+            painter.setPen(_cosmetic(fill.darker(140), 1.0, text_scale))
         painter.setBrush(QBrush(fill))
         painter.drawRect(_BODY)
-        if lod < st.LOD_TEXT:
+        if labels is False or (lod < st.LOD_TEXT and not labels):
             return
         ink = st.text_on(fill)
         painter.setPen(ink)
@@ -137,16 +156,24 @@ class DeviceItem(QGraphicsItem):
 
 
 def _draw_fitted_text(
-    painter: QPainter, rect: QRectF, lines: list[tuple[str, QFont, QColor]]
+    painter: QPainter,
+    rect: QRectF,
+    lines: list[tuple[str, QFont, QColor]],
+    scale: float = 1.0,
 ) -> None:
-    """Draw lines of text in device pixels inside the device-space ``rect``.
+    """Draw lines of text at screen size inside the device-space ``rect``.
 
-    Lines wrap at word boundaries; whatever does not fit is left out.
+    ``scale`` is device pixels per reference (96 dpi) pixel. Lines wrap at word
+    boundaries; whatever does not fit is left out.
     """
+    rect = QRectF(
+        rect.x() / scale, rect.y() / scale, rect.width() / scale, rect.height() / scale
+    )
     if rect.width() < 12 or rect.height() < 12:
         return
     painter.save()
     painter.resetTransform()
+    painter.scale(scale, scale)
     if rect.width() < 110 and rect.height() > 1.5 * rect.width():
         # a tall narrow block (one of many pods side by side): read bottom-up
         painter.translate(rect.left(), rect.bottom())
@@ -206,10 +233,12 @@ class BlockItem(QGraphicsItem):
     ) -> None:
         """Filled box with title and counts fitted to its size on screen."""
         fill = self.cut_fill or st.BLOCK_FILL
+        scale = render_options(self)[0]
         painter.setPen(
             _cosmetic(
                 st.SELECTED if self.selected else st.FRAME,
                 3.0 if self.selected else 1.0,
+                scale,
             )
         )
         painter.setBrush(QBrush(fill))
@@ -218,7 +247,7 @@ class BlockItem(QGraphicsItem):
         ink = st.text_on(fill)
         one_line = f"{self.title} · {self.summary}"
         fm = QFontMetricsF(font("block"))
-        if fm.horizontalAdvance(one_line) + 12 <= device_rect.width():
+        if fm.horizontalAdvance(one_line) + 12 <= device_rect.width() / scale:
             lines = [(one_line, font("block"), ink)]
         else:
             lines = [
@@ -227,7 +256,7 @@ class BlockItem(QGraphicsItem):
             ]
         if self.hint:
             lines.append((self.hint, font("small"), st.TEXT_MUTED))
-        _draw_fitted_text(painter, device_rect, lines)
+        _draw_fitted_text(painter, device_rect, lines, scale)
 
 
 class FrameItem(QGraphicsItem):
@@ -274,7 +303,8 @@ class FrameItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         """Dashed outline, tinted header band and the group's name."""
-        pen = _cosmetic(st.FRAME, 1.0)
+        scale = render_options(self)[0]
+        pen = _cosmetic(st.FRAME, 1.0, scale)
         pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -282,11 +312,13 @@ class FrameItem(QGraphicsItem):
         header = self.header_rect()
         painter.fillRect(header, QColor(138, 148, 166, 40))
         device_rect = painter.worldTransform().mapRect(header)
-        if device_rect.height() >= 10:
+        scale = render_options(self)[0]
+        if device_rect.height() >= 10 * scale:
             _draw_fitted_text(
                 painter,
-                device_rect.adjusted(0, -3, 0, 0),
+                device_rect.adjusted(0, -3 * scale, 0, 0),
                 [(self.title + "  \u25be", font("small"), st.TEXT_MUTED)],
+                scale,
             )
 
 
@@ -315,7 +347,12 @@ class LabelItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         """White badge with dark text (red when on the cut)."""
-        painter.setPen(_cosmetic(st.CUT_LINK if self.highlight else st.FRAME))
+        scale = render_options(self)[0]
+        if scale != 1.0:
+            painter.scale(scale, scale)  # device pixels: keep the physical size
+        painter.setPen(
+            _cosmetic(st.CUT_LINK if self.highlight else st.FRAME, 0.0, scale)
+        )
         painter.setBrush(QColor(255, 255, 255, 230))
         painter.drawRoundedRect(self._rect, 3, 3)
         painter.setFont(font("small"))
@@ -377,19 +414,19 @@ class LinkLayerItem(QGraphicsItem):
             r = shown.intersected(self._bounds) if not self._bounds.isNull() else shown
         rect = (r.left(), r.top(), r.right(), r.bottom())
         sc = self._scene
-        key = (sc.link_state, tuple(round(v, 1) for v in rect))
+        key = (sc.link_state, tuple(round(v, 1) for v in rect), sc.text_scale)
         paths = self._cache.get(key)
         if paths is None:
             if len(self._cache) >= 4 or any(k[0] != sc.link_state for k in self._cache):
                 self._cache.clear()
-            paths = self._cache[key] = self._build(rect)
+            paths = self._cache[key] = self._build(rect, sc.text_scale)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         for pen, path in paths:
             painter.setPen(pen)
             painter.drawPath(path)
 
     def _build(
-        self, rect: tuple[float, float, float, float]
+        self, rect: tuple[float, float, float, float], scale: float
     ) -> list[tuple[QPen, QPainterPath]]:
         g, mask, highlights = self._scene.drawn_links()
         if mask.size == 0:
@@ -427,11 +464,11 @@ class LinkLayerItem(QGraphicsItem):
         # the raster engine stroke a path ten times slower)
         shade = float(np.clip(10 / np.sqrt(max(idx.size, 1)), 0.2, 1.0))
         for code, name in enumerate(st.FABRICS):
-            pen = _cosmetic(_blend(st.FABRIC_PEN[name], shade), 1.0)
+            pen = _cosmetic(_blend(st.FABRIC_PEN[name], shade), 1.0, scale)
             layers.append((pen, pos[fab == code]))
         for colour, width, chosen in highlights:
             sel = pos[chosen[idx]] if chosen.size else pos[:0]
-            layers.append((_cosmetic(colour, width), sel))
+            layers.append((_cosmetic(colour, width, scale), sel))
         out: list[tuple[QPen, QPainterPath]] = []
         for pen, sel in layers:
             if sel.size == 0:

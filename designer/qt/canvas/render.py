@@ -9,10 +9,17 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QTransform
 
 from designer.qt.canvas import style as st
+from designer.qt.canvas.items import REFERENCE_DPI
 
 if TYPE_CHECKING:
-    from designer.qt.canvas.items import DeviceItem
     from designer.qt.canvas.scene import DesignScene
+
+
+def text_scale_of(painter: QPainter) -> float:
+    """Device pixels per reference (96 dpi) pixel of the painter's device."""
+    device = painter.device()
+    dpi = device.logicalDpiY() if device is not None else 0
+    return dpi / REFERENCE_DPI if dpi > 0 else 1.0
 
 
 def render_design(
@@ -22,6 +29,7 @@ def render_design(
     *,
     selection_only: bool = False,
     ids: set[str] | None = None,
+    labels: bool | None = None,
 ) -> None:
     """Draw ``scene``'s design into ``painter``'s ``target`` rect (see render_to)."""
     wanted: set[str] | None = set(ids) if ids is not None else None
@@ -30,33 +38,28 @@ def render_design(
         wanted = chosen if wanted is None else wanted & chosen
     g = scene.geometry
     saved_overview = scene.overview
-    hidden_items: list[DeviceItem] = []
+    saved_transform = scene.label_transform()
+    # everything sized in screen pixels is scaled by dpi / 96 and every
+    # screen-pixel threshold (level of detail, semantic zoom, label clutter)
+    # is judged in 96 dpi pixels: the picture is the same at any resolution
+    scale = text_scale_of(painter)
+    # device pixels per painter unit (a PDF painter works in points)
+    unit = painter.worldTransform().mapRect(QRectF(0, 0, 1, 1))
+    per_px = (unit.width() or 1.0) / scale
+    scene.text_scale = scale
+    scene.device_labels = labels
     try:
         if wanted is not None:
-            keep = np.fromiter((i in wanted for i in g.ids), bool, len(g.ids))
-            scene._only_rows = keep
-            rows = np.nonzero(keep)[0]
-            x0, y0, x1, y1 = g.bounds(rows)
+            keep = scene.isolate(wanted)
+            x0, y0, x1, y1 = g.bounds(np.nonzero(keep)[0])
             source = QRectF(QPointF(x0, y0), QPointF(x1, y1)).adjusted(-20, -20, 20, 20)
-            for did, item in scene._items.items():
-                if did not in wanted and item.isVisible():
-                    item.setVisible(False)
-                    hidden_items.append(item)
-            scene.set_overview(False)
-            for frame in scene._frame_items:
-                frame.setVisible(False)
-            for block in scene._block_items:
-                block.setVisible(False)
-            for line, label in scene._trunk_items:
-                line.setVisible(False)
-                label.setVisible(False)
         else:
             source = scene.design_rect()
             iso = min(
                 target.width() / max(source.width(), 1e-9),
                 target.height() / max(source.height(), 1e-9),
             )
-            scene.set_overview(scene.wants_overview(source, iso))
+            scene.set_overview(scene.wants_overview(source, iso * per_px))
         mode = Qt.AspectRatioMode.KeepAspectRatio
         if scene.overview and source.width() > 0 and target.width() > 0:
             # the quotient of a long flat fabric is stretched vertically
@@ -73,16 +76,14 @@ def render_design(
         sy = target.height() / max(source.height(), 1e-9)
         if mode == Qt.AspectRatioMode.KeepAspectRatio:
             sx = sy = min(sx, sy)
-        saved_transform = scene._label_transform
-        scene.declutter_labels(QTransform.fromScale(sx, sy))
-        scene._bump()
+        scene.declutter_labels(QTransform.fromScale(sx * per_px, sy * per_px))
+        scene.invalidate_links()
         scene.render(painter, target, source, mode)
-        scene.declutter_labels(saved_transform)
     finally:
-        scene._only_rows = None
-        for item in hidden_items:
-            item.setVisible(True)
-        if wanted is not None or scene.overview != saved_overview:
-            scene.overview = not saved_overview
-            scene.set_overview(saved_overview)
-        scene._bump()
+        scene.text_scale = 1.0
+        scene.device_labels = None
+        if wanted is not None:
+            scene.isolate(None)
+        scene.set_overview(saved_overview)
+        scene.declutter_labels(saved_transform)
+        scene.invalidate_links()

@@ -14,7 +14,7 @@ from itertools import repeat
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Change, Document
@@ -77,6 +77,10 @@ class DesignScene(QGraphicsScene):
         self._label_transform = QTransform()
         self._hidden = np.zeros(0, bool)
         self._pending: list[Change] = []
+        self._isolated: list[QGraphicsItem] = []
+        #: set by render_to while it draws (see items.render_options)
+        self.text_scale = 1.0
+        self.device_labels: bool | None = None
         self._frame_members = (np.zeros(0, np.int64),) * 3
         self._frame_of: dict[int, FrameItem] = {}
         self._kinds: dict[str, tuple[str | None, str, str | None]] = {}
@@ -543,6 +547,47 @@ class DesignScene(QGraphicsScene):
         self._highlights = None
         self._links.invalidate()
 
+    def invalidate_links(self) -> None:
+        """Rebuild the link paths at the next paint (after a view-state change)."""
+        self._bump()
+
+    def label_transform(self) -> QTransform:
+        """The device transform trunk labels were last decluttered for."""
+        return QTransform(self._label_transform)
+
+    def isolate(self, ids: set[str] | None) -> np.ndarray:
+        """Show only devices ``ids`` and the links among them (None: all again).
+
+        Groups, blocks and trunks are hidden meanwhile; returns the per-row mask
+        of the devices kept (all True after ``isolate(None)``).
+        """
+        self.flush()
+        g = self._geom
+        if ids is None:
+            for item in self._isolated:
+                item.setVisible(True)
+            self._isolated = []
+            self._only_rows = None
+            self._bump()
+            return np.ones(len(g.ids), bool)
+        self.set_overview(False)
+        keep = np.fromiter((i in ids for i in g.ids), bool, len(g.ids))
+        self._only_rows = keep
+        hide: list[QGraphicsItem] = [
+            item
+            for did, item in self._items.items()
+            if did not in ids and item.isVisible()
+        ]
+        hide += [f for f in self._frame_items if f.isVisible()]
+        hide += [b for b in self._block_items if b.isVisible()]
+        for line, label in self._trunk_items:
+            hide += [x for x in (line, label) if x.isVisible()]
+        for item in hide:
+            item.setVisible(False)
+        self._isolated += hide
+        self._bump()
+        return keep
+
     # --- selection and cut ---------------------------------------------------
 
     def selected_ids(self) -> list[str]:
@@ -763,13 +808,24 @@ class DesignScene(QGraphicsScene):
         *,
         selection_only: bool = False,
         ids: set[str] | None = None,
+        labels: bool | None = None,
     ) -> None:
         """Draw the design (as shown, groups collapsed or not) into any painter.
 
         Works without a view: the level of detail follows the painter's scale,
         and a whole design too big to show device by device is drawn as its
-        quotient (group blocks and trunks), as on screen.
+        quotient (group blocks and trunks), as on screen. The output does not
+        depend on the device's dpi (labels are sized in scene units, screen-
+        sized text keeps its physical size). ``labels`` True always draws
+        device labels (print), False never, None by the zoom rule.
         """
         from designer.qt.canvas.render import render_design
 
-        render_design(self, painter, target, selection_only=selection_only, ids=ids)
+        render_design(
+            self,
+            painter,
+            target,
+            selection_only=selection_only,
+            ids=ids,
+            labels=labels,
+        )

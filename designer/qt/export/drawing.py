@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPdfWriter, QPen
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
@@ -104,7 +104,11 @@ def render_design(
         if selection_only and ids is None and hasattr(scene, "selected_ids"):
             ids = set(scene.selected_ids())
         fitted = fit_rect(target, drawing_aspect(design, scene, ids))
-        scene.render_to(painter, fitted, selection_only=selection_only, ids=ids)
+        # print: device labels whatever their size (the PDF is zoomed, not re-drawn)
+        labels = True if isinstance(painter.device(), QPdfWriter) else None
+        scene.render_to(
+            painter, fitted, selection_only=selection_only, ids=ids, labels=labels
+        )
         return
     draw_overview(painter, target, design, catalog, ids=ids)
 
