@@ -1,6 +1,7 @@
 """Turn a :class:`~designer.generate.plan.Plan` into a laid-out :class:`Design`.
 
-Links are written straight into the column lists of a :class:`LinkTable` (no
+Positions come from :mod:`designer.generate.layout` (SUs wrapped into a grid
+of pods). Links are written straight into the column lists of a :class:`LinkTable` (no
 pydantic object per link) so that a 100,000-GPU design builds in well under a
 second; a sample of rows is validated as :class:`Link` to catch mistakes.
 """
@@ -22,41 +23,8 @@ from designer.core.model import (
     Settings,
     Tier,
 )
+from designer.generate.layout import GridLayout, Shape, grid_layout
 from designer.generate.plan import GeneratorError, Plan
-
-NODE_DX = 80.0
-"""Horizontal distance between compute nodes."""
-SU_GAP = 160.0
-"""Extra horizontal gap between scalable units."""
-TIER_Y: dict[str, float] = {
-    "core": 0.0,
-    "spine": 300.0,
-    "leaf": 600.0,
-    "compute": 900.0,
-}
-"""Vertical position per tier; compute sits lowest (largest y, as in Qt)."""
-
-
-def tier_rows(width: float) -> dict[str, float]:
-    """Row y per tier; wide designs get taller gaps so links stay readable."""
-    gap = min(max(TIER_Y["spine"], width / 8), 2400.0)
-    return {"core": 0.0, "spine": gap, "leaf": 2 * gap, "compute": 3 * gap}
-
-
-def rows_of(design: Design) -> dict[str, float]:
-    """The tier rows a generated ``design`` uses (for parts added afterwards)."""
-    compute = max((d.y for d in design.devices), default=TIER_Y["compute"])
-    leaf = next((d.y for d in design.devices if d.tier is Tier.LEAF), None)
-    if leaf is None or leaf >= compute:
-        return dict(TIER_Y)
-    gap = compute - leaf
-    return {
-        "core": leaf - 2 * gap,
-        "spine": leaf - gap,
-        "leaf": leaf,
-        "compute": compute,
-    }
-
 
 SWITCH_PORT = "ports"
 NODE_PORT = "compute"
@@ -158,16 +126,14 @@ def build_design(
     extras: tuple[Extra, ...] = (),
     switch_ports: int | None = None,
     compute_ports: int | None = None,
+    side: float = 0.0,
 ) -> Design:
     """Lay out and wire ``plan`` (one group per SU, pods as parents with a core)."""
     t = plan.template
     n_su = plan.sus
     su_w = _w(n_su, 2)
-    span = plan.su_size * NODE_DX
-    x0 = [i * (span + SU_GAP) for i in range(n_su)]
-    width = max(n_su * (span + SU_GAP) - SU_GAP, NODE_DX)
     three = plan.tiers == 3
-    rows = tier_rows(width)
+    lay = layout_for(plan, side)
     pod_w = _w(plan.pods, 2)
     groups: list[Group] = []
     if three:
@@ -188,14 +154,16 @@ def build_design(
     sw_ports = {SWITCH_PORT: switch_ports} if switch_ports is not None else None
     node_ports = {NODE_PORT: compute_ports} if compute_ports is not None else None
 
-    def switch(did: str, label: str, tier: Tier, x: float, group: str | None) -> None:
+    def switch(
+        did: str, label: str, tier: Tier, xy: tuple[float, float], group: str | None
+    ) -> None:
         devices.append(
             Device(
                 id=did,
                 catalog_id=switch_id,
                 label=label,
-                x=x,
-                y=rows[tier.value],
+                x=xy[0],
+                y=xy[1],
                 group=group,
                 tier=tier,
                 ports=sw_ports,
@@ -215,7 +183,7 @@ def build_design(
     leaves_by_su: list[list[tuple[str, int]]] = []  # (leaf id, plane)
     single_leaf = "leaf-01"
     if plan.tiers == 1:
-        switch(single_leaf, "Leaf switch", Tier.LEAF, width / 2, None)
+        switch(single_leaf, "Leaf switch", Tier.LEAF, lay.top_band(1)[0], None)
     number = 0
     for i in range(n_su):
         su_tag = f"{i + 1:0{su_w}d}"
@@ -229,24 +197,25 @@ def build_design(
             present = [
                 (q, j) for q in range(plan.planes) for j in range(t.leaves) if j in used
             ]
-            step = span / max(len(present), 1)
+            at = lay.leaves(i, len(present))
             su_leaves: list[tuple[str, int]] = []
             for k, (q, j) in enumerate(present):
                 lid, label = _leaf_name(plan, su_tag, q, j)
-                switch(lid, label, Tier.LEAF, x0[i] + (k + 0.5) * step, gid)
+                switch(lid, label, Tier.LEAF, at[k], gid)
                 leaf_ids[q * t.leaves + j] = lid
                 su_leaves.append((lid, q))
             leaves_by_su.append(su_leaves)
         for slot in range(n):
             number += 1
             nid = f"{prefix}-{number:0{nw}d}"
+            x, y = lay.node(i, slot)
             devices.append(
                 Device(
                     id=nid,
                     catalog_id=compute_id,
                     label=f"{compute_model} #{number}",
-                    x=x0[i] + (slot + 0.5) * NODE_DX,
-                    y=rows["compute"],
+                    x=x,
+                    y=y,
                     group=gid,
                     ports=node_ports,
                 )
@@ -281,23 +250,43 @@ def build_design(
                         )
         for e in su_extras:
             lid = single_leaf if plan.tiers == 1 else leaf_ids[e.leaf]
+            x, y = lay.node(i, e.slot)
             devices.append(
                 Device(
                     id=e.id,
                     catalog_id=e.catalog_id,
                     label=e.label,
-                    x=x0[i] + (e.slot + 0.5) * NODE_DX,
-                    y=rows["compute"] + e.dy,
+                    x=x,
+                    y=y + e.dy,
                     group=gid,
                 )
             )
             cols.add(f"{e.id}/{lid}", e.id, e.port, lid, 1, e.speed_gbps, e.rail)
     _check_leaf_budget(plan, cols)
     if plan.tiers == 2:
-        _two_tier(plan, leaves_by_su, width, switch, cols, speed_gbps)
+        _two_tier(plan, leaves_by_su, lay, switch, cols, speed_gbps)
     elif three:
-        _three_tier(plan, leaves_by_su, x0, span, width, switch, cols, speed_gbps)
+        _three_tier(plan, leaves_by_su, lay, switch, cols, speed_gbps)
     return Design(settings=settings, groups=groups, devices=devices, links=cols.table())
+
+
+def layout_for(plan: Plan, side: float = 0.0) -> GridLayout:
+    """The grid of SU blocks, pods and the top band for ``plan`` (``side``: width
+    of the blocks that will be placed beside it)."""
+    leaves = plan.template.leaves * plan.planes if plan.tiers > 1 else 0
+    shape = Shape(slots=plan.su_size, leaves=leaves)
+    if plan.tiers == 3:
+        return grid_layout(
+            shape,
+            plan.sus,
+            plan.sus_per_pod,
+            plan.pods,
+            plan.spines_per_pod * plan.planes,
+            plan.cores * plan.planes,
+            side,
+        )
+    top = plan.spines * plan.planes if plan.tiers == 2 else 1
+    return grid_layout(shape, plan.sus, plan.sus, 1, 0, top, side)
 
 
 def _check_leaf_budget(plan: Plan, cols: _Columns) -> None:
@@ -314,33 +303,27 @@ def _check_leaf_budget(plan: Plan, cols: _Columns) -> None:
         )
 
 
-SwitchAdder = Callable[[str, str, Tier, float, str | None], None]
+SwitchAdder = Callable[[str, str, Tier, tuple[float, float], str | None], None]
 LeafList = list[list[tuple[str, int]]]
 
 
 def _two_tier(
     plan: Plan,
     leaves_by_su: LeafList,
-    width: float,
+    lay: GridLayout,
     switch: SwitchAdder,
     cols: _Columns,
     speed: int,
 ) -> None:
     sw = _w(plan.spines, 2)
+    at = lay.top_band(plan.spines * plan.planes)
     for q in range(plan.planes):
         tag = plane_tag(q, plan.planes)
         spines = [f"spine-{tag}{j + 1:0{sw}d}" for j in range(plan.spines)]
-        total = plan.spines * plan.planes
         for j, sid in enumerate(spines):
             k = q * plan.spines + j
             plane = f" plane {tag[:-1]}" if tag else ""
-            switch(
-                sid,
-                f"Spine {j + 1}{plane}",
-                Tier.SPINE,
-                (k + 0.5) * width / total,
-                None,
-            )
+            switch(sid, f"Spine {j + 1}{plane}", Tier.SPINE, at[k], None)
         for su_leaves in leaves_by_su:
             for lid, lq in su_leaves:
                 if lq != q:
@@ -360,9 +343,7 @@ def _two_tier(
 def _three_tier(
     plan: Plan,
     leaves_by_su: LeafList,
-    x0: list[float],
-    span: float,
-    width: float,
+    lay: GridLayout,
     switch: SwitchAdder,
     cols: _Columns,
     speed: int,
@@ -370,24 +351,18 @@ def _three_tier(
     pw, sw = _w(plan.pods, 2), _w(plan.spines_per_pod, 2)
     cw = _w(plan.cores * plan.planes, 3)
     c_per = plan.cores_per_group
-    total_cores = plan.cores * plan.planes
+    core_at = lay.top_band(plan.cores * plan.planes)
+    per_pod = plan.spines_per_pod * plan.planes
+    spine_at = [lay.pod_band(p, per_pod) for p in range(plan.pods)]
     for q in range(plan.planes):
         tag = plane_tag(q, plan.planes)
         plane = f" plane {tag[:-1]}" if tag else ""
         cores = [f"core-{tag}{k + 1:0{cw}d}" for k in range(plan.cores)]
         for k, cid in enumerate(cores):
             pos = q * plan.cores + k
-            switch(
-                cid,
-                f"Core {k + 1}{plane}",
-                Tier.CORE,
-                (pos + 0.5) * width / total_cores,
-                None,
-            )
+            switch(cid, f"Core {k + 1}{plane}", Tier.CORE, core_at[pos], None)
         for p in range(plan.pods):
             sus = [i for i in range(plan.sus) if plan.pod_of(i) == p]
-            left, right = x0[sus[0]], x0[sus[-1]] + span
-            per_pod = plan.spines_per_pod * plan.planes
             gid = f"pod{p + 1:0{pw}d}"
             spines = [
                 f"spine-{tag}p{p + 1:0{pw}d}-{j + 1:0{sw}d}"
@@ -399,7 +374,7 @@ def _three_tier(
                     sid,
                     f"Spine pod {p + 1} #{j + 1}{plane}",
                     Tier.SPINE,
-                    left + (pos + 0.5) * (right - left) / per_pod,
+                    spine_at[p][pos],
                     gid,
                 )
             for i in sus:

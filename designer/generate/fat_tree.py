@@ -90,6 +90,7 @@ def fabric_design(
     radix: int | None = None,
     speed_gbps: int | None = None,
     compute_ports: int | None = None,
+    side: float = 0.0,
 ) -> tuple[Design, Plan]:
     """Plan and build a fat tree of ``compute`` nodes on ``switch`` switches."""
     nic = port_group(compute, "compute")
@@ -144,6 +145,7 @@ def fabric_design(
         extras=extras,
         switch_ports=radix,
         compute_ports=compute_ports,
+        side=side,
     )
     return design, plan
 

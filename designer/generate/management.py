@@ -30,7 +30,7 @@ from designer.core.model import (
     GroupKind,
     LinkTable,
 )
-from designer.generate.fabric import NODE_DX, rows_of
+from designer.generate.layout import SIDE_GROUPS, side_rows, side_slot
 from designer.generate.parts import CatalogLike, common_speed, entry, port_group
 from designer.generate.plan import GeneratorError, smallest_divisor_at_least
 
@@ -70,9 +70,8 @@ class _Out:
 def add_head_nodes(design: Design, catalog: CatalogLike) -> Design:
     """``design`` plus 5 head nodes (2 BCM head + 3 service) in a Management group."""
     head = entry(catalog, "head-node", Category.MANAGEMENT, "head node")
-    width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
-    rows = rows_of(design)
     devices = list(design.devices)
+    (at,) = side_rows([HEAD_NODES], *side_slot(devices, SIDE_GROUPS))
     for i in range(HEAD_NODES):
         role = "BCM head node" if i < 2 else "service node"
         devices.append(
@@ -80,8 +79,8 @@ def add_head_nodes(design: Design, catalog: CatalogLike) -> Design:
                 id=f"head-{i + 1:02d}",
                 catalog_id=head.slug,
                 label=f"{role.capitalize()} {i + 1}",
-                x=width + i * NODE_DX,
-                y=rows["compute"],
+                x=at[i][0],
+                y=at[i][1],
                 group=GROUP_ID,
             )
         )
@@ -98,18 +97,12 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     """``design`` plus an in-band and an out-of-band network for all its devices."""
     leaf_sw = entry(catalog, INBAND_LEAF, Category.SWITCH, "in-band switch")
     oob_sw = entry(catalog, OOB_SWITCH, Category.SWITCH, "out-of-band switch")
-    width = max((d.x for d in design.devices), default=0.0) + 4 * NODE_DX
-    rows = rows_of(design)
-    # head nodes (added earlier, before storage) move beside their networks so
-    # the Management group does not straddle the Storage group
-    devices, heads = [], 0
-    for d in design.devices:
-        if d.group == GROUP_ID:
-            d = d.model_copy(update={"x": width + heads * NODE_DX})
-            heads += 1
-        devices.append(d)
-    width += heads * NODE_DX
-    out = _Out(devices, {n: list(getattr(design.links, n)) for n in LINK_COLUMNS})
+    # head nodes (added earlier, before storage) move into this block so the
+    # Management group does not straddle the Storage group
+    corner = side_slot((d for d in design.devices if d.group != GROUP_ID), SIDE_GROUPS)
+    out = _Out(
+        list(design.devices), {n: list(getattr(design.links, n)) for n in LINK_COLUMNS}
+    )
     # in-band hosts: (device id, port group, ports, speed)
     hosts: list[tuple[str, str, int, int]] = []
     leaf_port = port_group(leaf_sw, "ports")
@@ -121,17 +114,8 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     per_pair = leaf_port.count - LEAF_UP
     pairs = max(1, ceil(len(hosts) / per_pair))
     leaves = [f"inband-leaf-{k + 1:02d}" for k in range(2 * pairs)]
-    x = width
     for k, lid in enumerate(leaves):
-        out.devices.append(
-            _switch(
-                lid,
-                leaf_sw.slug,
-                f"In-band leaf {k + 1}",
-                x + k * NODE_DX,
-                rows["leaf"],
-            )
-        )
+        out.devices.append(_switch(lid, leaf_sw.slug, f"In-band leaf {k + 1}"))
     for n, (did, port, count, speed) in enumerate(hosts):
         pair = n // per_pair
         for j in range(count):
@@ -151,15 +135,7 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     spine_sw, spines = _spines(catalog, len(leaves), base, per_oob)
     spine_ids = [f"inband-spine-{k + 1:02d}" for k in range(spines)]
     for k, sid in enumerate(spine_ids):
-        out.devices.append(
-            _switch(
-                sid,
-                spine_sw,
-                f"In-band spine {k + 1}",
-                x + k * 2 * NODE_DX,
-                rows["spine"],
-            )
-        )
+        out.devices.append(_switch(sid, spine_sw, f"In-band spine {k + 1}"))
     spine_port = port_group(catalog[spine_sw], "ports")
     up_speed = common_speed(leaf_port, leaf_sw.slug, spine_port, spine_sw)
     for lid in leaves:
@@ -175,8 +151,8 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
                 Fabric.INBAND,
             )
     ends = base + _oob_ends(out.devices[-spines:], catalog)
-    oob_y = rows["leaf"] + 0.4 * (rows["compute"] - rows["leaf"])
-    _oob(out, catalog, oob_sw.slug, ends, spine_ids, spine_sw, x, oob_y)
+    oob_ids = _oob(out, catalog, oob_sw.slug, ends, spine_ids, spine_sw)
+    _place(out, corner, [spine_ids, leaves, oob_ids])
     groups = list(design.groups)
     if GROUP_ID not in {g.id for g in groups}:
         groups.append(Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM))
@@ -186,8 +162,23 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     )
 
 
-def _switch(did: str, slug: str, label: str, x: float, y: float) -> Device:
-    return Device(id=did, catalog_id=slug, label=label, x=x, y=y, group=GROUP_ID)
+def _switch(did: str, slug: str, label: str) -> Device:
+    """A management switch; :func:`_place` positions it."""
+    return Device(id=did, catalog_id=slug, label=label, x=0.0, y=0.0, group=GROUP_ID)
+
+
+def _place(out: _Out, corner: tuple[float, float], rows: list[list[str]]) -> None:
+    """Spines, leaves, OOB switches, then the head nodes in rows beside the fabric."""
+    listed = {did for row in rows for did in row}
+    heads = [d.id for d in out.devices if d.group == GROUP_ID and d.id not in listed]
+    rows = [*rows, heads]
+    spots = side_rows([len(r) for r in rows], *corner)
+    where = {did: xy for row, at in zip(rows, spots, strict=True)
+             for did, xy in zip(row, at, strict=True)}  # fmt: skip
+    for k, d in enumerate(out.devices):
+        if d.id in where:
+            x, y = where[d.id]
+            out.devices[k] = d.model_copy(update={"x": x, "y": y})
 
 
 def _oob_ends(
@@ -242,9 +233,7 @@ def _oob(
     ends: list[tuple[str, str, int]],
     spine_ids: list[str],
     spine_slug: str,
-    x: float,
-    oob_y: float,
-) -> None:
+) -> list[str]:
     sw = catalog[slug]
     per = port_group(sw, "ports").count
     uplinks = port_group(sw, "uplinks")
@@ -253,9 +242,7 @@ def _oob(
     where = _pack([c for _, _, c in ends], per)
     ids = [f"oob-{k + 1:03d}" for k in range(where[-1] + 1)]
     for k, oid in enumerate(ids):
-        out.devices.append(
-            _switch(oid, slug, f"OOB switch {k + 1}", x + k * NODE_DX, oob_y)
-        )
+        out.devices.append(_switch(oid, slug, f"OOB switch {k + 1}"))
     kind = {d.id: d.catalog_id for d in out.devices}
     oob_port = port_group(sw, "ports")
     for (did, port, count), k in zip(ends, where, strict=True):
@@ -287,3 +274,4 @@ def _oob(
                 up_speed,
                 Fabric.OOB,
             )
+    return ids

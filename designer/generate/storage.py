@@ -33,7 +33,7 @@ from designer.core.model import (
     GroupKind,
     LinkTable,
 )
-from designer.generate.fabric import NODE_DX, rows_of
+from designer.generate.layout import SIDE_GROUPS, side_rows, side_slot
 from designer.generate.parts import CatalogLike, common_speed, entry, port_group
 from designer.generate.plan import GeneratorError, smallest_divisor_at_least
 
@@ -135,8 +135,8 @@ def add_storage(
         n: list(getattr(design.links, n)) for n in LINK_COLUMNS
     }
     devices = list(design.devices)
-    x = max((d.x for d in devices), default=0.0) + 4 * NODE_DX
-    rows = rows_of(design)
+    x, top = side_slot(devices, SIDE_GROUPS)
+    spine_at, leaf_at, app_at = side_rows([p.spines, p.leaves, p.appliances], x, top)
 
     def link(lid: str, a: str, ap: str, b: str, cables: int, speed: int) -> None:
         for name, value in zip(
@@ -146,14 +146,14 @@ def add_storage(
         ):
             cols[name].append(value)
 
-    def dev(did: str, slug: str, label: str, i: int, y: float) -> None:
+    def dev(did: str, slug: str, label: str, xy: tuple[float, float]) -> None:
         devices.append(
             Device(
                 id=did,
                 catalog_id=slug,
                 label=label,
-                x=x + i * NODE_DX,
-                y=y,
+                x=xy[0],
+                y=xy[1],
                 group=GROUP_ID,
             )
         )
@@ -162,11 +162,11 @@ def add_storage(
     spines = [f"storage-spine-{i + 1:02d}" for i in range(p.spines)]
     apps = [f"{APPLIANCE.split('-')[0]}-{i + 1:02d}" for i in range(p.appliances)]
     for i, lid in enumerate(leaves):
-        dev(lid, leaf_model, f"Storage leaf {i + 1}", i, rows["leaf"])
+        dev(lid, leaf_model, f"Storage leaf {i + 1}", leaf_at[i])
     for i, sid in enumerate(spines):
-        dev(sid, p.spine_model, f"Storage spine {i + 1}", 2 * i, rows["spine"])
+        dev(sid, p.spine_model, f"Storage spine {i + 1}", spine_at[i])
     for i, aid in enumerate(apps):
-        dev(aid, APPLIANCE, f"{app.model} {i + 1}", 2 * i, rows["compute"])
+        dev(aid, APPLIANCE, f"{app.model} {i + 1}", app_at[i])
     lport = port_group(catalog[leaf_model], "ports")
     per_leaf = ceil(_hosts(design, catalog, Category.COMPUTE)[0][1].count / 2)
     per_pair = p.leaf_down // per_leaf

@@ -15,6 +15,7 @@ from designer.catalog import Category
 from designer.core.model import Design
 from designer.generate.fabric import Extra
 from designer.generate.fat_tree import fabric_design
+from designer.generate.layout import SIDE_WIDTH
 from designer.generate.management import add_head_nodes, add_management
 from designer.generate.parts import (
     CatalogLike,
@@ -111,6 +112,7 @@ def superpod(system: str, sus: int, *, catalog: CatalogLike | None = None) -> De
         scheduler="slurm",
         monitoring=monitoring,
         notes=tuple(notes),
+        side=SIDE_WIDTH,  # storage and management go beside the fabric
     )
     return _with_support(design, cat, rack_scale)
 

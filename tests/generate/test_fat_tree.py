@@ -18,6 +18,7 @@ from tests.generate.fabric_checks import (
     compute_cables,
     device_counts,
 )
+from tests.generate.layout_checks import tier_order_problems
 
 
 def test_rail_optimized_2_to_1_leaves() -> None:
@@ -137,8 +138,10 @@ def test_layout_puts_compute_lowest_and_groups_pods() -> None:
     y: dict[str, set[float]] = {}
     for x in d.devices:
         y.setdefault(x.tier.value if x.tier else "node", set()).add(x.y)
-    assert max(y["core"]) < min(y["spine"]) < max(y["spine"]) + 1 < min(y["leaf"])
-    assert max(y["leaf"]) < min(y["node"])
+    # pods wrap into rows (generate.layout): tiers are ordered within each
+    # SU and pod, and the cores sit above everything
+    assert max(y["core"]) < min(y["spine"])
+    assert tier_order_problems(d) == []
     groups = d.group_map()
     for x in d.devices:
         if x.tier is not None and x.tier.value == "spine":

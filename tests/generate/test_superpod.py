@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from designer.catalog import Catalog, Role, default_catalog
-from designer.core.model import Design, GroupKind
+from designer.core.model import Design, GroupKind, Tier
 from designer.generate import GeneratorError, superpod
 from tests.generate.fabric_checks import (
     check_invariants,
@@ -16,6 +16,7 @@ from tests.generate.fabric_checks import (
     compute_cables,
     device_counts,
 )
+from tests.generate.layout_checks import box_of, overlap, tier_order_problems
 
 # RA-H100 Table 4 (hardware.md §1.1): SU, nodes, GPUs, leaf, spine,
 # cables Compute+UFM, cables Spine-Leaf.
@@ -146,10 +147,17 @@ def test_gb200_derivation_invariants(sus: int) -> None:
 
 def test_superpod_layout_and_settings() -> None:
     d = superpod("dgx-b200", 16)
-    ys = {x.tier.value: x.y for x in d.devices if x.tier is not None}
+    # tiers of SU 1 and pod 1 (pods wrap into rows, so compare within one)
+    ys = {
+        x.tier.value: x.y
+        for x in d.devices
+        if x.tier is not None and x.group in (None, "su01", "pod01")
+    }
     ys["node"] = next(x.y for x in d.devices if x.catalog_id == "dgx-b200")
     assert ys["node"] > ys["leaf"] > ys["spine"] > ys["core"]
-    assert max(x.y for x in d.devices) == ys["node"]  # compute lowest on screen
+    assert max(x.y for x in d.devices) == max(  # compute lowest on screen
+        x.y for x in d.devices if x.catalog_id == "dgx-b200"
+    )
     assert "SuperPOD" in d.settings.name and "16 SU" in d.settings.name
     assert d.settings.purpose.value == "training"
     assert d.settings.scheduler
@@ -159,14 +167,18 @@ def test_superpod_layout_and_settings() -> None:
     ]
     ids = {x.id for x in d.devices}
     assert {"leaf-su01-r0", "leaf-su16-r7", "spine-p01-01", "core-064"} <= ids
-    # node x positions stay inside their SU's span, SUs left to right
-    su_x: dict[str, list[float]] = {}
+    # SUs wrap into rows of pods (generate.layout): the boxes of the SUs'
+    # nodes and leaves never overlap, and SUs of a row run left to right
+    su_pts: dict[str, list[tuple[float, float]]] = {}
     for x in d.devices:
-        if x.catalog_id == "dgx-b200":
+        if x.catalog_id == "dgx-b200" or x.tier is Tier.LEAF:
             assert x.group is not None
-            su_x.setdefault(x.group, []).append(x.x)
-    spans = [(min(v), max(v)) for _, v in sorted(su_x.items())]
-    assert all(a[1] < b[0] for a, b in itertools.pairwise(spans))
+            su_pts.setdefault(x.group, []).append((x.x, x.y))
+    boxes = [box_of(v) for _, v in sorted(su_pts.items())]
+    assert not any(overlap(a, b) for a, b in itertools.combinations(boxes, 2))
+    for a, b in itertools.pairwise(boxes):
+        assert a[2] < b[0] or a[3] < b[1]  # next to the right, or a row lower
+    assert tier_order_problems(d) == []
 
 
 @pytest.mark.parametrize("sus", [1, 3])
