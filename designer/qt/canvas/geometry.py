@@ -89,6 +89,7 @@ class Geometry:
         self.groups: list[str | None] = []
         self.version = 0
         self._remap: np.ndarray | None = None
+        self._boxes: np.ndarray | None = None  # per link: x0, x1, y0, y1
 
     # --- building -----------------------------------------------------------
 
@@ -110,6 +111,7 @@ class Geometry:
         self.xy = xy
         self._remap = None
         self.version += 1
+        self._boxes = None
 
     def rebuild_links(self, design: Design) -> None:
         """Re-read link endpoints, fabrics and capacities."""
@@ -123,6 +125,7 @@ class Geometry:
         self.speed = np.asarray(t.speed_gbps, np.int64)
         self.link_ids = list(t.id)
         self.version += 1
+        self._boxes = None
 
     def _link_rows(
         self, design: Design, positions: np.ndarray
@@ -168,6 +171,7 @@ class Geometry:
             return
         old_ids = self.link_ids
         new_ids = design.links.id
+        old_boxes = self._boxes
         gone = _EMPTY
         if links_removed:
             found = None
@@ -188,6 +192,12 @@ class Geometry:
                 return
         elif moved:
             self.update_positions(design, tuple(moved))
+            old_boxes = self._boxes
+        boxes = (
+            old_boxes[keep]
+            if old_boxes is not None and old_boxes.shape[0] == keep.size
+            else None
+        )
         added = _EMPTY
         if links_added:
             found = None
@@ -212,13 +222,19 @@ class Geometry:
                 col[fresh] = new_col
                 merged.append(col)
             la, lb, fabric, cables, speed = merged
+            if boxes is not None:
+                spliced = np.zeros((n, 4))
+                spliced[~fresh] = boxes
+                boxes = spliced
+        at_changed = _EMPTY
         if links_changed:
             if len(links_changed) <= 8:
                 found = _positions_of(new_ids, links_changed).tolist()
             else:
                 index = design.links.index()
                 found = [index[i] for i in links_changed if i in index]
-            at = np.asarray(sorted(found), np.int64)
+            at_changed = np.asarray(sorted(found), np.int64)
+            at = at_changed
             la[at], lb[at], fabric[at], cables[at], speed[at] = self._link_rows(
                 design, at
             )
@@ -231,6 +247,15 @@ class Geometry:
         )
         self.link_ids = list(new_ids)
         self.version += 1
+        self._boxes = boxes
+        if boxes is not None:
+            for at in (added, at_changed):
+                if at.size:
+                    boxes[at] = self._boxes_of(at)
+            if devices and moved:
+                self.rows_moved(
+                    np.asarray([self.row_of[i] for i in moved if i in self.row_of])
+                )
 
     def _remap_devices(self, design: Design) -> np.ndarray:
         """Re-read devices; return old row -> new row (-1 for removed devices)."""
@@ -261,6 +286,7 @@ class Geometry:
             return
         self.la, self.lb = la, lb
         self.version += 1
+        self._boxes = None
 
     def update_positions(self, design: Design, ids: tuple[str, ...]) -> None:
         """Refresh the positions of some devices."""
@@ -272,6 +298,27 @@ class Geometry:
             d = devs[did] if devs is not None else design.devices[r]
             self.xy[r] = (d.x, d.y)
         self.version += 1
+        self.rows_moved(np.asarray([self.row_of[i] for i in ids if i in self.row_of]))
+
+    def rows_moved(self, rows: np.ndarray) -> None:
+        """Devices at ``rows`` changed position in ``xy``: refresh their links."""
+        if self._boxes is None or rows.size == 0:
+            return
+        if rows.size > 256:
+            self._boxes = None
+            return
+        touching = np.nonzero(np.isin(self.la, rows) | np.isin(self.lb, rows))[0]
+        self._boxes[touching] = self._boxes_of(touching)
+
+    def _boxes_of(self, links: np.ndarray | slice) -> np.ndarray:
+        pa = self.xy[self.la[links]]
+        pb = self.xy[self.lb[links]]
+        out = np.empty((pa.shape[0], 4))
+        np.minimum(pa[:, 0], pb[:, 0], out=out[:, 0])
+        np.maximum(pa[:, 0], pb[:, 0], out=out[:, 1])
+        np.minimum(pa[:, 1], pb[:, 1], out=out[:, 2])
+        np.maximum(pa[:, 1], pb[:, 1], out=out[:, 3])
+        return out
 
     # --- queries ------------------------------------------------------------
 
@@ -320,14 +367,12 @@ class Geometry:
     ) -> np.ndarray:
         """Indices of masked links whose bounding box meets the rectangle."""
         x0, y0, x1, y1 = rect
-        pa = self.xy[self.la]
-        pb = self.xy[self.lb]
+        if self._boxes is None or self._boxes.shape[0] != self.la.size:
+            # cached between paints; a move refreshes only its devices' links
+            self._boxes = self._boxes_of(slice(None))
+        b = self._boxes
         hit = (
-            mask
-            & (np.minimum(pa[:, 0], pb[:, 0]) <= x1)
-            & (np.maximum(pa[:, 0], pb[:, 0]) >= x0)
-            & (np.minimum(pa[:, 1], pb[:, 1]) <= y1)
-            & (np.maximum(pa[:, 1], pb[:, 1]) >= y0)
+            mask & (b[:, 0] <= x1) & (b[:, 1] >= x0) & (b[:, 2] <= y1) & (b[:, 3] >= y0)
         )
         return np.nonzero(hit)[0]
 
@@ -507,18 +552,31 @@ def _add_trunks(q: Quotient, geom: Geometry) -> None:
     idx = np.nonzero(bundled)[0]
     if idx.size:
         width = int(nb + len(geom.ids) + 1)
-        code = lo[idx] * width + hi[idx]
-        uniq, inv = np.unique(code, return_inverse=True)
+        lo_i, hi_i = lo[idx], hi[idx]
+        # number the node codes in use densely, then count pairs (no sort)
+        used = np.zeros(width, bool)
+        used[lo_i] = True
+        used[hi_i] = True
+        nodes = np.nonzero(used)[0]
+        dense = np.cumsum(used) - 1
+        cw = int(nodes.size)
+        if cw * cw <= 4_000_000:
+            code = dense[lo_i] * cw + dense[hi_i]
+            present = np.bincount(code, minlength=cw * cw) > 0
+            pairs = np.nonzero(present)[0]
+            inv = (np.cumsum(present) - 1)[code]
+        else:
+            pairs, inv = np.unique(dense[lo_i] * cw + dense[hi_i], return_inverse=True)
+        uniq_a, uniq_b = nodes[pairs // cw], nodes[pairs % cw]
         link_trunk[idx] = inv
         cables = np.bincount(inv, weights=geom.cables[idx]).astype(np.int64)
         cap = np.bincount(inv, weights=geom.cables[idx] * geom.speed[idx])
         count = np.bincount(inv)
-        smin = np.full(uniq.size, np.iinfo(np.int64).max)
-        smax = np.zeros(uniq.size, np.int64)
+        smin = np.full(pairs.size, np.iinfo(np.int64).max)
+        smax = np.zeros(pairs.size, np.int64)
         np.minimum.at(smin, inv, geom.speed[idx])
         np.maximum.at(smax, inv, geom.speed[idx])
-        for t, c in enumerate(uniq.tolist()):
-            a, b = divmod(c, width)
+        for t, (a, b) in enumerate(zip(uniq_a.tolist(), uniq_b.tolist(), strict=True)):
             pa, pb = _place(q, geom, a, b)
             q.trunks.append(
                 Trunk(

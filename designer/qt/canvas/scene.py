@@ -765,6 +765,7 @@ class DesignScene(QGraphicsScene):
         """Show the dragged devices moved by (dx, dy) (no model change yet)."""
         g = self._geom
         g.xy[self._drag_rows] = self._drag_origin + np.array([dx, dy])
+        g.rows_moved(self._drag_rows)
         for r in self._drag_rows.tolist():
             item = self._items[g.ids[r]]
             item.setPos(g.xy[r, 0], g.xy[r, 1])
@@ -791,6 +792,7 @@ class DesignScene(QGraphicsScene):
         g = self._geom
         if self._drag_rows.size:
             g.xy[self._drag_rows] = self._drag_origin
+            g.rows_moved(self._drag_rows)
             for r in self._drag_rows.tolist():
                 self._items[g.ids[r]].setPos(g.xy[r, 0], g.xy[r, 1])
             for item in self._block_items:

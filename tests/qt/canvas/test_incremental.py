@@ -21,7 +21,7 @@ from designer.core.commands import (
 )
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas import geometry as geometry_module
-from designer.qt.canvas.geometry import Geometry
+from designer.qt.canvas.geometry import Geometry, quotient
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
@@ -38,6 +38,11 @@ def _assert_matches_model(view) -> None:
     np.testing.assert_array_equal(g.xy, fresh.xy)
     for name in ("la", "lb", "fabric", "cables", "speed"):
         np.testing.assert_array_equal(getattr(g, name), getattr(fresh, name), name)
+    every = np.ones(len(fresh.link_ids), bool)
+    for rect in ((-500.0, -500.0, 500.0, 500.0), (0.0, 0.0, 3000.0, 3000.0)):
+        np.testing.assert_array_equal(
+            g.segments_in_rect(every, rect), fresh.segments_in_rect(every, rect)
+        )
     blocked = scene.current_quotient().rep >= 0
     for r, d in enumerate(design.devices):
         item = scene.item_for(d.id)
@@ -45,6 +50,16 @@ def _assert_matches_model(view) -> None:
         assert (item.pos().x(), item.pos().y()) == (d.x, d.y)
         assert item.isVisible() == (not blocked[r] and not scene.overview), d.id
     assert len(scene.link_mask()) == len(design.links)
+    q = scene.current_quotient()
+    oracle = quotient(design, fresh, scene.catalog, scene.overview)
+    np.testing.assert_array_equal(q.rep, oracle.rep)
+    assert [(b.key, b.rect) for b in q.blocks] == [
+        (b.key, b.rect) for b in oracle.blocks
+    ]
+    assert [(t.ends, t.links, t.cables, t.p0, t.p1) for t in q.trunks] == [
+        (t.ends, t.links, t.cables, t.p0, t.p1) for t in oracle.trunks
+    ]
+    np.testing.assert_array_equal(q.link_trunk, oracle.link_trunk)
 
 
 def _link(i: int, a: str, b: str, cables: int = 1) -> Link:
@@ -110,6 +125,14 @@ def test_random_edits_and_undo_match_a_full_rebuild(make_view, batched) -> None:
             _assert_matches_model(view)
     app.processEvents()
     _assert_matches_model(view)
+    view.design_scene.set_overview(True)
+    for k in range(40, 50):
+        try:
+            doc.execute(_random_edit(doc.design, rng, k))
+        except ValueError:
+            continue
+        _assert_matches_model(view)
+    view.design_scene.set_overview(False)
     while doc.history.can_undo:
         doc.undo()
     _assert_matches_model(view)
