@@ -19,14 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Change, Document
 from designer.qt.canvas import style as st
-from designer.qt.canvas.geometry import (
-    BLOCK_PAD,
-    Geometry,
-    Quotient,
-    moved,
-    quotient,
-    relinked,
-)
+from designer.qt.canvas.geometry import Geometry
 from designer.qt.canvas.items import (
     BlockItem,
     DeviceItem,
@@ -34,6 +27,7 @@ from designer.qt.canvas.items import (
     LabelItem,
     LinkLayerItem,
 )
+from designer.qt.canvas.quotient import BLOCK_PAD, Quotient, moved, quotient, relinked
 
 
 @dataclass(frozen=True)
@@ -723,6 +717,15 @@ class DesignScene(QGraphicsScene):
             if block.key == key:
                 return [self._geom.ids[r] for r in block.rows.tolist()]
         return []
+
+    def members_rect(self, key: str) -> QRectF:
+        """Bounds of the devices a block stands for (where they really are)."""
+        self.flush()
+        for block in self._quotient.blocks:
+            if block.key == key:
+                x0, y0, x1, y1 = self._geom.bounds(block.rows)
+                return QRectF(QPointF(x0, y0), QPointF(x1, y1))
+        return QRectF()
 
     def device_ids_in_rect(self, rect: QRectF) -> list[str]:
         """Shown devices (or members of blocks) whose centre lies in ``rect``."""

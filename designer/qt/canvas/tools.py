@@ -53,7 +53,8 @@ class CanvasTool:
             )
             if block is not None and block.group_id is not None:
                 if self.view.design_scene.overview:
-                    self.view.zoom_to_rect(block.rect)
+                    # where the members are (the overview may have moved the block)
+                    self.view.zoom_to_rect(self.view.design_scene.members_rect(hit.id))
                 else:
                     self.view.toggle_group_collapsed(block.group_id)
 

@@ -21,7 +21,8 @@ from designer.core.commands import (
 )
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas import geometry as geometry_module
-from designer.qt.canvas.geometry import Geometry, quotient
+from designer.qt.canvas.geometry import Geometry
+from designer.qt.canvas.quotient import quotient
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
