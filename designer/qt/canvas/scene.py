@@ -7,9 +7,7 @@ from the model; selection, the cut overlay and the overview flag are view state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from itertools import repeat
+from collections.abc import Mapping
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
@@ -19,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Change, Document
 from designer.qt.canvas import style as st
+from designer.qt.canvas.frames import FramesMixin
 from designer.qt.canvas.geometry import Geometry
 from designer.qt.canvas.items import (
     BlockItem,
@@ -27,18 +26,11 @@ from designer.qt.canvas.items import (
     LabelItem,
     LinkLayerItem,
 )
-from designer.qt.canvas.quotient import BLOCK_PAD, Quotient, moved, quotient, relinked
+from designer.qt.canvas.quotient import Quotient, moved, quotient, relinked
+from designer.qt.canvas.selection import SelectionMixin
 
 
-@dataclass(frozen=True)
-class Hit:
-    """What is under a scene point: kind is device, block, link or frame."""
-
-    kind: str
-    id: str
-
-
-class DesignScene(QGraphicsScene):
+class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
     """The design as a graphics scene (devices, links, groups, trunks, cut)."""
 
     selection_changed_ids = Signal(list)
@@ -319,105 +311,6 @@ class DesignScene(QGraphicsScene):
         self._update_scene_rect()
         self._apply_cut_and_selection(devices)
 
-    def _make_frames(self, reuse: dict[str, FrameItem]) -> list[FrameItem]:
-        """Frames of expanded groups around their members (numpy bounds per group).
-
-        Items in ``reuse`` (by group id) are updated and taken out of it.
-        """
-        design = self.document.design
-        if not design.groups:
-            return []
-        gids = [g.id for g in design.groups]
-        gi = {g: i for i, g in enumerate(gids)}
-        par = np.array(
-            [gi.get(g.parent, -1) if g.parent else -1 for g in design.groups]
-        )
-        ng = len(gids)
-        lo = np.full((ng, 2), np.inf)
-        hi = np.full((ng, 2), -np.inf)
-        xy = self._geom.xy
-        n = len(self._geom.groups)
-        cur = np.fromiter(map(gi.get, self._geom.groups, repeat(-1, n)), np.int64, n)
-        height = np.zeros(ng, np.int64)
-        level = 0
-        all_rows = np.arange(n)
-        pairs_g: list[np.ndarray] = []
-        pairs_r: list[np.ndarray] = []
-        while level < 50:
-            m = cur >= 0
-            if not m.any():
-                break
-            pairs_g.append(cur[m])
-            pairs_r.append(all_rows[m])
-            np.minimum.at(lo, cur[m], xy[m])
-            np.maximum.at(hi, cur[m], xy[m])
-            np.maximum.at(height, cur[m], level)
-            cur = np.where(m, par[np.maximum(cur, 0)], -1)
-            level += 1
-        # a group's depth above its deepest member group, for nested padding
-        depth = np.zeros(ng, np.int64)
-        for i in range(ng):
-            p, h = par[i], 0
-            while p >= 0 and h < 50:
-                h += 1
-                depth[p] = max(depth[p], h)
-                p = par[p]
-        collapsed = np.array([g.collapsed for g in design.groups])
-        hidden = collapsed.copy()
-        for i in range(ng):
-            p, n = par[i], 0
-            while p >= 0 and n < 50 and not hidden[i]:
-                hidden[i] = collapsed[p]
-                p, n = par[p], n + 1
-        # (group, member row) pairs sorted by group: a move re-fits only the
-        # frames around the moved devices
-        pg = np.concatenate(pairs_g) if pairs_g else np.zeros(0, np.int64)
-        pr = np.concatenate(pairs_r) if pairs_r else np.zeros(0, np.int64)
-        order = np.argsort(pg, kind="stable")
-        pg, pr = pg[order], pr[order]
-        self._frame_members = (pg, pr, np.searchsorted(pg, np.arange(ng + 1)))
-        self._frame_of = {}
-        frames = []
-        hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
-        for i, g in enumerate(design.groups):
-            if hidden[i] or not np.isfinite(lo[i, 0]):
-                continue
-            pad = BLOCK_PAD + 14.0 * depth[i]
-            rect = QRectF(
-                QPointF(lo[i, 0] - hw - pad, lo[i, 1] - hh - pad - FrameItem.HEADER),
-                QPointF(hi[i, 0] + hw + pad, hi[i, 1] + hh + pad),
-            )
-            frame = reuse.pop(g.id, None)
-            if frame is None:
-                frame = FrameItem(g.id, rect, g.label or g.id, int(depth[i]))
-            else:
-                frame.restyle(rect, g.label or g.id, int(depth[i]))
-            self._frame_of[i] = frame
-            frames.append(frame)
-        return frames
-
-    def _refit_frames(self, device_ids: set[str]) -> None:
-        """Re-fit the frames of the groups holding these (moved) devices."""
-        pg, pr, starts = self._frame_members
-        moved_rows = [
-            self._geom.row_of[d] for d in device_ids if d in self._geom.row_of
-        ]
-        if not moved_rows or not self._frame_of:
-            return
-        hit = np.unique(pg[np.isin(pr, moved_rows)])
-        for i in hit.tolist():
-            frame = self._frame_of.get(i)
-            if frame is None:
-                continue
-            x0, y0, x1, y1 = self._geom.bounds(pr[starts[i] : starts[i + 1]])
-            pad = BLOCK_PAD + 14.0 * frame.depth
-            frame.set_rect(
-                QRectF(
-                    QPointF(x0 - pad, y0 - pad - FrameItem.HEADER),
-                    QPointF(x1 + pad, y1 + pad),
-                )
-            )
-
     def _update_scene_rect(self) -> None:
         x0, y0, x1, y1 = self._geom.bounds()
         for f in self._frame_items:
@@ -581,228 +474,6 @@ class DesignScene(QGraphicsScene):
         self._isolated += hide
         self._bump()
         return keep
-
-    # --- selection and cut ---------------------------------------------------
-
-    def selected_ids(self) -> list[str]:
-        """Selected device ids (model order) then selected link ids."""
-        self.flush()
-        links = (
-            [i for i in self._geom.link_ids if i in self._sel_links]
-            if self._sel_links
-            else []
-        )
-        return self._selected_devices() + links
-
-    def _selected_devices(self) -> list[str]:
-        row_of = self._geom.row_of
-        return sorted((i for i in self._sel_devices if i in row_of), key=row_of.get)
-
-    def selected_device_ids(self) -> list[str]:
-        """Selected device ids in model order."""
-        self.flush()
-        return self._selected_devices()
-
-    def select(
-        self, ids: Iterable[str], add: bool = False, toggle: bool = False
-    ) -> None:
-        """Select devices and links by id (replacing, adding or toggling)."""
-        self.flush()
-        ids = list(ids)
-        if not add and not toggle:
-            self._sel_devices.clear()
-            self._sel_links.clear()
-        link_index = (
-            set(self._geom.link_ids)
-            if any(i not in self._geom.row_of for i in ids)
-            else set()
-        )
-        for i in ids:
-            target = (
-                self._sel_devices
-                if i in self._geom.row_of
-                else (self._sel_links if i in link_index else None)
-            )
-            if target is None:
-                continue
-            if toggle and i in target:
-                target.discard(i)
-            else:
-                target.add(i)
-        self._apply_cut_and_selection()
-        self._bump()
-        self.selection_changed_ids.emit(self.selected_ids())
-
-    def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
-        """Colour side A / side B and highlight crossing links (None clears)."""
-        self.flush()
-        self._cut = None if side_a is None else (set(side_a), set(cut_links or ()))
-        self._apply_cut_and_selection()
-        self._bump()
-
-    def _apply_cut_and_selection(self, devices: set[str] | None = None) -> None:
-        cut = self._cut
-        items = (
-            self._items.items()
-            if devices is None
-            else [(d, self._items[d]) for d in devices if d in self._items]
-        )
-        for did, item in items:
-            sel = did in self._sel_devices
-            fill = None if cut is None else (st.CUT_A if did in cut[0] else st.CUT_B)
-            if sel != item.selected or fill != item.cut_fill:
-                item.selected = sel
-                item.cut_fill = fill
-                item.update()
-        q = self._quotient
-        ids = self._geom.ids
-        for block, block_item in zip(q.blocks, self._block_items, strict=True):
-            members = [ids[r] for r in block.rows.tolist()]
-            block_item.selected = bool(members) and all(
-                m in self._sel_devices for m in members
-            )
-            if cut is None:
-                block_item.cut_fill = None
-            else:
-                share = sum(m in cut[0] for m in members) / max(1, len(members))
-                block_item.cut_fill = (
-                    st.CUT_A
-                    if share == 1
-                    else st.CUT_B
-                    if share == 0
-                    else QColor("#b9a6d6")
-                )
-            block_item.update()
-        cut_trunks: set[int] = set()
-        if cut is not None and q.link_trunk.size == len(self._geom.link_ids):
-            for k, lid in enumerate(self._geom.link_ids):
-                if lid in cut[1] and q.link_trunk[k] >= 0:
-                    cut_trunks.add(int(q.link_trunk[k]))
-        for t, (line, label) in enumerate(self._trunk_items):
-            on = t in cut_trunks
-            pen = line.pen()
-            pen.setColor(st.CUT_LINK if on else QColor(74, 90, 117, 200))
-            line.setPen(pen)
-            label.highlight = on
-            label.update()
-
-    # --- hit tests -------------------------------------------------------------
-
-    def hit(self, pos: QPointF, tol: float) -> Hit | None:
-        """The device, block, link or frame header under a scene point."""
-        self.flush()
-        x, y = pos.x(), pos.y()
-        q = self._quotient
-        g = self._geom
-        if not self.overview:
-            hidden = q.rep >= 0 if q.rep.size == len(g.ids) else None
-            r = g.device_at(x, y, tol, hidden)
-            if r >= 0:
-                return Hit("device", g.ids[r])
-        for item in reversed(self._block_items):
-            if item.rect.contains(pos):
-                return Hit("block", item.key)
-        k = g.link_at(x, y, tol, self.link_mask())
-        if k >= 0:
-            return Hit("link", g.link_ids[k])
-        for frame in sorted(self._frame_items, key=lambda f: f.zValue(), reverse=True):
-            if frame.header_rect().contains(pos):
-                return Hit("frame", frame.group_id)
-        return None
-
-    def block_members(self, key: str) -> list[str]:
-        """Device ids drawn inside a block."""
-        self.flush()
-        for block in self._quotient.blocks:
-            if block.key == key:
-                return [self._geom.ids[r] for r in block.rows.tolist()]
-        return []
-
-    def members_rect(self, key: str) -> QRectF:
-        """Bounds of the devices a block stands for (where they really are)."""
-        self.flush()
-        for block in self._quotient.blocks:
-            if block.key == key:
-                x0, y0, x1, y1 = self._geom.bounds(block.rows)
-                return QRectF(QPointF(x0, y0), QPointF(x1, y1))
-        return QRectF()
-
-    def device_ids_in_rect(self, rect: QRectF) -> list[str]:
-        """Shown devices (or members of blocks) whose centre lies in ``rect``."""
-        self.flush()
-        rows = self._geom.rows_in_rect(
-            rect.left(), rect.top(), rect.right(), rect.bottom()
-        )
-        return [self._geom.ids[r] for r in rows.tolist()]
-
-    def item_for(self, device_id: str) -> DeviceItem | None:
-        """The device's item (tests and the view use it)."""
-        self.flush()
-        return self._items.get(device_id)
-
-    def block_items(self) -> list[BlockItem]:
-        """Current block items."""
-        self.flush()
-        return list(self._block_items)
-
-    def frame_items(self) -> list[FrameItem]:
-        """Current frame items."""
-        self.flush()
-        return list(self._frame_items)
-
-    def trunk_count(self) -> int:
-        """Number of trunks drawn."""
-        self.flush()
-        return len(self._trunk_items)
-
-    # --- dragging (transient positions until the Move command) -------------------
-
-    def begin_drag(self, ids: Iterable[str]) -> None:
-        """Remember where the dragged devices start."""
-        self.flush()
-        rows = [self._geom.row_of[i] for i in ids if i in self._geom.row_of]
-        self._drag_rows = np.asarray(rows, np.int64)
-        self._drag_origin = self._geom.xy[self._drag_rows].copy()
-
-    def drag_by(self, dx: float, dy: float) -> None:
-        """Show the dragged devices moved by (dx, dy) (no model change yet)."""
-        g = self._geom
-        g.xy[self._drag_rows] = self._drag_origin + np.array([dx, dy])
-        g.rows_moved(self._drag_rows)
-        for r in self._drag_rows.tolist():
-            item = self._items[g.ids[r]]
-            item.setPos(g.xy[r, 0], g.xy[r, 1])
-        moving = set(self._drag_rows.tolist())
-        for block, block_item in zip(
-            self._quotient.blocks, self._block_items, strict=True
-        ):
-            if moving.issuperset(block.rows.tolist()):
-                block_item.setPos(dx, dy)
-        self._bump()
-
-    def end_drag(self) -> dict[str, tuple[float, float]]:
-        """Final positions of the dragged devices (the view makes the command)."""
-        g = self._geom
-        out = {
-            g.ids[r]: (float(g.xy[r, 0]), float(g.xy[r, 1]))
-            for r in self._drag_rows.tolist()
-        }
-        self.cancel_drag()
-        return out
-
-    def cancel_drag(self) -> None:
-        """Put the dragged devices back where the model has them."""
-        g = self._geom
-        if self._drag_rows.size:
-            g.xy[self._drag_rows] = self._drag_origin
-            g.rows_moved(self._drag_rows)
-            for r in self._drag_rows.tolist():
-                self._items[g.ids[r]].setPos(g.xy[r, 0], g.xy[r, 1])
-            for item in self._block_items:
-                item.setPos(0, 0)
-        self._drag_rows = np.zeros(0, np.int64)
-        self._drag_origin = np.zeros((0, 2))
-        self._bump()
 
     # --- rendering -------------------------------------------------------------
 

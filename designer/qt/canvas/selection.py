@@ -1,0 +1,285 @@
+"""Selection, the cut overlay, hit tests and drags of the DesignScene.
+
+A mixin of :class:`designer.qt.canvas.scene.DesignScene`: it reads the scene's
+geometry, quotient and items and never changes the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor
+
+from designer.qt.canvas import style as st
+from designer.qt.canvas.items import BlockItem, DeviceItem, FrameItem
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtWidgets import QGraphicsLineItem
+
+    from designer.qt.canvas.geometry import Geometry
+    from designer.qt.canvas.items import LabelItem
+    from designer.qt.canvas.quotient import Quotient
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What is under a scene point: kind is device, block, link or frame."""
+
+    kind: str
+    id: str
+
+
+class SelectionMixin:
+    """Selected devices and links, the cut overlay, hit tests and dragging."""
+
+    _geom: Geometry
+    _quotient: Quotient
+    _items: dict[str, DeviceItem]
+    _block_items: list[BlockItem]
+    _frame_items: list[FrameItem]
+    _trunk_items: list[tuple[QGraphicsLineItem, LabelItem]]
+    _sel_devices: set[str]
+    _sel_links: set[str]
+    _cut: tuple[set[str], set[str]] | None
+    _highlights: list[tuple[QColor, float, np.ndarray]] | None
+    _drag_rows: np.ndarray
+    _drag_origin: np.ndarray
+    overview: bool
+    selection_changed_ids: SignalInstance
+
+    def flush(self) -> None:  # pragma: no cover - DesignScene.flush
+        """Apply pending edits (the scene's)."""
+        raise NotImplementedError
+
+    def _bump(self) -> None:  # pragma: no cover - DesignScene._bump
+        raise NotImplementedError
+
+    def _link_mask(self) -> np.ndarray:  # pragma: no cover - DesignScene._link_mask
+        raise NotImplementedError
+
+    # --- selection and cut ---------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """Selected device ids (model order) then selected link ids."""
+        self.flush()
+        links = (
+            [i for i in self._geom.link_ids if i in self._sel_links]
+            if self._sel_links
+            else []
+        )
+        return self._selected_devices() + links
+
+    def _selected_devices(self) -> list[str]:
+        row_of = self._geom.row_of
+        return sorted((i for i in self._sel_devices if i in row_of), key=row_of.get)
+
+    def selected_device_ids(self) -> list[str]:
+        """Selected device ids in model order."""
+        self.flush()
+        return self._selected_devices()
+
+    def select(
+        self, ids: Iterable[str], add: bool = False, toggle: bool = False
+    ) -> None:
+        """Select devices and links by id (replacing, adding or toggling)."""
+        self.flush()
+        ids = list(ids)
+        if not add and not toggle:
+            self._sel_devices.clear()
+            self._sel_links.clear()
+        link_index = (
+            set(self._geom.link_ids)
+            if any(i not in self._geom.row_of for i in ids)
+            else set()
+        )
+        for i in ids:
+            target = (
+                self._sel_devices
+                if i in self._geom.row_of
+                else (self._sel_links if i in link_index else None)
+            )
+            if target is None:
+                continue
+            if toggle and i in target:
+                target.discard(i)
+            else:
+                target.add(i)
+        self._apply_cut_and_selection()
+        self._bump()
+        self.selection_changed_ids.emit(self.selected_ids())
+
+    def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
+        """Colour side A / side B and highlight crossing links (None clears)."""
+        self.flush()
+        self._cut = None if side_a is None else (set(side_a), set(cut_links or ()))
+        self._apply_cut_and_selection()
+        self._bump()
+
+    def _apply_cut_and_selection(self, devices: set[str] | None = None) -> None:
+        cut = self._cut
+        items = (
+            self._items.items()
+            if devices is None
+            else [(d, self._items[d]) for d in devices if d in self._items]
+        )
+        for did, item in items:
+            sel = did in self._sel_devices
+            fill = None if cut is None else (st.CUT_A if did in cut[0] else st.CUT_B)
+            if sel != item.selected or fill != item.cut_fill:
+                item.selected = sel
+                item.cut_fill = fill
+                item.update()
+        q = self._quotient
+        ids = self._geom.ids
+        for block, block_item in zip(q.blocks, self._block_items, strict=True):
+            members = [ids[r] for r in block.rows.tolist()]
+            block_item.selected = bool(members) and all(
+                m in self._sel_devices for m in members
+            )
+            if cut is None:
+                block_item.cut_fill = None
+            else:
+                share = sum(m in cut[0] for m in members) / max(1, len(members))
+                block_item.cut_fill = (
+                    st.CUT_A
+                    if share == 1
+                    else st.CUT_B
+                    if share == 0
+                    else QColor("#b9a6d6")
+                )
+            block_item.update()
+        cut_trunks: set[int] = set()
+        if cut is not None and q.link_trunk.size == len(self._geom.link_ids):
+            for k, lid in enumerate(self._geom.link_ids):
+                if lid in cut[1] and q.link_trunk[k] >= 0:
+                    cut_trunks.add(int(q.link_trunk[k]))
+        for t, (line, label) in enumerate(self._trunk_items):
+            on = t in cut_trunks
+            pen = line.pen()
+            pen.setColor(st.CUT_LINK if on else QColor(74, 90, 117, 200))
+            line.setPen(pen)
+            label.highlight = on
+            label.update()
+
+    # --- hit tests -------------------------------------------------------------
+
+    def hit(self, pos: QPointF, tol: float) -> Hit | None:
+        """The device, block, link or frame header under a scene point."""
+        self.flush()
+        x, y = pos.x(), pos.y()
+        q = self._quotient
+        g = self._geom
+        if not self.overview:
+            hidden = q.rep >= 0 if q.rep.size == len(g.ids) else None
+            r = g.device_at(x, y, tol, hidden)
+            if r >= 0:
+                return Hit("device", g.ids[r])
+        for item in reversed(self._block_items):
+            if item.rect.contains(pos):
+                return Hit("block", item.key)
+        k = g.link_at(x, y, tol, self.link_mask())
+        if k >= 0:
+            return Hit("link", g.link_ids[k])
+        for frame in sorted(self._frame_items, key=lambda f: f.zValue(), reverse=True):
+            if frame.header_rect().contains(pos):
+                return Hit("frame", frame.group_id)
+        return None
+
+    def block_members(self, key: str) -> list[str]:
+        """Device ids drawn inside a block."""
+        self.flush()
+        for block in self._quotient.blocks:
+            if block.key == key:
+                return [self._geom.ids[r] for r in block.rows.tolist()]
+        return []
+
+    def members_rect(self, key: str) -> QRectF:
+        """Bounds of the devices a block stands for (where they really are)."""
+        self.flush()
+        for block in self._quotient.blocks:
+            if block.key == key:
+                x0, y0, x1, y1 = self._geom.bounds(block.rows)
+                return QRectF(QPointF(x0, y0), QPointF(x1, y1))
+        return QRectF()
+
+    def device_ids_in_rect(self, rect: QRectF) -> list[str]:
+        """Shown devices (or members of blocks) whose centre lies in ``rect``."""
+        self.flush()
+        rows = self._geom.rows_in_rect(
+            rect.left(), rect.top(), rect.right(), rect.bottom()
+        )
+        return [self._geom.ids[r] for r in rows.tolist()]
+
+    def item_for(self, device_id: str) -> DeviceItem | None:
+        """The device's item (tests and the view use it)."""
+        self.flush()
+        return self._items.get(device_id)
+
+    def block_items(self) -> list[BlockItem]:
+        """Current block items."""
+        self.flush()
+        return list(self._block_items)
+
+    def frame_items(self) -> list[FrameItem]:
+        """Current frame items."""
+        self.flush()
+        return list(self._frame_items)
+
+    def trunk_count(self) -> int:
+        """Number of trunks drawn."""
+        self.flush()
+        return len(self._trunk_items)
+
+    # --- dragging (transient positions until the Move command) -------------------
+
+    def begin_drag(self, ids: Iterable[str]) -> None:
+        """Remember where the dragged devices start."""
+        self.flush()
+        rows = [self._geom.row_of[i] for i in ids if i in self._geom.row_of]
+        self._drag_rows = np.asarray(rows, np.int64)
+        self._drag_origin = self._geom.xy[self._drag_rows].copy()
+
+    def drag_by(self, dx: float, dy: float) -> None:
+        """Show the dragged devices moved by (dx, dy) (no model change yet)."""
+        g = self._geom
+        g.xy[self._drag_rows] = self._drag_origin + np.array([dx, dy])
+        g.rows_moved(self._drag_rows)
+        for r in self._drag_rows.tolist():
+            item = self._items[g.ids[r]]
+            item.setPos(g.xy[r, 0], g.xy[r, 1])
+        moving = set(self._drag_rows.tolist())
+        for block, block_item in zip(
+            self._quotient.blocks, self._block_items, strict=True
+        ):
+            if moving.issuperset(block.rows.tolist()):
+                block_item.setPos(dx, dy)
+        self._bump()
+
+    def end_drag(self) -> dict[str, tuple[float, float]]:
+        """Final positions of the dragged devices (the view makes the command)."""
+        g = self._geom
+        out = {
+            g.ids[r]: (float(g.xy[r, 0]), float(g.xy[r, 1]))
+            for r in self._drag_rows.tolist()
+        }
+        self.cancel_drag()
+        return out
+
+    def cancel_drag(self) -> None:
+        """Put the dragged devices back where the model has them."""
+        g = self._geom
+        if self._drag_rows.size:
+            g.xy[self._drag_rows] = self._drag_origin
+            g.rows_moved(self._drag_rows)
+            for r in self._drag_rows.tolist():
+                self._items[g.ids[r]].setPos(g.xy[r, 0], g.xy[r, 1])
+            for item in self._block_items:
+                item.setPos(0, 0)
+        self._drag_rows = np.zeros(0, np.int64)
+        self._drag_origin = np.zeros((0, 2))
+        self._bump()
