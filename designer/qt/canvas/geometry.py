@@ -114,6 +114,8 @@ class Geometry:
         if not (links_removed or links_added or links_changed):
             if devices:
                 self._resync_devices(design)
+                if moved:  # after the rows are renumbered
+                    self.update_positions(design, tuple(moved))
             elif moved:
                 self.update_positions(design, tuple(moved))
             return
@@ -130,19 +132,40 @@ class Geometry:
             gone = found if found is not None else _positions_of(old_ids, links_removed)
         keep = np.ones(len(old_ids), bool)
         keep[gone] = False
-        la, lb = self.la[keep], self.lb[keep]
-        fabric, cables, speed = self.fabric[keep], self.cables[keep], self.speed[keep]
+        m = len(old_ids) - gone.size
+        cut_tail = bool(gone.size) and bool(gone[0] == m)
+        if cut_tail:  # the last links went (undo of a connect)
+            la, lb = self.la[:m], self.lb[:m]
+            fabric, cables, speed = self.fabric[:m], self.cables[:m], self.speed[:m]
+        elif gone.size:
+            la, lb = self.la[keep], self.lb[keep]
+            fabric, cables = self.fabric[keep], self.cables[keep]
+            speed = self.speed[keep]
+        else:  # nothing removed: the arrays are only read (and replaced) below
+            la, lb, fabric, cables, speed = (
+                self.la,
+                self.lb,
+                self.fabric,
+                self.cables,
+                self.speed,
+            )
         if devices:
             remap = self._remap_devices(design)
             la, lb = remap[la], remap[lb]
             if la.size and (la.min() < 0 or lb.min() < 0):
                 self.rebuild(design)
                 return
+            if moved:  # link boxes follow once the link arrays are spliced
+                self.update_positions(design, tuple(moved), boxes=False)
         elif moved:
             self.update_positions(design, tuple(moved))
             old_boxes = self._boxes
         boxes = (
-            old_boxes[keep]
+            (
+                old_boxes[:m]
+                if cut_tail
+                else (old_boxes[keep] if gone.size else old_boxes)
+            )
             if old_boxes is not None and old_boxes.shape[0] == keep.size
             else None
         )
@@ -157,7 +180,16 @@ class Geometry:
         if la.size + added.size != n:
             self.rebuild(design)
             return
-        if added.size:
+        tail = added.size > 0 and bool(added[0] == n - added.size)
+        if tail:  # appended (connect, bulk wiring, undo of a delete at the end)
+            cols = self._link_rows(design, added)
+            la, lb, fabric, cables, speed = (
+                np.concatenate((old, new))
+                for old, new in zip((la, lb, fabric, cables, speed), cols, strict=True)
+            )
+            if boxes is not None:
+                boxes = np.concatenate((boxes, np.zeros((added.size, 4))))
+        elif added.size:
             fresh = np.zeros(n, bool)
             fresh[added] = True
             cols = self._link_rows(design, added)
@@ -176,6 +208,11 @@ class Geometry:
                 boxes = spliced
         at_changed = _EMPTY
         if links_changed:
+            if not (gone.size or added.size):  # edited in place: copy first
+                la, lb, fabric, cables, speed = (
+                    a.copy() for a in (la, lb, fabric, cables, speed)
+                )
+                boxes = boxes.copy() if boxes is not None else None
             if len(links_changed) <= 8:
                 found = _positions_of(new_ids, links_changed).tolist()
             else:
@@ -207,10 +244,28 @@ class Geometry:
 
     def _remap_devices(self, design: Design) -> np.ndarray:
         """Re-read devices; return old row -> new row (-1 for removed devices)."""
-        old_rows = self.ids
-        self.rebuild_devices(design)
-        n = len(old_rows)
-        remap = np.fromiter(map(self.row_of.get, old_rows, repeat(-1, n)), np.int64, n)
+        old_ids, old_xy, old_groups = self.ids, self.xy, self.groups
+        devs = design.devices
+        n, m = len(devs), len(old_ids)
+        self.ids = list(map(attrgetter("id"), devs))
+        self.row_of = dict(zip(self.ids, range(n), strict=True))
+        remap = np.fromiter(map(self.row_of.get, old_ids, repeat(-1, m)), np.int64, m)
+        # survivors keep their positions and groups; only new rows are read
+        ok = remap >= 0
+        to = remap[ok]
+        xy = np.empty((n, 2))
+        xy[to] = old_xy[ok]
+        groups = np.empty(n, object)
+        groups[to] = np.fromiter(old_groups, object, m)[ok]
+        fresh = np.ones(n, bool)
+        fresh[to] = False
+        for r in np.nonzero(fresh)[0].tolist():
+            d = devs[r]
+            xy[r] = (d.x, d.y)
+            groups[r] = d.group
+        self.xy = xy
+        self.groups = groups.tolist()
+        self.version += 1
         self._remap = remap
         return np.append(remap, -1)  # so an empty link list indexes safely
 
@@ -232,12 +287,13 @@ class Geometry:
         if la.size and (la.min() < 0 or lb.min() < 0):
             self.rebuild_links(design)
             return
-        self.la, self.lb = la, lb
+        self.la, self.lb = la, lb  # positions unchanged: link boxes stay valid
         self.version += 1
-        self._boxes = None
 
-    def update_positions(self, design: Design, ids: tuple[str, ...]) -> None:
-        """Refresh the positions of some devices."""
+    def update_positions(
+        self, design: Design, ids: tuple[str, ...], boxes: bool = True
+    ) -> None:
+        """Refresh the positions (and groups) of some devices."""
         devs = design.device_map() if len(ids) > 64 else None
         for did in ids:
             r = self.row_of.get(did)
@@ -245,8 +301,12 @@ class Geometry:
                 continue
             d = devs[did] if devs is not None else design.devices[r]
             self.xy[r] = (d.x, d.y)
+            self.groups[r] = d.group
         self.version += 1
-        self.rows_moved(np.asarray([self.row_of[i] for i in ids if i in self.row_of]))
+        if boxes:
+            self.rows_moved(
+                np.asarray([self.row_of[i] for i in ids if i in self.row_of])
+            )
 
     def rows_moved(self, rows: np.ndarray) -> None:
         """Devices at ``rows`` changed position in ``xy``: refresh their links."""
@@ -355,7 +415,11 @@ def _checked(
 
 def _positions_of(ids: list[str], wanted: set[str] | frozenset[str]) -> np.ndarray:
     """Sorted positions of ``wanted`` ids in ``ids`` (C-speed scans when few)."""
-    if len(wanted) <= 4:
+    k = len(wanted)
+    if 0 < k <= len(ids) and wanted.issuperset(ids[len(ids) - k :]):
+        # a run at the end (append / truncate) is found without scanning
+        return np.arange(len(ids) - k, len(ids), dtype=np.int64)
+    if k <= 4:
         out = []
         for w in wanted:
             try:
@@ -363,8 +427,4 @@ def _positions_of(ids: list[str], wanted: set[str] | frozenset[str]) -> np.ndarr
             except ValueError:
                 continue
         return np.asarray(sorted(out), np.int64)
-    # a run at the end (append / truncate) is checked without scanning
-    k = len(wanted)
-    if k <= len(ids) and wanted.issuperset(ids[len(ids) - k :]):
-        return np.arange(len(ids) - k, len(ids), dtype=np.int64)
     return np.fromiter((i for i, x in enumerate(ids) if x in wanted), np.int64)

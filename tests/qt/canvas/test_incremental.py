@@ -16,6 +16,7 @@ from designer.core.commands import (
     RemoveDevices,
     RemoveLinks,
     SetGroups,
+    UpdateDevices,
     UpdateLinks,
     move_devices,
 )
@@ -36,6 +37,7 @@ def _assert_matches_model(view) -> None:
     fresh.rebuild(design)
     assert g.ids == fresh.ids
     assert g.link_ids == fresh.link_ids
+    assert g.groups == fresh.groups
     np.testing.assert_array_equal(g.xy, fresh.xy)
     for name in ("la", "lb", "fabric", "cables", "speed"):
         np.testing.assert_array_equal(getattr(g, name), getattr(fresh, name), name)
@@ -78,7 +80,12 @@ def _link(i: int, a: str, b: str, cables: int = 1) -> Link:
 
 def _random_edit(design: Design, rng: random.Random, k: int) -> Command:
     devices = [d.id for d in design.devices]
-    kind = rng.choice(["move", "add_link", "remove_links", "remove_dev", "add_dev"])
+    kind = rng.choice(
+        ["move", "add_link", "remove_links", "remove_dev", "add_dev", "regroup"]
+    )
+    if kind == "regroup" and design.groups:
+        target = rng.choice(design.groups).id
+        return UpdateDevices({rng.choice(devices): {"group": target}})
     if kind == "move":
         moved = rng.sample(devices, min(3, len(devices)))
         return move_devices({i: (rng.randrange(-900, 900), 50.0) for i in moved})
