@@ -48,7 +48,6 @@ class FramesMixin:
         xy = self._geom.xy
         n = len(self._geom.groups)
         cur = np.fromiter(map(gi.get, self._geom.groups, repeat(-1, n)), np.int64, n)
-        height = np.zeros(ng, np.int64)
         level = 0
         all_rows = np.arange(n)
         pairs_g: list[np.ndarray] = []
@@ -59,9 +58,6 @@ class FramesMixin:
                 break
             pairs_g.append(cur[m])
             pairs_r.append(all_rows[m])
-            np.minimum.at(lo, cur[m], xy[m])
-            np.maximum.at(hi, cur[m], xy[m])
-            np.maximum.at(height, cur[m], level)
             cur = np.where(m, par[np.maximum(cur, 0)], -1)
             level += 1
         # a group's depth above its deepest member group, for nested padding
@@ -85,7 +81,14 @@ class FramesMixin:
         pr = np.concatenate(pairs_r) if pairs_r else np.zeros(0, np.int64)
         order = np.argsort(pg, kind="stable")
         pg, pr = pg[order], pr[order]
-        self._frame_members = (pg, pr, np.searchsorted(pg, np.arange(ng + 1)))
+        # per-group bounds by segments of the sorted pairs (no ufunc.at)
+        starts = np.searchsorted(pg, np.arange(ng + 1))
+        filled = np.nonzero(starts[1:] > starts[:-1])[0]
+        if pr.size:
+            pts = xy[pr]
+            lo[filled] = np.minimum.reduceat(pts, starts[filled], axis=0)
+            hi[filled] = np.maximum.reduceat(pts, starts[filled], axis=0)
+        self._frame_members = (pg, pr, starts)
         self._frame_of = {}
         frames = []
         hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2

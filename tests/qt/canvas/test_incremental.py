@@ -23,7 +23,8 @@ from designer.core.commands import (
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas import geometry as geometry_module
 from designer.qt.canvas.geometry import Geometry
-from designer.qt.canvas.quotient import quotient
+from designer.qt.canvas.items import FrameItem
+from designer.qt.canvas.quotient import BLOCK_PAD, quotient
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
@@ -63,6 +64,13 @@ def _assert_matches_model(view) -> None:
         (t.ends, t.links, t.cables, t.p0, t.p1) for t in oracle.trunks
     ]
     np.testing.assert_array_equal(q.link_trunk, oracle.link_trunk)
+    for frame in scene.frame_items():
+        rows = [fresh.row_of[i] for i in view.group_members(frame.group_id)]
+        x0, y0, x1, y1 = fresh.bounds(np.asarray(rows))
+        pad = BLOCK_PAD + 14.0 * frame.depth
+        assert frame.rect.getCoords() == pytest.approx(
+            (x0 - pad, y0 - pad - FrameItem.HEADER, x1 + pad, y1 + pad)
+        ), frame.group_id
 
 
 def _link(i: int, a: str, b: str, cables: int = 1) -> Link:
