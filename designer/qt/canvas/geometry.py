@@ -214,11 +214,12 @@ class Geometry:
                 )
                 boxes = boxes.copy() if boxes is not None else None
             if len(links_changed) <= 8:
-                found = _positions_of(new_ids, links_changed).tolist()
+                at_changed = _positions_of(new_ids, links_changed)
             else:
                 index = design.links.index()
-                found = [index[i] for i in links_changed if i in index]
-            at_changed = np.asarray(sorted(found), np.int64)
+                at_changed = np.asarray(
+                    sorted(index[i] for i in links_changed if i in index), np.int64
+                )
             at = at_changed
             la[at], lb[at], fabric[at], cables[at], speed[at] = self._link_rows(
                 design, at

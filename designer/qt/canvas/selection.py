@@ -76,7 +76,9 @@ class SelectionMixin:
 
     def _selected_devices(self) -> list[str]:
         row_of = self._geom.row_of
-        return sorted((i for i in self._sel_devices if i in row_of), key=row_of.get)
+        return sorted(
+            (i for i in self._sel_devices if i in row_of), key=lambda i: row_of[i]
+        )
 
     def selected_device_ids(self) -> list[str]:
         """Selected device ids in model order."""
@@ -182,7 +184,7 @@ class SelectionMixin:
         for item in reversed(self._block_items):
             if item.rect.contains(pos):
                 return Hit("block", item.key)
-        k = g.link_at(x, y, tol, self.link_mask())
+        k = g.link_at(x, y, tol, self._link_mask())
         if k >= 0:
             return Hit("link", g.link_ids[k])
         for frame in sorted(self._frame_items, key=lambda f: f.zValue(), reverse=True):
