@@ -326,14 +326,18 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._bump()
 
     def declutter_labels(self, transform: QTransform) -> None:
-        """Show trunk labels that do not overlap on screen, biggest trunks first."""
+        """Show trunk labels that overlap neither each other nor a block on screen.
+
+        The biggest trunks get their labels first.
+        """
         self.flush()
         self._label_transform = QTransform(transform)
         q = self._quotient
         order = sorted(
             range(len(self._trunk_items)), key=lambda k: -q.trunks[k].capacity_gbps
         )
-        taken: list[QRectF] = []
+        # blocks are drawn over trunks: a label half under one reads as garbage
+        taken: list[QRectF] = [transform.mapRect(b.rect) for b in self._block_items]
         for k in order:
             label = self._trunk_items[k][1]
             rect = label.boundingRect().translated(transform.map(label.pos()))
