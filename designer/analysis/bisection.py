@@ -395,6 +395,7 @@ def bisect(
     small = exhaustive(g)
     if small is not None:
         value, side = small
+        g.place_pruned(side)
         return BisectionResult(
             value,
             value,
@@ -428,6 +429,7 @@ def bisect(
             best = (value, side)
     assert best is not None
     upper, side = best
+    g.place_pruned(side)
     theta, why = certificate(g, h)
     how = "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     solver = "max-flow on an equitable quotient" if used_quotient else "max-flow"

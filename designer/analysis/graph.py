@@ -42,6 +42,12 @@ class ComputeGraph:
     link: IntArray
     injection: FloatArray
     weight: IntArray
+    pruned: list[tuple[IntArray, IntArray]]
+
+    def place_pruned(self, side: BoolArray) -> None:
+        """Put each pruned device on the side of the neighbour it hung from."""
+        for nodes, anchors in reversed(self.pruned):
+            side[nodes] = side[anchors]
 
     @property
     def n(self) -> int:
@@ -70,6 +76,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
     ep = is_ep[active]
     n = len(active)
     alive = np.ones(len(u), dtype=np.bool_)
+    pruned: list[tuple[IntArray, IntArray]] = []
     while True:
         # only devices with few links can hang off one neighbour (UFM, storage)
         deg = np.bincount(u[alive], minlength=n) + np.bincount(v[alive], minlength=n)
@@ -87,6 +94,8 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         pendant = cand & (lo == hi)
         if not pendant.any():
             break
+        gone = np.flatnonzero(pendant)
+        pruned.append((gone, lo[gone]))
         alive &= ~(pendant[u] | pendant[v])
     u, v, c, link = u[alive], v[alive], gc[alive], link[alive]
     inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
@@ -105,6 +114,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         link=link,
         injection=inj,
         weight=w,
+        pruned=pruned,
     )
 
 

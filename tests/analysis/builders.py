@@ -1,0 +1,220 @@
+"""Small hand-built designs for analysis tests (no generator needed)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import networkx as nx
+
+from designer.core.model import (
+    Design,
+    Device,
+    Fabric,
+    Link,
+    LinkTable,
+    Placement,
+    Settings,
+    Tier,
+)
+
+PORTS = {
+    "compute": "compute",
+    "switch": "ports",
+    "storage": "data",
+}
+
+
+@dataclass
+class Spec:
+    """A device to place: id, catalog id, optional tier/ports/rack."""
+
+    id: str
+    catalog_id: str
+    tier: Tier | None = None
+    ports: dict[str, int] | None = None
+    rack: str | None = None
+    group: str | None = None
+
+
+def make_design(
+    devices: Iterable[Spec],
+    links: Iterable[tuple[str, str, str, str, int, int]],
+    *,
+    fabric: dict[int, Fabric] | None = None,
+    rails: dict[int, int] | None = None,
+    **settings: object,
+) -> Design:
+    """Design from device specs and links (a, a_port, b, b_port, cables, speed)."""
+    devs = [
+        Device(
+            id=s.id,
+            catalog_id=s.catalog_id,
+            tier=s.tier,
+            ports=s.ports,
+            group=s.group,
+            placement=Placement(rack=s.rack) if s.rack else None,
+        )
+        for s in devices
+    ]
+    table = LinkTable()
+    for i, (a, ap, b, bp, cables, speed) in enumerate(links):
+        table.append(
+            Link(
+                id=f"l{i}",
+                a=a,
+                a_port=ap,
+                b=b,
+                b_port=bp,
+                cables=cables,
+                speed_gbps=speed,
+                fabric=(fabric or {}).get(i, Fabric.COMPUTE),
+                rail=(rails or {}).get(i),
+            )
+        )
+    defaults: dict[str, object] = {
+        "scheduler": "slurm",
+        "monitoring": ["dcgm"],
+    }
+    defaults.update(settings)
+    return Design(settings=Settings(**defaults), devices=devs, links=table)  # type: ignore[arg-type]
+
+
+def random_design(seed: int, *, hosts: int = 8, switches: int = 4) -> Design:
+    """A random connected compute fabric of generic hosts and generic switches.
+
+    Some hosts are DGX H100 (8 GPUs) when ``seed`` is odd, so GPU weights differ.
+    """
+    rng = random.Random(seed)
+    specs: list[Spec] = []
+    for i in range(hosts):
+        if seed % 2 and rng.random() < 0.3:
+            specs.append(Spec(f"h{i}", "dgx-h100"))
+        else:
+            specs.append(Spec(f"h{i}", "generic-host", ports={"compute": 16}))
+    specs += [
+        Spec(f"s{j}", "generic-switch", ports={"ports": 256}) for j in range(switches)
+    ]
+    links: list[tuple[str, str, str, str, int, int]] = []
+    speeds = (100, 200, 400)
+    for i in range(hosts):
+        for j in rng.sample(range(switches), rng.randint(1, min(3, switches))):
+            links.append(
+                (
+                    f"h{i}",
+                    "compute",
+                    f"s{j}",
+                    "ports",
+                    rng.randint(1, 2),
+                    rng.choice(speeds),
+                )
+            )
+    for j in range(switches):
+        for k in range(j + 1, switches):
+            if rng.random() < 0.6:
+                links.append(
+                    (f"s{j}", "ports", f"s{k}", "ports", rng.randint(1, 4), 400)
+                )
+    if rng.random() < 0.3 and hosts >= 2:
+        # a back-to-back host link now and then
+        links.append(("h0", "compute", "h1", "compute", 1, 400))
+    return make_design(specs, links)
+
+
+def gpus_of(design: Design) -> dict[str, int]:
+    """GPUs per compute node (DGX H100 8, generic host 1)."""
+    per = {"dgx-h100": 8, "generic-host": 1}
+    return {d.id: per[d.catalog_id] for d in design.devices if d.catalog_id in per}
+
+
+def balanced_splits(gpus: dict[str, int]) -> Iterable[tuple[set[str], set[str]]]:
+    """Every split of the compute nodes into halves of equal GPUs (issue 2 §4).
+
+    All nodes alike: node counts differ by at most one. Otherwise the GPU counts
+    differ by at most one node's GPUs.
+    """
+    nodes = sorted(gpus)
+    total = sum(gpus.values())
+    weights = set(gpus.values())
+    if len(weights) == 1:
+        w = weights.pop()
+        delta = w if len(nodes) % 2 else 0
+    else:
+        delta = max(gpus.values())
+    first, rest = nodes[0], nodes[1:]
+    for r in range(len(rest) + 1):
+        for combo in combinations(rest, r):
+            side = {first, *combo}
+            wa = sum(gpus[x] for x in side)
+            if abs(2 * wa - total) <= delta:
+                yield side, set(nodes) - side
+
+
+def oracle_bisection(design: Design) -> float:
+    """Brute force: every balanced split, networkx max-flow for each."""
+    gpus = gpus_of(design)
+    graph = nx.DiGraph()
+    for link in design.links:
+        if link.fabric is not Fabric.COMPUTE:
+            continue
+        cap = link.cables * link.speed_gbps
+        for x, y in ((link.a, link.b), (link.b, link.a)):
+            prev = graph.get_edge_data(x, y, {"capacity": 0})["capacity"]
+            graph.add_edge(x, y, capacity=prev + cap)
+    graph.add_nodes_from(gpus)
+    best = float("inf")
+    for side_a, side_b in balanced_splits(gpus):
+        g = graph.copy()
+        for x in side_a:
+            g.add_edge("__S", x)  # no capacity attribute = infinite
+        for y in side_b:
+            g.add_edge(y, "__T")
+        best = min(best, nx.maximum_flow_value(g, "__S", "__T"))
+    return best
+
+
+def fat_tree_2tier(
+    leaves: int, spines: int, hosts_per_leaf: int, up_per_leaf: int, speed: int = 400
+) -> Design:
+    """Hand-built leaf-spine: hosts single-homed, each leaf wired evenly to spines."""
+    specs = [
+        Spec(f"leaf{i}", "generic-switch", Tier.LEAF, {"ports": 64})
+        for i in range(leaves)
+    ]
+    specs += [
+        Spec(f"spine{j}", "generic-switch", Tier.SPINE, {"ports": 64})
+        for j in range(spines)
+    ]
+    links: list[tuple[str, str, str, str, int, int]] = []
+    for i in range(leaves):
+        for h in range(hosts_per_leaf):
+            hid = f"h{i}_{h}"
+            specs.append(Spec(hid, "generic-host"))
+            links.append((hid, "compute", f"leaf{i}", "ports", 1, speed))
+        assert up_per_leaf % spines == 0
+        for j in range(spines):
+            links.append(
+                (
+                    f"leaf{i}",
+                    "ports",
+                    f"spine{j}",
+                    "ports",
+                    up_per_leaf // spines,
+                    speed,
+                )
+            )
+    return make_design(specs, links)
+
+
+def split_value(design: Design, side_a: Sequence[str]) -> float:
+    """Capacity crossing between side_a and the rest (compute fabric)."""
+    a = set(side_a)
+    return float(
+        sum(
+            link.cables * link.speed_gbps
+            for link in design.links
+            if link.fabric is Fabric.COMPUTE and ((link.a in a) != (link.b in a))
+        )
+    )

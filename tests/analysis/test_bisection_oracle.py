@@ -1,0 +1,148 @@
+"""Bisection against a brute-force oracle (every balanced split, networkx max-flow)."""
+
+from __future__ import annotations
+
+import pytest
+
+from designer.analysis import analyze, bisection
+from designer.core.model import Fabric
+from tests.analysis.builders import (
+    Spec,
+    balanced_splits,
+    fat_tree_2tier,
+    gpus_of,
+    make_design,
+    oracle_bisection,
+    random_design,
+    split_value,
+)
+
+SEEDS = range(40)
+
+
+def _check_cut(design, report) -> None:  # type: ignore[no-untyped-def]
+    """The reported cut is a real balanced split whose crossing is the upper bound."""
+    b = report.bisection
+    gpus = gpus_of(design)
+    a_nodes = {x for x in b.side_a if x in gpus}
+    assert any(a_nodes in (sa, sb) for sa, sb in balanced_splits(gpus))
+    assert split_value(design, b.side_a) == pytest.approx(b.upper_gbps)
+    crossing = {
+        link.id
+        for link in design.links
+        if link.fabric is Fabric.COMPUTE
+        and ((link.a in b.side_a) != (link.b in b.side_a))
+    }
+    assert set(b.cut_links) == crossing
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_exact_equals_brute_force(seed: int) -> None:
+    design = random_design(seed, hosts=4 + seed % 7, switches=2 + seed % 4)
+    report = analyze(design)
+    oracle = oracle_bisection(design)
+    b = report.bisection
+    assert b.exact  # exhaustive below 17 compute nodes
+    assert b.gbps == pytest.approx(oracle)
+    assert b.lower_gbps == pytest.approx(oracle)
+    _check_cut(design, report)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bounds_bracket_brute_force_without_enumeration(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With enumeration off, the candidate/certificate/pair path stays sound."""
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    design = random_design(1000 + seed, hosts=4 + seed % 6, switches=2 + seed % 4)
+    report = analyze(design)
+    oracle = oracle_bisection(design)
+    b = report.bisection
+    assert b.lower_gbps <= oracle + 1e-6
+    assert oracle <= b.upper_gbps + 1e-6
+    if b.exact:
+        assert b.gbps == pytest.approx(oracle)
+    _check_cut(design, report)
+
+
+@pytest.mark.parametrize(
+    ("leaves", "spines", "hosts", "up"),
+    [
+        (2, 1, 4, 4),
+        (4, 2, 2, 2),
+        (3, 3, 3, 3),
+        (4, 2, 3, 2),
+        (2, 2, 6, 2),
+        (3, 1, 4, 2),
+    ],
+)
+def test_leaf_spine_certificate_matches_brute_force(
+    leaves: int, spines: int, hosts: int, up: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uniform leaf-spine trees: certificate + structured cut are exact and right."""
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    design = fat_tree_2tier(leaves, spines, hosts, up)
+    b = analyze(design).bisection
+    oracle = oracle_bisection(design)
+    assert "certificate" in b.method
+    assert b.gbps == pytest.approx(oracle)  # the structured cut is optimal
+    assert b.lower_gbps <= oracle + 1e-6
+    n = leaves * hosts
+    closed = (n // 2) * 400 * min(1.0, up / hosts)
+    assert b.lower_gbps == pytest.approx(closed)  # theta x min-side injection
+    if leaves % 2 == 0:  # halves of whole leaves exist: bounds meet
+        assert b.exact, b.method
+        assert b.gbps == pytest.approx(closed)
+
+
+def test_uneven_tree_is_not_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A leaf wired to one spine only breaks uniform reach: no certificate."""
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    design = fat_tree_2tier(4, 2, 2, 2)
+    # rewire: drop leaf0's link to spine1 and double its link to spine0
+    links = [
+        link for link in design.links if not (link.a == "leaf0" and link.b == "spine1")
+    ]
+    specs = [Spec(d.id, d.catalog_id, d.tier, d.ports) for d in design.devices]
+    rows = [(x.a, x.a_port, x.b, x.b_port, x.cables, x.speed_gbps) for x in links]
+    rows = [
+        (a, ap, b, bp, 2 if (a, b) == ("leaf0", "spine0") else c, s)
+        for a, ap, b, bp, c, s in rows
+    ]
+    edited = make_design(specs, rows)
+    b = analyze(edited).bisection
+    oracle = oracle_bisection(edited)
+    assert "certificate" not in b.method.split("lower bound:")[1]
+    assert b.lower_gbps <= oracle <= b.upper_gbps
+
+
+def test_single_switch_pair() -> None:
+    specs = [Spec("a", "dgx-h100"), Spec("b", "dgx-h100"), Spec("sw", "qm9700")]
+    rows = [
+        ("a", "compute", "sw", "ports", 8, 400),
+        ("b", "compute", "sw", "ports", 8, 400),
+    ]
+    report = analyze(make_design(specs, rows))
+    assert report.bisection.gbps == 3200
+    assert report.bisection.ratio == 1.0
+    assert report.bisection.exact
+
+
+def test_fewer_than_two_nodes() -> None:
+    report = analyze(make_design([Spec("a", "dgx-h100")], []))
+    assert report.bisection.gbps == 0
+    assert report.bisection.exact
+    assert "fewer than two" in report.bisection.method
+
+
+def test_disconnected_halves_have_zero_bisection() -> None:
+    specs = [Spec(f"h{i}", "generic-host") for i in range(4)]
+    specs += [Spec("s0", "generic-switch"), Spec("s1", "generic-switch")]
+    rows = [
+        ("h0", "compute", "s0", "ports", 1, 400),
+        ("h1", "compute", "s0", "ports", 1, 400),
+        ("h2", "compute", "s1", "ports", 1, 400),
+        ("h3", "compute", "s1", "ports", 1, 400),
+    ]
+    b = analyze(make_design(specs, rows)).bisection
+    assert b.gbps == 0 and b.exact
