@@ -233,7 +233,10 @@ def check_compute(ctx: Context) -> list[Finding]:
                 "the design has no compute node (GPU server or NVL72 rack)",
             )
         ]
-    lonely = g.dev[g.endpoint & (g.injection <= 0)]
+    linked = np.zeros(g.n, dtype=np.bool_)
+    linked[g.all_u] = True
+    linked[g.all_v] = True
+    lonely = g.dev[g.endpoint & ~linked]
     if len(comp) >= 2 and len(lonely):
         out.append(
             _f(
@@ -245,10 +248,11 @@ def check_compute(ctx: Context) -> list[Finding]:
             )
         )
     # compute-fabric links between a compute node and a switch, oriented
-    at_ep = (g.endpoint[g.u] ^ g.endpoint[g.v]) & (g.switch[g.u] | g.switch[g.v])
-    node = np.where(g.endpoint[g.u], g.u, g.v)[at_ep]
-    sw = np.where(g.endpoint[g.u], g.v, g.u)[at_ep]
-    links = g.link[at_ep]
+    gu, gv = g.all_u, g.all_v
+    at_ep = (g.endpoint[gu] ^ g.endpoint[gv]) & (g.switch[gu] | g.switch[gv])
+    node = np.where(g.endpoint[gu], gu, gv)[at_ep]
+    sw = np.where(g.endpoint[gu], gv, gu)[at_ep]
+    links = g.all_link[at_ep]
     rail = idx.rail[links]
     railed = rail >= 0
     if railed.any():

@@ -43,6 +43,9 @@ class ComputeGraph:
     injection: FloatArray
     weight: IntArray
     pruned: list[tuple[IntArray, IntArray]]
+    all_u: IntArray
+    all_v: IntArray
+    all_link: IntArray
 
     def place_pruned(self, side: BoolArray) -> None:
         """Put each pruned device on the side of the neighbour it hung from."""
@@ -97,6 +100,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         gone = np.flatnonzero(pendant)
         pruned.append((gone, lo[gone]))
         alive &= ~(pendant[u] | pendant[v])
+    all_u, all_v, all_link = u, v, link
     u, v, c, link = u[alive], v[alive], gc[alive], link[alive]
     inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
         v, weights=c, minlength=n
@@ -115,6 +119,9 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         injection=inj,
         weight=w,
         pruned=pruned,
+        all_u=all_u,
+        all_v=all_v,
+        all_link=all_link,
     )
 
 

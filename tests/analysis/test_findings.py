@@ -1,0 +1,197 @@
+"""Every finding code: triggered by a minimal design, absent from a clean one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from designer.analysis import analyze
+from designer.analysis.findings import __doc__ as FINDINGS_DOC
+from designer.analysis.report import Report, Severity
+from designer.core.model import Design, Fabric, Purpose, Tier
+from tests.analysis.builders import Spec, fat_tree_2tier, make_design
+
+Row = tuple[str, str, str, str, int, int]
+
+
+def clean() -> Design:
+    """2 DGX H100 dual-homed on two QM9700, Lustre, OOB, Slurm, DCGM."""
+    specs = [
+        Spec("dgx1", "dgx-h100"),
+        Spec("dgx2", "dgx-h100"),
+        Spec("ib0", "qm9700", Tier.LEAF),
+        Spec("ib1", "qm9700", Tier.LEAF),
+        Spec("fs", "lustre-appliance"),
+        Spec("oob", "sn2201"),
+    ]
+    rows: list[Row] = [
+        ("dgx1", "compute", "ib0", "ports", 4, 400),
+        ("dgx1", "compute", "ib1", "ports", 4, 400),
+        ("dgx2", "compute", "ib0", "ports", 4, 400),
+        ("dgx2", "compute", "ib1", "ports", 4, 400),
+        ("dgx1", "bmc", "oob", "ports", 1, 1),
+        ("dgx2", "bmc", "oob", "ports", 1, 1),
+        ("fs", "bmc", "oob", "ports", 1, 1),
+    ]
+    return make_design(
+        specs, rows, fabric={4: Fabric.OOB, 5: Fabric.OOB, 6: Fabric.OOB}
+    )
+
+
+def _codes(report: Report) -> set[str]:
+    return {f.code for f in report.findings}
+
+
+def test_clean_design_has_no_warnings() -> None:
+    report = analyze(clean())
+    assert not [f for f in report.findings if f.severity is not Severity.INFO], [
+        f.message for f in report.findings
+    ]
+    assert _codes(report) <= {"SWITCH_FLOOR"}
+    assert report.bisection.exact and report.bisection.ratio == 1.0
+
+
+def _edit(design: Design, **update: object) -> Design:
+    return Design.model_validate(design.model_dump() | update)
+
+
+def _with_settings(**settings: object) -> Design:
+    d = clean()
+    return d.model_copy(update={"settings": d.settings.model_copy(update=settings)})
+
+
+def _two_dgx(rows: list[Row], extra: list[Spec] | None = None, **kw: object) -> Design:
+    specs = [Spec("dgx1", "dgx-h100"), Spec("dgx2", "dgx-h100"), Spec("sw", "qm9700")]
+    return make_design(specs + (extra or []), rows, **kw)  # type: ignore[arg-type]
+
+
+OK_ROWS: list[Row] = [
+    ("dgx1", "compute", "sw", "ports", 8, 400),
+    ("dgx2", "compute", "sw", "ports", 8, 400),
+]
+
+
+def _many_dgx(n: int, **settings: object) -> list[Spec]:
+    return [Spec(f"d{i}", "dgx-h100") for i in range(n)]
+
+
+CASES: dict[str, Callable[[], Design]] = {
+    "NO_COMPUTE": lambda: make_design([Spec("sw", "qm9700")], []),
+    "UNKNOWN_CATALOG_ID": lambda: make_design(
+        [Spec("x", "nope-9000"), Spec("dgx1", "dgx-h100")], []
+    ),
+    "UNKNOWN_PORT_GROUP": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "bogus", "sw", "ports", 1, 400)]
+    ),
+    "PORT_OVERRIDE_IGNORED": lambda: make_design(
+        [Spec("dgx1", "dgx-h100"), Spec("sw", "qm9700", ports={"ports": 128})],
+        [("dgx1", "compute", "sw", "ports", 8, 400)],
+    ),
+    "UNCONNECTED_COMPUTE": lambda: _two_dgx(OK_ROWS[:1]),
+    "PORT_BUDGET_EXCEEDED": lambda: _two_dgx(
+        [("dgx1", "compute", "sw", "ports", 9, 400), OK_ROWS[1]]
+    ),
+    "SPEED_MISMATCH": lambda: _two_dgx(
+        [("dgx1", "compute", "sw", "ports", 8, 800), OK_ROWS[1]]
+    ),
+    "MEDIA_MISMATCH": lambda: make_design(
+        [Spec("l40s", "l40s-server"), Spec("sw", "qm9700")],
+        [("l40s", "compute", "sw", "ports", 1, 200)],
+    ),
+    "FABRIC_ROLE_MISMATCH": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "storage", "sw", "ports", 1, 400)]
+    ),
+    "RAIL_MISALIGNED": lambda: make_design(
+        [
+            Spec("dgx1", "dgx-h100"),
+            Spec("dgx2", "dgx-h100"),
+            Spec("leaf0", "qm9700"),
+            Spec("leaf1", "qm9700"),
+        ],
+        [
+            ("dgx1", "compute", "leaf0", "ports", 1, 400),
+            ("dgx1", "compute", "leaf0", "ports", 1, 400),
+            ("dgx2", "compute", "leaf1", "ports", 1, 400),
+            ("dgx2", "compute", "leaf1", "ports", 1, 400),
+        ],
+        rails={0: 0, 1: 1, 2: 0, 3: 1},
+    ),
+    "TRAINING_FABRIC_SLOW": lambda: make_design(
+        [
+            Spec("h0", "generic-host"),
+            Spec("h1", "generic-host"),
+            Spec("sw", "generic-switch"),
+        ],
+        [
+            ("h0", "compute", "sw", "ports", 1, 100),
+            ("h1", "compute", "sw", "ports", 1, 100),
+        ],
+    ),
+    "NO_STORAGE": lambda: _two_dgx(OK_ROWS),
+    "NFS_ONLY_STORAGE": lambda: make_design(
+        [*_many_dgx(9), Spec("nfs", "nfs-filer")], []
+    ),
+    "STORAGE_BANDWIDTH_LOW": lambda: make_design(
+        [*_many_dgx(128), Spec("fs", "lustre-appliance")], []
+    ),
+    "NO_OOB_NETWORK": lambda: _two_dgx(OK_ROWS),
+    "NO_SCHEDULER": lambda: _with_settings(scheduler=None),
+    "NO_MONITORING": lambda: _with_settings(monitoring=[]),
+    "OVERSUBSCRIBED": lambda: fat_tree_2tier(2, 1, 4, 2),
+    "RADIX_EXCEEDED": lambda: make_design(
+        [Spec(f"leaf{i}", "generic-switch", Tier.LEAF, {"ports": 4}) for i in range(4)]
+        + [Spec("spine", "generic-switch", Tier.SPINE, {"ports": 4})]
+        + [Spec(f"h{i}_{j}", "generic-host") for i in range(4) for j in range(3)],
+        [
+            (f"h{i}_{j}", "compute", f"leaf{i}", "ports", 1, 400)
+            for i in range(4)
+            for j in range(3)
+        ]
+        + [(f"leaf{i}", "ports", "spine", "ports", 1, 400) for i in range(4)],
+    ),
+    "SINGLE_POINT_OF_FAILURE": lambda: _two_dgx(OK_ROWS),
+    "INFERENCE_TIER_SIZE": lambda: make_design(
+        _many_dgx(65), [], purpose=Purpose.INFERENCE
+    ),
+    "COST_OUTSIDE_TIER_RANGE": lambda: make_design([Spec("h", "generic-host")], []),
+    "SWITCH_FLOOR": lambda: _two_dgx(OK_ROWS),
+    "BISECTION_BOUNDS": lambda: fat_tree_2tier(3, 1, 6, 3),
+}
+
+
+def test_every_documented_code_has_a_case() -> None:
+    assert FINDINGS_DOC is not None
+    documented = {
+        line.split("``")[1]
+        for line in FINDINGS_DOC.splitlines()
+        if line.startswith("- ``")
+    }
+    documented |= {"NO_MONITORING"}
+    assert documented == set(CASES)
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_code_triggered(code: str) -> None:
+    report = analyze(CASES[code]())
+    found = [f for f in report.findings if f.code == code]
+    assert found, [(f.code, f.message) for f in report.findings]
+    assert all(f.message for f in found)
+
+
+def test_severities_and_items() -> None:
+    report = analyze(_two_dgx([("dgx1", "compute", "sw", "ports", 9, 400), OK_ROWS[1]]))
+    budget = next(f for f in report.findings if f.code == "PORT_BUDGET_EXCEEDED")
+    assert budget.severity is Severity.ERROR
+    assert "dgx1" in budget.items and "9 of 8" in budget.message
+    assert report.errors() and report.errors()[0].severity is Severity.ERROR
+    spof = analyze(_two_dgx(OK_ROWS))
+    single = next(f for f in spof.findings if f.code == "SINGLE_POINT_OF_FAILURE")
+    assert single.items == ["sw"]
+
+
+def test_storage_bandwidth_levels() -> None:
+    report = analyze(CASES["STORAGE_BANDWIDTH_LOW"]())
+    f = next(f for f in report.findings if f.code == "STORAGE_BANDWIDTH_LOW")
+    # 1,024 GPUs = 4 SU: 80 GB/s is above 'good' (60) but below 'better' (160)
+    assert f.severity is Severity.INFO
