@@ -108,7 +108,7 @@ def min_side_injection(inj: FloatArray, w: IntArray) -> float:
     before = float(inj[order[:k]].sum())
     rest = target - (cum_w[k - 1] if k else 0)
     j = order[min(k, n - 1)]
-    return before + float(inj[j]) * rest / max(int(w[j]), 1)
+    return before + float(inj[j]) * float(rest) / max(int(w[j]), 1)
 
 
 def _min_side_count(w: IntArray) -> int:

@@ -96,12 +96,14 @@ def _planes(
     lab = np.where(sw_local, plane, 0)
     sw_end = np.where(g.endpoint[g.u], g.v, g.u)[node_edge]
     ok = sw_local[sw_end]
-    ports = np.bincount(lab[sw_end[ok]], weights=cables[node_edge][ok], minlength=g.n)
+    plane_ports = np.bincount(
+        lab[sw_end[ok]], weights=cables[node_edge][ok], minlength=g.n
+    )
     tiers = np.zeros(g.n, dtype=np.int64)
     np.maximum.at(tiers, lab[sw_local], rank[g.dev[sw_local]])
     floor, worst_t, bad = 0, 0, []
-    for plane in np.flatnonzero(ports > 0).tolist():
-        n_p, t_p = int(ports[plane]), int(tiers[plane])
+    for p in np.flatnonzero(plane_ports > 0).tolist():
+        n_p, t_p = int(plane_ports[p]), int(tiers[p])
         t_min = _clos_tiers(n_p, radix)
         floor += ceil((2 * t_min - 1) * n_p / radix)
         worst_t = max(worst_t, t_min)

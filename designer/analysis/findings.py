@@ -44,6 +44,7 @@ import networkx as nx
 import numpy as np
 
 from designer.analysis.bisection import BisectionResult
+from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import (
     FABRIC_CODE,
@@ -53,7 +54,7 @@ from designer.analysis.index import (
     DesignIndex,
     IntArray,
 )
-from designer.analysis.metrics import EndTable, Tiers
+from designer.analysis.metrics import Tiers
 from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
 from designer.core.model import Design, Fabric, Purpose

@@ -116,7 +116,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         v=v,
         c=c,
         link=link,
-        injection=inj,
+        injection=inj.astype(np.float64),
         weight=w,
         pruned=pruned,
         all_u=all_u,

@@ -221,14 +221,16 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
 
     port_keys: dict[tuple[int, int], PortKey] = {}
     if m:
-        for ends, ports in ((a, a_port), (b, b_port)):
-            combo = np.unique(dev_catalog[ends] * max(len(pmap), 1) + ports)
+        for end_dev, end_port in ((a, a_port), (b, b_port)):
+            combo = np.unique(dev_catalog[end_dev] * max(len(pmap), 1) + end_port)
             for key in combo.tolist():
-                c, p = divmod(int(key), max(len(pmap), 1))
-                if (c, p) not in port_keys:
-                    entry = entries[c]
-                    iface = entry.interface(port_names[p]) if entry else None
-                    port_keys[(c, p)] = PortKey(catalog_ids[c], port_names[p], iface)
+                ci, pi = divmod(int(key), max(len(pmap), 1))
+                if (ci, pi) not in port_keys:
+                    entry = entries[ci]
+                    iface = entry.interface(port_names[pi]) if entry else None
+                    port_keys[(ci, pi)] = PortKey(
+                        catalog_ids[ci], port_names[pi], iface
+                    )
 
     idx = DesignIndex(
         catalog=catalog,

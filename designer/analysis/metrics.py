@@ -49,7 +49,7 @@ def port_budget(
         name = index.port_names[int(port[j])]
         if entry is not None and entry.configurable and ports and name in ports:
             avail[j] = ports[name]
-    return uniq, used, avail
+    return uniq.astype(np.int64), used.astype(np.float64), avail
 
 
 def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
@@ -122,7 +122,7 @@ def switch_tiers(index: DesignIndex, level: IntArray) -> Tiers:
     up = np.bincount(a[a_up], weights=cap[a_up], minlength=n) + np.bincount(
         b[b_up], weights=cap[b_up], minlength=n
     )
-    return Tiers(rank=rank, down=down, up=up)
+    return Tiers(rank=rank, down=down.astype(np.float64), up=up.astype(np.float64))
 
 
 def switch_counts(index: DesignIndex, tiers: Tiers) -> dict[str, int]:
