@@ -393,6 +393,15 @@ def bisect(
     ep = g.endpoints
     w = g.weight[ep]
     full = min_side_injection(nominal, w)
+
+    def smaller_half(side: BoolArray) -> float:
+        """Nominal injection of the smaller half of a split (the ratio's base)."""
+        in_a = side[ep]
+        if homogeneous:
+            return full
+        return float(min(nominal[in_a].sum(), nominal[~in_a].sum()))
+
+    _, homogeneous = _balance(w)
     if len(ep) < 2:
         return BisectionResult(
             0.0, 0.0, 0.0, True, "fewer than two compute nodes: no bisection"
@@ -404,7 +413,7 @@ def bisect(
         return BisectionResult(
             value,
             value,
-            full,
+            smaller_half(side),
             True,
             f"exact: every balanced split of the {len(ep)} compute nodes, "
             "switches placed optimally for each",
@@ -458,7 +467,14 @@ def bisect(
         f"lower bound: {basis}" + ("; bounds meet: exact" if exact else "")
     )
     return BisectionResult(
-        upper, lower, full, exact, method, side, side[g.u] != side[g.v], tried
+        upper,
+        lower,
+        smaller_half(side),
+        exact,
+        method,
+        side,
+        side[g.u] != side[g.v],
+        tried,
     )
 
 
