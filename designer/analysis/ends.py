@@ -43,6 +43,9 @@ class EndTable:
     cage_sel: IntArray
     cage_code: IntArray
     cage_key: IntArray
+    cable_code: IntArray
+    cable_key: IntArray
+    speeds: IntArray
 
 
 def dense_codes(values: IntArray) -> tuple[IntArray, IntArray]:
@@ -122,7 +125,12 @@ def end_table(index: DesignIndex) -> EndTable:
     cage_code, cage_key = dense_codes(
         (dev[cage_sel] * n_ports + port[cage_sel]) * n_mod + mcode[cage_sel]
     )
+    m_links = len(index.a)
+    cable_code, cable_key = dense_codes(cp[:m_links] * n_s + scode[:m_links])
     return EndTable(
+        cable_code=cable_code,
+        cable_key=cable_key,
+        speeds=speeds,
         group_code=group_code,
         group_key=group_key,
         cage_sel=cage_sel,

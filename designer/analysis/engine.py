@@ -171,7 +171,7 @@ def analyze_index(index: DesignIndex, design: Design) -> Report:
     bis = bisect(g, h, nominal, index.endpoint_order)
     ends = index.ends
     budget = port_budget(index, ends)
-    tiers = switch_tiers(index, dev_level)
+    tiers = switch_tiers(index, dev_level, g)
     cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)
     cables = {f.value: int(cables_by_fabric[i]) for i, f in enumerate(FABRICS)}
     modules = transceivers(index, ends)

@@ -46,6 +46,7 @@ class ComputeGraph:
     all_u: IntArray
     all_v: IntArray
     all_link: IntArray
+    all_c: IntArray
 
     def place_pruned(self, side: BoolArray) -> None:
         """Put each pruned device on the side of the neighbour it hung from."""
@@ -100,7 +101,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         gone = np.flatnonzero(pendant)
         pruned.append((gone, lo[gone]))
         alive &= ~(pendant[u] | pendant[v])
-    all_u, all_v, all_link = u, v, link
+    all_u, all_v, all_link, all_c = u, v, link, gc
     u, v, c, link = u[alive], v[alive], gc[alive], link[alive]
     inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
         v, weights=c, minlength=n
@@ -122,6 +123,7 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         all_u=all_u,
         all_v=all_v,
         all_link=all_link,
+        all_c=all_c,
     )
 
 
@@ -137,6 +139,9 @@ def bfs_levels(n: int, start: BoolArray, u: IntArray, v: IntArray) -> IntArray:
             return level
         k += 1
         level[nxt] = k
+        # edges with both ends placed can never place anything again
+        open_ = (level[u] < 0) | (level[v] < 0)
+        u, v = u[open_], v[open_]
 
 
 def components(n: int, u: IntArray, v: IntArray) -> tuple[int, IntArray]:

@@ -15,15 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.ends import EndTable, dense_codes
+from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import (
-    FABRIC_CODE,
     FABRICS,
     KIND_SWITCH,
     DesignIndex,
     FloatArray,
     IntArray,
 )
-from designer.core.model import Fabric
 
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 
@@ -81,9 +80,7 @@ def cable_classes(index: DesignIndex) -> dict[tuple[int, str], int]:
     if index.n_links == 0:
         return {}
     n_ports = max(len(index.port_names), 1)
-    scode, speeds = dense_codes(index.speed)
-    cp = index.dev_catalog[index.a] * n_ports + index.a_port
-    inv, uniq = dense_codes(cp * len(speeds) + scode)
+    inv, uniq, speeds = index.ends.cable_code, index.ends.cable_key, index.ends.speeds
     totals = np.bincount(inv, weights=index.cables, minlength=len(uniq))
     out: dict[tuple[int, str], int] = {}
     for j, k in enumerate(uniq.tolist()):
@@ -104,25 +101,27 @@ class Tiers:
     up: FloatArray
 
 
-def switch_tiers(index: DesignIndex, level: IntArray) -> Tiers:
+def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
     """Declared tier, else ``level`` (BFS distance from the compute nodes)."""
-    comp = index.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    a, b, cap = index.a[comp], index.b[comp], index.cap[comp]
     is_sw = index.kind == KIND_SWITCH
     rank = np.where(index.declared_rank > 0, index.declared_rank, level)
     rank = np.where(is_sw & (rank > 0), rank, 0)
-    ra, rb = rank[a], rank[b]
-    n = index.n_devices
+    a, b, cap = g.all_u, g.all_v, g.all_c.astype(np.float64)
+    local_rank = rank[g.dev]
+    ra, rb = local_rank[a], local_rank[b]
     a_down, b_down = rb < ra, ra < rb
-    down = np.bincount(a[a_down], weights=cap[a_down], minlength=n) + np.bincount(
-        b[b_down], weights=cap[b_down], minlength=n
-    )
     a_up = b_down & (ra > 0)
     b_up = a_down & (rb > 0)
-    up = np.bincount(a[a_up], weights=cap[a_up], minlength=n) + np.bincount(
+    n = g.n
+    down = np.zeros(index.n_devices)
+    up = np.zeros(index.n_devices)
+    down[g.dev] = np.bincount(
+        a[a_down], weights=cap[a_down], minlength=n
+    ) + np.bincount(b[b_down], weights=cap[b_down], minlength=n)
+    up[g.dev] = np.bincount(a[a_up], weights=cap[a_up], minlength=n) + np.bincount(
         b[b_up], weights=cap[b_up], minlength=n
     )
-    return Tiers(rank=rank, down=down.astype(np.float64), up=up.astype(np.float64))
+    return Tiers(rank=rank, down=down, up=up)
 
 
 def switch_counts(index: DesignIndex, tiers: Tiers) -> dict[str, int]:
