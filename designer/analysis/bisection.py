@@ -30,7 +30,7 @@ whichever side makes it smallest. Minimum bisection is NP-hard, so:
      smaller half gives ``cut >= theta x min-side injection`` for EVERY split;
   3. otherwise the k-th smallest max-flow from one compute node to each other
      (every balanced cut separates it from at least k = half the nodes), for
-     designs of up to 256 compute nodes, else 0.
+     designs of up to 256 compute nodes (and 2M node x link pairs), else 0.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from designer.analysis.index import BoolArray, FloatArray, IntArray
 
 EXHAUSTIVE_MAX_NODES = 16
 PAIR_BOUND_MAX_NODES = 256
+PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
 MAX_QUOTIENT_CLASSES = 4096
 _REL = 1e-9
 
@@ -366,6 +367,8 @@ def pair_bound(g: ComputeGraph) -> float | None:
     """k-th smallest max-flow from the first compute node to each other one."""
     ep = g.endpoints
     if len(ep) < 2 or len(ep) > PAIR_BOUND_MAX_NODES:
+        return None
+    if len(ep) * len(g.u) > PAIR_BOUND_MAX_WORK:
         return None
     k = _min_side_count(g.weight[ep])
     flows = []

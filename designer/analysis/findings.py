@@ -60,7 +60,7 @@ from designer.catalog.ports import device_ports_problems
 from designer.core.model import Design, Fabric, Purpose
 
 MAX_ITEMS = 50
-EXACT_SPOF_MAX_LINKS = 20_000
+EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
 TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
 SU_GPUS = 256
