@@ -146,3 +146,45 @@ def test_disconnected_halves_have_zero_bisection() -> None:
     ]
     b = analyze(make_design(specs, rows)).bisection
     assert b.gbps == 0 and b.exact
+
+
+def _uneven_clos(seed: int):  # type: ignore[no-untyped-def]
+    """Two-tier trees with uneven groups: uniform reach, but lopsided capacity."""
+    import random
+
+    rng = random.Random(seed)
+    specs: list[Spec] = []
+    rows: list[tuple[str, str, str, str, int, int]] = []
+    spines = [f"sp{j}" for j in range(rng.randint(1, 2))]
+    specs += [Spec(s, "generic-switch", ports={"ports": 256}) for s in spines]
+    hosts = 0
+    group = 0
+    while hosts < 6 or (hosts < 10 and rng.random() < 0.5):
+        size = rng.randint(1, 4)
+        leaves = [f"g{group}l{i}" for i in range(rng.randint(1, 2))]
+        specs += [Spec(x, "generic-switch", ports={"ports": 256}) for x in leaves]
+        c1 = rng.randint(1, 2)
+        for h in range(size):
+            hid = f"g{group}h{h}"
+            specs.append(Spec(hid, "generic-host", ports={"compute": 8}))
+            rows += [(hid, "compute", x, "ports", c1, 400) for x in leaves]
+        c2 = rng.randint(1, 3)
+        for x in leaves:
+            rows += [(x, "ports", s, "ports", c2, 400) for s in spines]
+        hosts += size
+        group += 1
+    return make_design(specs, rows)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_certificate_sound_on_uneven_trees(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    design = _uneven_clos(seed)
+    b = analyze(design).bisection
+    oracle = oracle_bisection(design)
+    assert b.lower_gbps <= oracle + 1e-6, b.method
+    assert oracle <= b.upper_gbps + 1e-6
+    if b.exact:
+        assert b.gbps == pytest.approx(oracle)
