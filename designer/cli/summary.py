@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from designer.analysis.report import Report, Severity
 from designer.core.model import Design
+from designer.io.export.summary import racks_text
 
 
 def _usd(value: float) -> str:
@@ -79,10 +80,8 @@ def format_summary(report: Report, design: Design, source: str) -> str:
     typical = f"{_usd(low)}-{_usd(high)}" if high is not None else f"{_usd(low)}+"
     row("Tier", f"{t.name}: {t.reason}")
     row("", f"typical cost {typical} ({t.typical_cost_note})")
-    power = f"{report.power_kw:,.1f} kW max, {report.rack_units:,.0f} rack units"
-    if report.racks:
-        power += f" in {report.racks} rack" + ("s" if report.racks != 1 else "")
-    row("Power", power)
+    row("Power", f"{report.power_kw:,.1f} kW max")
+    row("Racks", racks_text(report, design))
     if report.switch_floor is not None:
         row("Clos floor", f"{report.switch_floor:,} switches (non-blocking minimum)")
     by = {sev: [f for f in report.findings if f.severity is sev] for sev in Severity}

@@ -6,13 +6,17 @@ estimates and bounds are said so in the text.
 
 from __future__ import annotations
 
+import math
+
 from designer.analysis.report import Report, Severity
 from designer.core.model import Design
-from designer.io.export._common import Catalog
+from designer.io.export._common import Catalog, resolve_catalog
 from designer.io.export.bom import bom_rows
 from designer.io.export.cabling import cabling_summary
 
 TIER_ORDER = ("leaf", "spine", "core", "other")
+#: Height of the rack the estimate packs devices into.
+RACK_U = 42
 
 
 def _count(n: int, noun: str) -> str:
@@ -56,7 +60,59 @@ def bisection_text(report: Report) -> str:
     )
 
 
-def headline(design: Design, report: Report) -> list[tuple[str, str]]:
+def rack_estimate(
+    design: Design, catalog: Catalog | None = None, rack_u: int = RACK_U
+) -> tuple[int, int]:
+    """Racks if packed: ``(rack-scale devices, racks of rack_u U for the rest)``.
+
+    A device at least ``rack_u`` high (an NVL72) is a rack of its own; the other
+    units are packed tightly, so the count is a lower bound (no power, cooling
+    or cabling limits per rack).
+    """
+    cat = resolve_catalog(catalog)
+    whole, rest = 0, 0.0
+    for d in design.devices:
+        entry = cat.get(d.catalog_id)
+        u = float(entry.u_height) if entry is not None else 0.0
+        if u >= rack_u:
+            whole += 1
+        else:
+            rest += u
+    return whole, math.ceil(rest / rack_u - 1e-9)
+
+
+def racks_text(
+    report: Report, design: Design | None = None, catalog: Catalog | None = None
+) -> str:
+    """Racks as placed in the design, else rack units and an estimate if packed."""
+    units = f"{round(report.rack_units):,} U"
+    if report.racks:
+        text = f"{_count(report.racks, 'rack')}, {units} in all"
+        if design is not None:
+            unplaced = sum(
+                1 for d in design.devices if d.placement is None or not d.placement.rack
+            )
+            if unplaced:
+                text += (
+                    f"; {unplaced:,} of {len(design.devices):,} devices have no "
+                    "rack placement"
+                )
+        return text
+    note = "(estimate; no rack placement in the design)"
+    if design is None:
+        return f"{units}; no rack placement in the design"
+    whole, packed = rack_estimate(design, catalog)
+    if whole:
+        return (
+            f"{units}, about {whole + packed:,} racks if packed: "
+            f"{_count(whole, 'rack-scale system')} + {packed:,} of {RACK_U} U {note}"
+        )
+    return f"{units}, about {_count(packed, 'rack')} of {RACK_U} U if packed {note}"
+
+
+def headline(
+    design: Design, report: Report, catalog: Catalog | None = None
+) -> list[tuple[str, str]]:
     """``(label, value)`` pairs of the report's first page."""
     cost = money(report.cost_usd.total)
     if cost_is_estimate(report):
@@ -90,11 +146,7 @@ def headline(design: Design, report: Report) -> list[tuple[str, str]]:
         ("Bisection bandwidth", bisection_text(report)),
         ("Cost", cost),
         ("Power", f"{report.power_kw:,.1f} kW (maximum)"),
-        (
-            "Racks",
-            f"{_count(report.racks, 'rack')}, "
-            f"{_count(round(report.rack_units), 'rack unit')}",
-        ),
+        ("Racks", racks_text(report, design, catalog)),
         ("Switches", switches or "none"),
         (
             "Cables",

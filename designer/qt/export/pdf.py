@@ -121,6 +121,7 @@ def _first_page(
     draw: Callable[[QPainter, QRectF], None] | None,
     scope_note: str,
     aspect: float = 1.0,
+    catalog: Catalog | None = None,
 ) -> None:
     page = flow.new_page(landscape=True)
     r = page.rect
@@ -136,7 +137,7 @@ def _first_page(
     )
     y += 8
     bottom = r.bottom() - flow.footer_height
-    pairs = headline(design, report)
+    pairs = headline(design, report, catalog)
     # wide drawings get the full page width under a headline grid
     stacked = draw is not None and aspect >= 1.7
     if draw is None:
@@ -250,7 +251,7 @@ def build_pages(
     """Lay the whole report out into ``flow.pages``."""
     wanted = [s for s in SECTIONS if s in set(sections)]
     drawing = draw if "drawing" in wanted else None
-    _first_page(flow, design, report, date, drawing, scope_note, aspect)
+    _first_page(flow, design, report, date, drawing, scope_note, aspect, catalog)
     if drawing is not None:
         for k, (title, view, view_aspect) in enumerate(details, start=1):
             _detail_page(

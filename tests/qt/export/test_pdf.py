@@ -10,7 +10,7 @@ from pypdf import PdfReader
 
 from designer.analysis.report import Finding, Severity
 from designer.io.export import ExportCancelled
-from designer.io.export.summary import bandwidth, money
+from designer.io.export.summary import bandwidth, money, racks_text
 from designer.qt.export import write_pdf
 from tests.io.export.designs import fake_report, rail_design
 
@@ -44,7 +44,7 @@ def test_headline_numbers_and_pages(tmp_path: Path) -> None:
     assert "exact" in first
     assert f"{money(report.cost_usd.total)} (estimate)" in first
     assert f"{report.power_kw:,.1f} kW" in first
-    assert f"{report.racks:,} racks" in first
+    assert racks_text(report, design) in first
     # drawing page landscape, table pages portrait; footer on every page
     assert _size(reader.pages[0]) == A4_PT[::-1]
     assert all(_size(p) == A4_PT for p in reader.pages[1:])
