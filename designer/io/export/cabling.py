@@ -218,7 +218,7 @@ def _row_chunks(
     cab_col, spd_col, fab_col, rail_col = t.cables, t.speed_gbps, t.fabric, t.rail
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
     n = 0
-    rows: list[CablingRow] = []
+    rows: list[Any] = []  # CablingRow tuples, or CSV lines when as_text
     for i in range(len(ids)):
         a, b, ap, bp = a_col[i], b_col[i], ap_col[i], bp_col[i]
         ia, na, ca = end_of(a, ap)

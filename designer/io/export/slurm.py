@@ -2,10 +2,10 @@
 
 Switches are those of the compute fabric. A leaf lists its compute nodes with
 ``Nodes=``; an upper-tier switch lists the switches below it with ``Switches=``.
-Every compute node appears exactly once: a node wired to several leaves (rail
-optimized) goes under one of them, chosen deterministically (most cables, then
-lowest rail, then switch id), and a comment says so. A switch left with nothing
-below it is written as a comment, because Slurm rejects a switch without children.
+The tree plugin needs a strict tree with every node under exactly one leaf, so a
+rail-optimized scalable unit (every node wired to one leaf per rail) becomes one
+logical leaf listing the unit's nodes, and upper switches that serve the same
+units merge into one logical switch; the written file explains this in its header.
 """
 
 from __future__ import annotations
@@ -120,8 +120,61 @@ def _natural_key(name: str) -> tuple[str, int, int]:
     return (m.group(1), len(m.group(2)), int(m.group(2)))
 
 
+class _UnionFind:
+    """Disjoint sets of strings (path halving)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _group_name(members: list[str], taken: set[str], fallback: str) -> str:
+    """Name of a logical switch: the hyphen tokens its members' names share."""
+    tokens = [m.split("-") for m in members]
+    common: list[str] = []
+    for parts in zip(*tokens, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    base = "-".join(common) if len(members) > 1 else members[0]
+    if not base or base in taken:
+        base = fallback
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}-{k}"
+    taken.add(name)
+    return name
+
+
+_CONVENTION = (
+    "# Rail-optimized fabric: each node is wired to one leaf per rail, but the",
+    "# tree plugin wants each node under exactly one leaf. Following the usual",
+    "# convention, the leaves that serve the same nodes (a rail group, normally one",
+    "# scalable unit) are one logical leaf switch listing all of those nodes: any",
+    "# two of them are one leaf hop apart on every rail. Above the leaves, switches",
+    "# that connect the same groups are merged into one logical switch, so the",
+    "# file is a strict tree; the comment above a merged switch names its members.",
+)
+
+
 def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
-    """The ``topology.conf`` text for the compute fabric of ``design``."""
+    """The ``topology.conf`` text for the compute fabric of ``design``.
+
+    Every compute node on the fabric is listed exactly once under a leaf; every
+    ``Switches=`` entry names a switch defined in the file.
+    """
     cat = resolve_catalog(catalog)
     devices = design.device_map()
     category = {
@@ -130,99 +183,150 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
     }
     hosts = hostnames(design, cat)
     t = design.links
-    # cables per (node, leaf) and rail of the lowest rail wiring them
-    node_leaf: dict[str, dict[str, list[int]]] = defaultdict(dict)
-    switch_edges: dict[str, dict[str, int]] = defaultdict(dict)
+    node_leaves: dict[str, set[str]] = defaultdict(set)
+    switch_edges: dict[str, set[str]] = defaultdict(set)
     for i in range(len(t.id)):
         if t.fabric[i] != Fabric.COMPUTE:
             continue
         a, b = t.a[i], t.b[i]
         ca, cb = category.get(a), category.get(b)
-        r = t.rail[i]
-        rail: int = r if r is not None else 1 << 30
         if ca is Category.COMPUTE and cb is Category.SWITCH:
-            node, sw = a, b
+            node_leaves[a].add(b)
         elif cb is Category.COMPUTE and ca is Category.SWITCH:
-            node, sw = b, a
-        elif ca is Category.SWITCH and cb is Category.SWITCH:
-            switch_edges[a][b] = switch_edges[a].get(b, 0) + t.cables[i]
-            switch_edges[b][a] = switch_edges[b].get(a, 0) + t.cables[i]
-            continue
-        else:
-            continue
-        rec = node_leaf[node].setdefault(sw, [0, rail])
-        rec[0] += t.cables[i]
-        rec[1] = min(rec[1], rail)
+            node_leaves[b].add(a)
+        elif ca is Category.SWITCH and cb is Category.SWITCH and a != b:
+            switch_edges[a].add(b)
+            switch_edges[b].add(a)
 
-    leaves = {sw for links in node_leaf.values() for sw in links}
+    leaves = {sw for links in node_leaves.values() for sw in links}
     switches = leaves | set(switch_edges)
     level = _levels(switches, leaves, switch_edges, devices)
-
-    under: dict[str, list[str]] = defaultdict(list)
-    multi = 0
-    for node in sorted(node_leaf):
-        options = node_leaf[node]
-        if len(options) > 1:
-            multi += 1
-        best = min(options, key=lambda s: (-options[s][0], options[s][1], s))
-        under[best].append(hosts[node])
-    unwired = sorted(hosts[d] for d in hosts if d not in node_leaf)
-
     names = {s: _sanitize(s) or "switch" for s in switches}
-    live: set[str] = {s for s in leaves if under.get(s)}
-    children: dict[str, list[str]] = {}
-    for lvl in sorted({level[s] for s in switches if level[s] > 0}):
-        for s in sorted(x for x in switches if level[x] == lvl):
-            kids = sorted(
-                c for c in switch_edges.get(s, {}) if level[c] < lvl and c in live
-            )
-            children[s] = kids
-            if kids:
-                live.add(s)
+    taken = set(names.values()) | set(hosts.values())
 
+    # leaf level: leaves sharing a node are one rail group (one logical leaf)
+    uf = _UnionFind()
+    for node in sorted(node_leaves):
+        first, *rest = sorted(node_leaves[node])
+        uf.find(first)
+        for other in rest:
+            uf.union(first, other)
+    leaf_groups: dict[str, list[str]] = defaultdict(list)
+    for leaf in leaves:
+        leaf_groups[uf.find(leaf)].append(leaf)
+    nodes_of: dict[str, list[str]] = defaultdict(list)
+    for node in node_leaves:
+        nodes_of[uf.find(next(iter(node_leaves[node])))].append(hosts[node])
+
+    # a logical switch: name, physical members, and its nodes or child switches
+    entries: list[tuple[str, list[str], list[str], bool]] = []
+    unit_of: dict[str, str] = {}
+    rail_groups = 0
+    for root, members in sorted(
+        leaf_groups.items(), key=lambda kv: min(_natural_key(names[m]) for m in kv[1])
+    ):
+        members.sort(key=lambda m: _natural_key(names[m]))
+        member_names = [names[m] for m in members]
+        if len(members) == 1:
+            name = member_names[0]
+        else:
+            rail_groups += 1
+            name = _group_name(member_names, taken, f"rail-group-{rail_groups:02d}")
+        for m in members:
+            unit_of[m] = name
+        entries.append((name, member_names, nodes_of[root], True))
+
+    # upper levels: merge switches whose child units overlap, so each unit has
+    # exactly one parent (a tree); a child already placed keeps its parent
+    parented: set[str] = set()
+    idle: list[str] = []
+    for lvl in sorted({level[s] for s in switches if level[s] > 0}):
+        kids: dict[str, set[str]] = {}
+        for s in (x for x in switches if level[x] == lvl):
+            units = {
+                unit_of[c]
+                for c in switch_edges.get(s, ())
+                if level[c] < lvl and c in unit_of
+            }
+            units -= parented
+            if units:
+                kids[s] = units
+            else:
+                idle.append(names[s])
+        uf = _UnionFind()
+        first_owner: dict[str, str] = {}
+        for s in sorted(kids):
+            uf.find(s)
+            for unit in kids[s]:
+                owner = first_owner.setdefault(unit, s)
+                uf.union(owner, s)
+        groups: dict[str, list[str]] = defaultdict(list)
+        for s in kids:
+            groups[uf.find(s)].append(s)
+        tier = _TIER_NAME.get(lvl, f"level{lvl}")
+        ordered = sorted(
+            groups.values(), key=lambda ms: min(_natural_key(names[m]) for m in ms)
+        )
+        for k, members in enumerate(ordered, start=1):
+            members.sort(key=lambda m: _natural_key(names[m]))
+            member_names = [names[m] for m in members]
+            if len(members) == 1:
+                name = member_names[0]
+            else:
+                name = _group_name(member_names, taken, f"{tier}-group-{k:02d}")
+            below = sorted({u for m in members for u in kids[m]})
+            parented.update(below)
+            for m in members:
+                unit_of[m] = name
+            entries.append((name, member_names, below, False))
+
+    roots = [e[0] for e in entries if e[0] not in parented]
+    unwired = sorted(hosts[d] for d in hosts if d not in node_leaves)
     lines = [
         f"# topology.conf for the Slurm topology/tree plugin: {design.settings.name}",
         "# Generated by GPU Cluster Designer from the compute fabric.",
-        f"# {len(hosts)} compute nodes, {len(switches)} switches "
-        f"({len(leaves)} leaves).",
+        f"# {_count(len(node_leaves), 'compute node')} on the fabric; "
+        f"{_count(len(switches), 'switch')} ({_count(len(leaves), 'leaf')}) "
+        f"written as {_count(len(entries), 'tree switch')}.",
     ]
-    if multi:
+    if rail_groups:
+        lines += _CONVENTION
+    if len(roots) > 1:
         lines.append(
-            f"# {multi} nodes are wired to several leaf switches (rail-optimized); "
-            "the tree plugin needs each node under exactly one leaf, so each is "
-            "listed under the leaf with most of its cables (ties: lowest rail, "
-            "then switch name)."
+            f"# {len(roots)} separate fabrics (no switch above them all): "
+            "a job cannot span them."
         )
     if unwired:
         lines.append(
             "# Not on the compute fabric (no leaf): " + compress_hostlist(unwired)
         )
-    for s in sorted(switches, key=lambda x: (level[x], _natural_key(names[x]))):
-        if level[s] == 0:
-            if under.get(s):
-                lines.append(
-                    f"SwitchName={names[s]} Nodes={compress_hostlist(under[s])}"
-                )
-            else:
-                lines.append(
-                    f"# SwitchName={names[s]}  (leaf: its nodes are listed under "
-                    "another leaf)"
-                )
-        elif children.get(s):
-            below = ",".join(names[c] for c in children[s])
-            lines.append(f"SwitchName={names[s]} Switches={below}")
-        else:
+    if idle:
+        lines.append(
+            "# Not in the tree (no compute node below them): " + compress_hostlist(idle)
+        )
+    for name, members, below, is_leaf in entries:
+        if len(members) > 1:
+            what = "rail group of" if is_leaf else "logical switch for"
             lines.append(
-                f"# SwitchName={names[s]}  (no listed switch below it: its leaves "
-                "carry no node in this tree)"
+                f"# {name}: {what} {len(members)} switches {compress_hostlist(members)}"
             )
+        key = "Nodes" if is_leaf else "Switches"
+        lines.append(f"SwitchName={name} {key}={compress_hostlist(below)}")
     return "\n".join(lines) + "\n"
+
+
+_TIER_NAME = {1: "spine", 2: "core"}
+_PLURAL = {"switch": "switches", "leaf": "leaves", "tree switch": "tree switches"}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun if n == 1 else _PLURAL.get(noun, noun + 's')}"
 
 
 def _levels(
     switches: set[str],
     leaves: set[str],
-    edges: dict[str, dict[str, int]],
+    edges: Mapping[str, Iterable[str]],
     devices: Mapping[str, Device],
 ) -> dict[str, int]:
     """Tier of each switch: declared ``Device.tier`` else hops from the leaves."""
@@ -235,7 +339,7 @@ def _levels(
         depth += 1
         nxt: list[str] = []
         for s in frontier:
-            for c in edges.get(s, {}):
+            for c in edges.get(s, ()):
                 if c not in level:
                     level[c] = depth
                     nxt.append(c)

@@ -38,7 +38,7 @@ def test_csv_and_slurm_exports(design_file: Path, tmp_path: Path) -> None:
     assert code == 0, err.getvalue()
     with cab.open() as fh:
         assert len(list(csv.DictReader(fh))) == sum(rail_design().links.cables)
-    assert "SwitchName=leaf-1 Nodes=dgx-[01-04]" in slurm.read_text()
+    assert "SwitchName=leaf Nodes=dgx-[01-04]" in slurm.read_text()
     assert "cabling:" in out.getvalue()
     assert "slurm:" in out.getvalue()
 

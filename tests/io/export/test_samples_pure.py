@@ -17,7 +17,7 @@ from designer.io.export import (
     write_bom_csv,
     write_cabling_csv,
 )
-from tests.io.export.test_slurm import expand_hostlist
+from tests.io.export.test_slurm import check_tree, expand_hostlist
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
 
@@ -44,15 +44,22 @@ def test_sample_exports_agree(path: Path) -> None:
     assert len(cab.getvalue().splitlines()) == n + 1
 
     text = slurm_topology(design)
-    listed: list[str] = []
-    for line in text.splitlines():
-        m = re.match(r"^SwitchName=\S+ Nodes=(\S+)$", line)
-        if m:
-            listed += expand_hostlist(m.group(1))
-    assert len(listed) == len(set(listed)), "a node is listed twice"
     names = set(hostnames(design).values())
     unwired = re.search(r"^# Not on the compute fabric \(no leaf\): (\S+)$", text, re.M)
     off_fabric = set(expand_hostlist(unwired.group(1))) if unwired else set()
-    assert set(listed) | off_fabric == names
-    assert not set(listed) & off_fabric
+    assert not off_fabric - names
+    check_tree(text, names - off_fabric)
     assert len(names) == report.compute_nodes
+
+
+def test_b200_superpod_topology_is_one_leaf_per_su() -> None:
+    design = load_design(
+        SAMPLES[[p.stem for p in SAMPLES].index("dgx-b200-superpod-16su")]
+    )
+    text = slurm_topology(design)
+    lines = [x for x in text.splitlines() if x.startswith("SwitchName=")]
+    # 16 rail groups (one per SU), 4 pod spine groups, 1 core group
+    assert len(lines) == 21
+    assert "SwitchName=leaf-su01 Nodes=dgx-[0001-0032]" in lines
+    assert "SwitchName=spine-p01 Switches=leaf-su[01-04]" in lines
+    assert lines[-1] == "SwitchName=core Switches=spine-p[01-04]"

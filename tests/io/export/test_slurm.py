@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.core.model import Device
+from designer.core.model import Design, Device, Link, LinkTable, Tier
 from designer.io.export import compress_hostlist, hostnames, write_slurm_topology
 from tests.io.export.designs import rail_design
 
@@ -36,6 +36,11 @@ def expand_hostlist(text: str) -> list[str]:
         (["login", "dgx7"], "dgx7,login"),
         (["a1", "a01", "a2"], "a[1-2],a01"),
         (["su1-n9", "su1-n10", "su2-n1"], "su1-n[9-10],su2-n1"),
+        (["n098", "n099", "n100"], "n[098-100]"),
+        (["n8", "n9", "n10", "n11"], "n[8-11]"),
+        (["n09", "n10", "n100"], "n100,n[09-10]"),
+        (["dgx-0999", "dgx-1000", "dgx-0001"], "dgx-[0001,0999-1000]"),
+        (["n007", "n7", "n07"], "n7,n07,n007"),
     ],
 )
 def test_compress_hostlist(names: list[str], expected: str) -> None:
@@ -58,21 +63,151 @@ def _parse(text: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     return nodes, switches
 
 
-def test_every_node_exactly_once(tmp_path: Path) -> None:
+def check_tree(text: str, expected_hosts: set[str]) -> dict[str, str]:
+    """Assert topology.conf is a strict tree covering ``expected_hosts`` once.
+
+    Returns the parent of each switch that has one.
+    """
+    assert not re.search(r"^#\s*SwitchName=", text, re.M), "commented-out switch"
+    nodes, switches = _parse(text)
+    listed = [h for hs in nodes.values() for h in hs]
+    assert len(listed) == len(set(listed)), "a node is listed twice"
+    assert set(listed) == expected_hosts
+    defined = set(nodes) | set(switches)
+    assert len(defined) == len(text.split("SwitchName=")) - 1, "a name is reused"
+    assert not set(nodes) & set(switches)
+    parent: dict[str, str] = {}
+    for name, kids in switches.items():
+        for kid in kids:
+            assert kid in defined, f"{name} lists undefined switch {kid}"
+            assert kid not in parent, f"{kid} has two parents"
+            parent[kid] = name
+    for name in defined:  # no cycles: every chain of parents ends
+        seen = {name}
+        while name in parent:
+            name = parent[name]
+            assert name not in seen
+            seen.add(name)
+    return parent
+
+
+def _parse(text: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    nodes: dict[str, list[str]] = {}
+    switches: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        fields = dict(f.split("=", 1) for f in line.split())
+        name = fields["SwitchName"]
+        if "Nodes" in fields:
+            nodes[name] = expand_hostlist(fields["Nodes"])
+        if "Switches" in fields:
+            switches[name] = expand_hostlist(fields["Switches"])
+    return nodes, switches
+
+
+def test_rail_group_is_one_logical_leaf(tmp_path: Path) -> None:
     design = rail_design()
     out = tmp_path / "topology.conf"
     text = write_slurm_topology(design, out)
     assert out.read_text() == text
+    check_tree(text, set(hostnames(design).values()))
     nodes, switches = _parse(text)
-    listed = [h for hs in nodes.values() for h in hs]
-    assert sorted(listed) == sorted(hostnames(design).values())
-    assert len(listed) == len(set(listed)) == 4
-    # rail 0-3 leaf wins ties by lowest rail; leaf-2 then has no node: a comment
-    assert nodes == {"leaf-1": ["dgx-01", "dgx-02", "dgx-03", "dgx-04"]}
-    assert "# SwitchName=leaf-2" in text
-    assert switches == {"spine-1": ["leaf-1"], "spine-2": ["leaf-1"]}
-    assert "rail-optimized" in text
-    assert "SwitchName=leaf-1 Nodes=dgx-[01-04]" in text
+    # leaf-1 (rails 0-3) and leaf-2 (rails 4-7) serve the same 4 nodes
+    assert nodes == {"leaf": ["dgx-01", "dgx-02", "dgx-03", "dgx-04"]}
+    assert "SwitchName=leaf Nodes=dgx-[01-04]" in text
+    assert "# leaf: rail group of 2 switches leaf-[1-2]" in text
+    # both spines connect that group: one logical spine above it
+    assert switches == {"spine": ["leaf"]}
+    assert "# spine: logical switch for 2 switches spine-[1-2]" in text
+    assert "Rail-optimized fabric" in text
+
+
+def _two_fabrics() -> Design:
+    """Two single-homed leaves under one spine, and a third leaf on its own."""
+    dev = [
+        Device(id=f"n{i}", catalog_id="dgx-h100", label=f"node{i:02d}")
+        for i in range(1, 7)
+    ]
+    dev += [
+        Device(id=f"tor-{j}", catalog_id="qm9700", label="", tier=Tier.LEAF)
+        for j in range(1, 4)
+    ]
+    dev += [
+        Device(id="spine-a", catalog_id="qm9700", label="", tier=Tier.SPINE),
+        Device(id="spine-idle", catalog_id="qm9700", label="", tier=Tier.SPINE),
+    ]
+    links = [
+        Link(
+            id=f"l{i}",
+            a=f"n{i}",
+            a_port="compute",
+            b=f"tor-{(i + 1) // 2}",
+            b_port="ports",
+            speed_gbps=400,
+        )
+        for i in range(1, 7)
+    ]
+    links += [
+        Link(
+            id=f"u{j}",
+            a=f"tor-{j}",
+            a_port="ports",
+            b="spine-a",
+            b_port="ports",
+            speed_gbps=400,
+        )
+        for j in (1, 2)
+    ]
+    # a spine wired only to another spine has nothing below it
+    links.append(
+        Link(
+            id="s",
+            a="spine-idle",
+            a_port="ports",
+            b="spine-a",
+            b_port="ports",
+            speed_gbps=400,
+        )
+    )
+    return Design(devices=dev, links=LinkTable.from_links(links))
+
+
+def test_single_homed_leaves_keep_their_names_and_islands_are_said() -> None:
+    design = _two_fabrics()
+    text = write_slurm_topology(design, _Sink())
+    parent = check_tree(text, {f"node{i:02d}" for i in range(1, 7)})
+    nodes, switches = _parse(text)
+    assert nodes == {
+        "tor-1": ["node01", "node02"],
+        "tor-2": ["node03", "node04"],
+        "tor-3": ["node05", "node06"],
+    }
+    assert switches == {"spine-a": ["tor-1", "tor-2"]}
+    assert "tor-3" not in parent
+    assert "# 2 separate fabrics" in text
+    assert "# Not in the tree (no compute node below them): spine-idle" in text
+    assert "Rail-optimized" not in text
+
+
+def test_switch_with_leaf_name_clash_gets_a_fresh_name() -> None:
+    design = rail_design()
+    # a physical switch already named like the rail group would be
+    design.devices.append(Device(id="leaf", catalog_id="qm9700", label=""))
+    design.links.append(
+        Link(
+            id="x",
+            a="leaf",
+            a_port="ports",
+            b="spine-1",
+            b_port="ports",
+            speed_gbps=400,
+        )
+    )
+    text = write_slurm_topology(design, _Sink())
+    check_tree(text, set(hostnames(design).values()))
+    nodes, _ = _parse(text)
+    assert list(nodes) == ["rail-group-01"]
 
 
 def test_hostnames_from_labels_when_they_are_hostnames() -> None:
@@ -95,16 +230,6 @@ def test_hostnames_fall_back_to_ids_when_labels_clash() -> None:
     assert names["dgx-01"] == "dgx-01"
     assert names["dgx-02"] == "dgx-02"
     assert all(re.fullmatch(r"[a-z0-9-]+", n) for n in names.values())
-
-
-def test_most_cables_wins_over_rail() -> None:
-    design = rail_design(nodes=1)
-    # move rails 0..2 of node 1 to leaf-2: leaf-2 now has 7 of its 8 cables
-    t = design.links
-    for i in range(3):
-        t.b[i] = "leaf-2"
-    nodes, _ = _parse(write_slurm_topology(design, _Sink()))
-    assert nodes == {"leaf-2": ["dgx-01"]}
 
 
 class _Sink:
