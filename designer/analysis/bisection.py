@@ -383,6 +383,12 @@ def pair_bound(g: ComputeGraph) -> float | None:
     return float(flows[max(k, 1) - 1])
 
 
+_CARRIED = (
+    "carried across edits: the last certified lower bound minus the compute "
+    "capacity removed since (adding capacity never lowers it)"
+)
+
+
 # -- driver ------------------------------------------------------------------------
 
 
@@ -391,8 +397,14 @@ def bisect(
     h: Hierarchy,
     nominal: FloatArray,
     dev_orders: dict[str, IntArray],
+    known_lower: float | None = None,
 ) -> BisectionResult:
-    """Bounds and best cut of the compute fabric (see module doc)."""
+    """Bounds and best cut of the compute fabric (see module doc).
+
+    ``known_lower`` is a lower bound the caller has proven for this very graph
+    (:mod:`designer.analysis.incremental` carries one across edits); it is
+    trusted as is, and spares the pair max-flows when it meets the upper bound.
+    """
     ep = g.endpoints
     w = g.weight[ep]
     full = min_side_injection(nominal, w)
@@ -453,6 +465,9 @@ def bisect(
     if theta is not None:
         lower = theta * min_side_injection(g.injection[ep], w)
         basis = f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)"
+    elif known_lower is not None and known_lower >= upper * (1 - _REL):
+        lower = known_lower
+        basis = _CARRIED
     else:
         pb = pair_bound(g)
         lower = pb if pb is not None else 0.0
@@ -461,6 +476,8 @@ def bisect(
             if pb is not None
             else f"no lower bound for this size ({why})"
         )
+    if known_lower is not None and known_lower > lower:
+        lower, basis = known_lower, _CARRIED
     lower = min(lower, upper)
     exact = upper - lower <= _REL * max(upper, 1.0)
     if exact:

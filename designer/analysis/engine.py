@@ -160,15 +160,22 @@ def _tier_rows(
     return rows, ratios
 
 
-def analyze_index(index: DesignIndex, design: Design) -> Report:
-    """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits)."""
+def analyze_index(
+    index: DesignIndex, design: Design, *, known_lower: float | None = None
+) -> Report:
+    """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits).
+
+    Of ``design`` only the settings are read (the index holds the rest), so a
+    worker may get a design without its links. ``known_lower``: a bisection lower
+    bound proven for this design (see :mod:`designer.analysis.incremental`).
+    """
     g = compute_graph(index)
     h = hierarchy(g)
     h.plane = switch_planes(g)
     dev_level = np.full(index.n_devices, -1, dtype=np.int64)
     dev_level[g.dev] = h.level
     nominal = _nominal_injection(index)[g.dev][g.endpoint]
-    bis = bisect(g, h, nominal, index.endpoint_order)
+    bis = bisect(g, h, nominal, index.endpoint_order, known_lower)
     ends = index.ends
     budget = port_budget(index, ends)
     tiers = switch_tiers(index, dev_level, g)

@@ -199,7 +199,7 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
         override[i] = bool(d.ports)
 
     t = design.links
-    link_ids = t.id
+    link_ids = list(t.id)  # a copy: the design keeps editing its own list
     m = len(link_ids)
     a = np.fromiter((dmap[x] for x in t.a), dtype=np.int64, count=m)
     b = np.fromiter((dmap[x] for x in t.b), dtype=np.int64, count=m)

@@ -2,9 +2,15 @@
 
 Pattern (reference/performance.md §4): every edit bumps a generation number; a
 lone edit is analysed at once, edits in a burst restart a ~100 ms single-shot
-timer. An immutable snapshot of the design goes to a one-thread pool (queued,
-unstarted jobs are dropped) and a result whose generation is not the current one
-is dropped.
+timer. Each edit is also patched into an
+:class:`~designer.analysis.incremental.IncrementalIndex` on the GUI thread (a few
+ms: link edits give new arrays, settings and moves reuse the index), and that
+immutable index goes to a one-thread pool (queued, unstarted jobs are dropped).
+When the edit cannot be patched, the job gets a snapshot of the design and
+rebuilds the index in the worker; the GUI adopts it if no edit came meanwhile.
+A result whose generation is not the current one is dropped; an accepted one
+certifies its bisection lower bound, which later edits carry (minus the
+capacity they remove).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from designer.analysis.incremental import IncrementalIndex, hint_for
+from designer.analysis.index import DesignIndex
 from designer.catalog.loader import Catalog
 from designer.core.commands import Change, Document
 from designer.core.model import LINK_COLUMNS, Design, LinkTable
@@ -52,19 +60,35 @@ class _JobSignals(QObject):
     finished = Signal(object)
 
 
+def light_snapshot(design: Design) -> Design:
+    """The design without links, for analysing a prebuilt index (reads settings)."""
+    return Design.model_construct(
+        schema_version=design.schema_version,
+        settings=design.settings,
+        groups=list(design.groups),
+        devices=list(design.devices),
+        links=LinkTable(),
+    )
+
+
 class _AnalysisJob(QRunnable):
-    """Analyse one snapshot; emit ``(generation, report or exception, seconds)``."""
+    """Analyse one index (or build it from a snapshot); emit
+    ``(generation, report or exception, seconds, index built here or None)``."""
 
     def __init__(
         self,
         generation: int,
         design: Design,
+        index: DesignIndex | None,
+        hint: Any,
         catalog: Catalog | None,
         signals: _JobSignals,
     ) -> None:
         super().__init__()
         self.generation = generation
         self.design = design
+        self.index = index
+        self.hint = hint
         self.catalog = catalog
         self.signals = signals
 
@@ -72,14 +96,20 @@ class _AnalysisJob(QRunnable):
         """Analyse; never raise into the pool."""
         start = time.perf_counter()
         result: Any
+        built: DesignIndex | None = None
         try:
-            from designer.analysis import analyze
+            from designer.analysis import analyze_index, build_index
 
-            result = analyze(self.design, self.catalog)
+            index = self.index
+            if index is None:
+                index = built = build_index(self.design, self.catalog)
+            result = analyze_index(
+                index, self.design, known_lower=hint_for(self.hint, index)
+            )
         except Exception as exc:  # shown in the panel, never a crash
-            result = exc
+            result, built = exc, None
         self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start)
+            (self.generation, result, time.perf_counter() - start, built)
         )
 
 
@@ -104,6 +134,7 @@ class AnalysisRunner(QObject):
         self.last_seconds: float | None = None
         self.busy = False
         self._last_edit = float("-inf")
+        self._incremental = IncrementalIndex(catalog)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _JobSignals()
@@ -117,10 +148,15 @@ class AnalysisRunner(QObject):
         """Follow another document and analyse it at once."""
         self._document.unsubscribe(self._on_changes)
         self._document = document
+        self._incremental.invalidate()
         document.subscribe(self._on_changes)
         self.run_now()
 
     def _on_changes(self, changes: list[Change]) -> None:
+        try:
+            self._incremental.update(self._document.design, changes)
+        except Exception:  # never let bookkeeping break an edit: rebuild instead
+            self._incremental.invalidate()
         if any(c.kind == "reset" for c in changes):
             # A new design: let the window build and paint it first, so the
             # worker does not compete with that for the GIL.
@@ -152,25 +188,38 @@ class AnalysisRunner(QObject):
 
     def _start_job(self) -> None:
         self._pool.clear()  # queued, unstarted jobs are stale now
+        design = self._document.design
+        index = self._incremental.index
         job = _AnalysisJob(
             self.generation,
-            snapshot(self._document.design),
+            light_snapshot(design) if index is not None else snapshot(design),
+            index,
+            self._incremental.lower_hint(),
             self._catalog,
             self._signals,
         )
         self.started.emit()
         self._pool.start(job)
 
-    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
-        generation, result, seconds = payload
+    def _on_job_finished(
+        self, payload: tuple[int, object, float, DesignIndex | None]
+    ) -> None:
+        generation, result, seconds, built = payload
         self.last_seconds = seconds
         if generation != self.generation:
             return  # an edit came in meanwhile; a newer job is (or will be) queued
         self.busy = False
         if isinstance(result, BaseException):
             self.failed.emit(f"{type(result).__name__}: {result}")
-        else:
-            self.report_ready.emit(result)
+            return
+        # No edit since the job started: its index shows the current design.
+        if built is not None:
+            self._incremental.adopt(built)
+        index = self._incremental.index
+        bis = getattr(result, "bisection", None)
+        if index is not None and bis is not None:
+            self._incremental.certify(float(bis.lower_gbps), index)
+        self.report_ready.emit(result)
 
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Stop the timer, drop queued jobs and wait for the running one."""

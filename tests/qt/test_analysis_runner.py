@@ -15,15 +15,15 @@ from tests.qt.helpers import add_dgx, settle
 def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
-    real = designer.analysis.analyze
+    real = designer.analysis.analyze_index
     threads: list[threading.Thread] = []
 
-    def slow(design: Any, catalog: Any = None) -> Any:
+    def slow(index: Any, design: Any, **kw: Any) -> Any:
         threads.append(threading.current_thread())
         time.sleep(0.3)
-        return real(design, catalog)
+        return real(index, design, **kw)
 
-    monkeypatch.setattr(designer.analysis, "analyze", slow)
+    monkeypatch.setattr(designer.analysis, "analyze_index", slow)
     window = main_window()
     settle(qtbot, window)
     start = time.perf_counter()
@@ -40,13 +40,13 @@ def test_a_burst_of_edits_is_analysed_once_more(
     window = main_window()
     settle(qtbot, window)
     calls: list[int] = []
-    real = designer.analysis.analyze
+    real = designer.analysis.analyze_index
 
-    def counting(design: Any, catalog: Any = None) -> Any:
+    def counting(index: Any, design: Any, **kw: Any) -> Any:
         calls.append(len(design.devices))
-        return real(design, catalog)
+        return real(index, design, **kw)
 
-    monkeypatch.setattr(designer.analysis, "analyze", counting)
+    monkeypatch.setattr(designer.analysis, "analyze_index", counting)
     for i in range(6):
         add_dgx(window, 1, prefix=f"b{i}")
     report = settle(qtbot, window)
@@ -60,12 +60,12 @@ def test_a_burst_of_edits_is_analysed_once_more(
 def test_failure_is_shown_not_raised(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
-    def broken(design: Any, catalog: Any = None) -> Any:
+    def broken(index: Any, design: Any, **kw: Any) -> Any:
         raise ValueError("no catalog entry 'x'")
 
     window = main_window()
     settle(qtbot, window)
-    monkeypatch.setattr(designer.analysis, "analyze", broken)
+    monkeypatch.setattr(designer.analysis, "analyze_index", broken)
     add_dgx(window, 1)
     qtbot.waitUntil(
         lambda: window.validator_panel.state.text().startswith("Analysis failed"),

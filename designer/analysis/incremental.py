@@ -1,0 +1,409 @@
+"""Keep a :class:`DesignIndex` in step with a document's edits, and a sound
+bisection lower bound across them.
+
+:class:`IncrementalIndex` follows the :class:`~designer.core.commands.Change`
+events of one document (call :meth:`IncrementalIndex.update` on the thread that
+edits the design, right after each edit):
+
+* settings edits and device moves leave the index as it is;
+* link edits (cables, speed, fabric, ports, rail, ends), link deletions and
+  link insertions are patched into NEW arrays - an index handed to a worker
+  earlier is never written to, so the worker may keep reading it;
+* anything else (devices added or removed, a device's model/tier/group/ports
+  changed, groups edited, a reset, mixed link edits in one step) drops the
+  index: :attr:`IncrementalIndex.index` is None until :meth:`adopt` hands it a
+  freshly built one (the GUI worker builds it from a snapshot).
+
+Carried lower bound (why it is sound). Let B(G) be the bisection of the compute
+fabric G: the minimum, over balanced splits of the compute nodes (balance set
+by the compute nodes and their GPU counts) and over placements of every other
+node, of the capacity crossing. Then
+
+1. adding a link, a node, or capacity never lowers B: every cut of the larger
+   graph, restricted to the old nodes, is a cut of the old graph with the same
+   compute split and no more crossing capacity;
+2. lowering capacities by c in total (a removed link lowers its own capacity to
+   0) lowers every cut by at most c, hence B by at most c.
+
+So if B(G_ref) >= L was certified and G differs from G_ref by link edits only,
+with the same compute nodes and GPU counts, take G_min with, per link of G_ref,
+capacity min(ref, now) (0 when the link is gone, left the compute fabric or
+changed ends): G_min is G_ref minus the deficit D = sum(ref - min(ref, now)),
+and G contains G_min plus extra capacity, so B(G) >= B(G_min) >= L - D.
+:meth:`lower_hint` returns L - D for the current design; :meth:`certify`
+records a new (G_ref, L) when a report's lower bound beats it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from designer.analysis.ends import EndTable, end_table
+from designer.analysis.index import (
+    FABRIC_CODE,
+    KIND_COMPUTE,
+    TIER_RANK,
+    DesignIndex,
+)
+from designer.catalog.loader import Catalog
+from designer.core.commands import Change
+from designer.core.model import Design, Fabric, LinkTable
+
+_LINK_KINDS = frozenset({"links_added", "links_removed", "links_changed"})
+_REBUILD_KINDS = frozenset(
+    {"reset", "devices_added", "devices_removed", "groups_changed"}
+)
+MAX_TRACKED_LINKS = 50_000
+"""Past this many links edited since the reference, the carried bound is dropped."""
+_COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
+
+LinkState = tuple[str, str, int]
+"""(end a, end b, compute-fabric capacity in Gb/s; 0 off the compute fabric)."""
+
+
+def compute_fingerprint(index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
+    """Compute nodes and their GPU counts: the balance of every bisection split."""
+    comp = np.flatnonzero(index.kind == KIND_COMPUTE)
+    ids = tuple(index.device_ids[i] for i in comp.tolist())
+    return ids, index.gpus[comp].tobytes()
+
+
+def _states(index: DesignIndex, positions: Sequence[int]) -> list[LinkState]:
+    """Bound-relevant state of the links at ``positions`` of ``index``."""
+    out: list[LinkState] = []
+    for i in positions:
+        cap = int(index.cap[i]) if int(index.fabric[i]) == _COMPUTE else 0
+        out.append(
+            (index.device_ids[int(index.a[i])], index.device_ids[int(index.b[i])], cap)
+        )
+    return out
+
+
+def _same_ends(x: LinkState, y: LinkState) -> bool:
+    return {x[0], x[1]} == {y[0], y[1]}
+
+
+class IncrementalIndex:
+    """A design index patched from change events, plus the carried lower bound."""
+
+    def __init__(self, catalog: Catalog | None = None) -> None:
+        if catalog is None:
+            from designer.catalog.loader import default_catalog
+
+            catalog = default_catalog()
+        self.catalog = catalog
+        self.index: DesignIndex | None = None
+        self._dev_pos: dict[str, int] | None = None
+        self._ref_lower: float | None = None
+        self._ref_fp: tuple[tuple[str, ...], bytes] | None = None
+        self._ref_state: dict[str, LinkState | None] = {}
+        self._now_state: dict[str, LinkState | None] = {}
+        self.patched = 0
+        """How many edits were patched in (for tests and the benchmark)."""
+
+    # -- index ---------------------------------------------------------------------
+
+    def adopt(self, index: DesignIndex) -> None:
+        """Take a freshly built index of the current design as the base."""
+        self.index = index
+        self._dev_pos = None
+        if self._ref_fp is not None and compute_fingerprint(index) != self._ref_fp:
+            self._drop_reference()
+
+    def invalidate(self) -> None:
+        """Forget the index (the next analysis rebuilds it) and the carried bound."""
+        self.index = None
+        self._dev_pos = None
+        self._drop_reference()
+
+    def update(self, design: Design, changes: Iterable[Change]) -> DesignIndex | None:
+        """Follow one edit's changes; the patched index, or None to rebuild."""
+        changes = list(changes)
+        kinds = {c.kind for c in changes}
+        if "reset" in kinds:
+            self.invalidate()
+            return None
+        old = self.index
+        link_ids = {i for c in changes if c.kind in _LINK_KINDS for i in c.ids}
+        if link_ids:
+            self._track(design, old, link_ids, kinds)
+        if old is None:
+            return None
+        new: DesignIndex | None = old
+        moved = [i for c in changes if c.kind == "devices_changed" for i in c.ids]
+        if kinds & _REBUILD_KINDS or (
+            moved and not self._devices_same(design, old, moved)
+        ):
+            new = None
+        link_kinds = kinds & _LINK_KINDS
+        if new is not None and link_kinds:
+            if len(link_kinds) > 1:
+                new = None
+            elif "links_changed" in link_kinds:
+                new = self._patch_changed(design, old, link_ids)
+            elif "links_removed" in link_kinds:
+                new = self._patch_removed(design, old, link_ids)
+            else:
+                new = self._patch_added(design, old, link_ids)
+            self.patched += new is not None
+        self.index = new
+        if new is None:
+            self._dev_pos = None
+        return new
+
+    def _positions(self, index: DesignIndex) -> dict[str, int]:
+        if self._dev_pos is None:
+            self._dev_pos = {d: i for i, d in enumerate(index.device_ids)}
+        return self._dev_pos
+
+    def _devices_same(
+        self, design: Design, index: DesignIndex, ids: Sequence[str]
+    ) -> bool:
+        """True when the edited devices changed nothing the analysis reads."""
+        if len(ids) > 2000 or len(design.devices) != index.n_devices:
+            return False
+        pos = self._positions(index)
+        group_pos = {g.id: i for i, g in enumerate(design.groups)}
+        for device_id in ids:
+            i = pos.get(device_id)
+            if i is None or design.devices[i].id != device_id:
+                return False
+            d = design.devices[i]
+            rack = index.rack_names[index.rack[i]] if index.rack[i] >= 0 else None
+            placed = d.placement.rack if d.placement and d.placement.rack else None
+            if (
+                d.catalog_id != index.catalog_ids[int(index.dev_catalog[i])]
+                or (TIER_RANK[d.tier] if d.tier else 0) != int(index.declared_rank[i])
+                or (group_pos[d.group] if d.group else -1) != int(index.group[i])
+                or placed != rack
+                or d.ports != index.device_ports[i]
+            ):
+                return False
+        return True
+
+    def _rows(
+        self, index: DesignIndex, table: LinkTable, positions: Sequence[int]
+    ) -> dict[str, Any] | None:
+        """Index columns for rows of the design's link table (None: rebuild)."""
+        pos = self._positions(index)
+        ports = {p: i for i, p in enumerate(index.port_names)}
+        try:
+            a = [pos[table.a[i]] for i in positions]
+            b = [pos[table.b[i]] for i in positions]
+            ap = [ports[table.a_port[i]] for i in positions]
+            bp = [ports[table.b_port[i]] for i in positions]
+        except KeyError:
+            return None  # a new device or port name: the string maps change
+        for dev, port in ((a, ap), (b, bp)):
+            for d, p in zip(dev, port, strict=True):
+                if (int(index.dev_catalog[d]), p) not in index.port_keys:
+                    return None
+        cables = np.array([table.cables[i] for i in positions], dtype=np.int64)
+        speed = np.array([table.speed_gbps[i] for i in positions], dtype=np.int64)
+        rail = [table.rail[i] for i in positions]
+        return {
+            "a": np.array(a, dtype=np.int64),
+            "b": np.array(b, dtype=np.int64),
+            "a_port": np.array(ap, dtype=np.int64),
+            "b_port": np.array(bp, dtype=np.int64),
+            "cables": cables,
+            "speed": speed,
+            "cap": cables * speed,
+            "fabric": np.array(
+                [FABRIC_CODE[table.fabric[i]] for i in positions], dtype=np.int64
+            ),
+            "rail": np.array([-1 if r is None else r for r in rail], dtype=np.int64),
+        }
+
+    def _patch_changed(
+        self, design: Design, index: DesignIndex, ids: set[str]
+    ) -> DesignIndex | None:
+        """Links edited in place: same positions, new column values."""
+        table = design.links
+        if len(table) != index.n_links:
+            return None
+        lookup = table.index()
+        positions = sorted(lookup[i] for i in ids if i in lookup)
+        if len(positions) != len(ids):
+            return None
+        rows = self._rows(index, table, positions)
+        if rows is None:
+            return None
+        at = np.asarray(positions, dtype=np.int64)
+        cols: dict[str, Any] = {}
+        for name, values in rows.items():
+            col = getattr(index, name).copy()
+            col[at] = values
+            cols[name] = col
+        only_cables = all(
+            np.array_equal(cols[n][at], getattr(index, n)[at])
+            for n in ("a", "b", "a_port", "b_port", "speed", "fabric")
+        )
+        new = replace(index, **cols)
+        if only_cables:
+            new._ends = _ends_with_cables(index.ends, at, rows["cables"], index)
+        else:
+            new._ends = end_table(new)
+        return new
+
+    def _patch_removed(
+        self, design: Design, index: DesignIndex, ids: set[str]
+    ) -> DesignIndex | None:
+        """Links deleted: drop their rows."""
+        positions = [i for i, lid in enumerate(index.link_ids) if lid in ids]
+        if len(design.links) != index.n_links - len(positions):
+            return None
+        cols: dict[str, Any] = {
+            name: np.delete(getattr(index, name), positions)
+            for name in (
+                "a",
+                "b",
+                "a_port",
+                "b_port",
+                "cables",
+                "speed",
+                "cap",
+                "fabric",
+                "rail",
+            )
+        }
+        link_ids = list(design.links.id)
+        new = replace(
+            index,
+            link_ids=link_ids,
+            link_ids_arr=np.delete(index.link_ids_arr, positions),
+            **cols,
+        )
+        new._ends = end_table(new)
+        return new
+
+    def _patch_added(
+        self, design: Design, index: DesignIndex, ids: set[str]
+    ) -> DesignIndex | None:
+        """Links inserted (appended, or restored by an undo): splice their rows in."""
+        table = design.links
+        positions = [i for i, lid in enumerate(table.id) if lid in ids]
+        if len(positions) != len(ids) or len(table) != index.n_links + len(ids):
+            return None
+        rows = self._rows(index, table, positions)
+        if rows is None:
+            return None
+        added = np.zeros(len(table), dtype=np.bool_)
+        added[positions] = True
+        cols: dict[str, Any] = {}
+        for name, values in rows.items():
+            col = np.empty(len(table), dtype=np.int64)
+            col[added] = values
+            col[~added] = getattr(index, name)
+            cols[name] = col
+        link_ids = list(table.id)
+        new = replace(
+            index,
+            link_ids=link_ids,
+            link_ids_arr=np.asarray(link_ids, dtype=object),
+            **cols,
+        )
+        new._ends = end_table(new)
+        return new
+
+    # -- carried lower bound ----------------------------------------------------
+
+    def _drop_reference(self) -> None:
+        self._ref_lower = None
+        self._ref_fp = None
+        self._ref_state.clear()
+        self._now_state.clear()
+
+    def _track(
+        self,
+        design: Design,
+        old: DesignIndex | None,
+        ids: set[str],
+        kinds: set[str],
+    ) -> None:
+        """Record the reference and current state of the links this edit touched."""
+        if self._ref_lower is None:
+            return
+        if old is None or len(self._ref_state) + len(ids) > MAX_TRACKED_LINKS:
+            self._drop_reference()
+            return
+        new_ids = [i for i in ids if i not in self._ref_state]
+        if new_ids:
+            if kinds == {"links_changed"} and len(design.links) == old.n_links:
+                # edits in place keep positions: the table's own index serves
+                lookup = design.links.index()
+                where = {lid: lookup[lid] for lid in new_ids if lid in lookup}
+            else:
+                want = set(new_ids)
+                where = {lid: i for i, lid in enumerate(old.link_ids) if lid in want}
+            states = _states(old, [where[i] for i in new_ids if i in where])
+            found = iter(states)
+            for lid in new_ids:
+                # a link first seen being added did not exist in the reference
+                self._ref_state[lid] = next(found) if lid in where else None
+        lookup = design.links.index()
+        for lid in ids:
+            i = lookup.get(lid)
+            if i is None:
+                self._now_state[lid] = None
+                continue
+            fabric = design.links.fabric[i]
+            cap = (
+                design.links.cables[i] * design.links.speed_gbps[i]
+                if fabric == Fabric.COMPUTE
+                else 0
+            )
+            self._now_state[lid] = (design.links.a[i], design.links.b[i], cap)
+
+    def lower_hint(self) -> tuple[float, tuple[tuple[str, ...], bytes]] | None:
+        """(carried lower bound in Gb/s, compute fingerprint it holds for), or None."""
+        if self._ref_lower is None or self._ref_fp is None:
+            return None
+        deficit = 0
+        for lid, ref in self._ref_state.items():
+            if ref is None:
+                continue
+            now = self._now_state.get(lid)
+            kept = now[2] if now is not None and _same_ends(ref, now) else 0
+            deficit += max(0, ref[2] - kept)
+        return max(0.0, self._ref_lower - deficit), self._ref_fp
+
+    def certify(self, lower: float, index: DesignIndex) -> None:
+        """A sound lower bound for the current design (the one ``index`` shows)."""
+        hint = self.lower_hint()
+        if hint is not None and hint[0] >= lower:
+            return
+        self._drop_reference()
+        self._ref_lower = float(lower)
+        self._ref_fp = compute_fingerprint(index)
+
+
+def hint_for(
+    hint: tuple[float, tuple[tuple[str, ...], bytes]] | None, index: DesignIndex
+) -> float | None:
+    """The carried bound when ``index`` has the compute nodes it was certified for."""
+    if hint is None or compute_fingerprint(index) != hint[1]:
+        return None
+    return hint[0]
+
+
+def _ends_with_cables(
+    ends: EndTable, at: np.ndarray, cables: np.ndarray, index: DesignIndex
+) -> EndTable:
+    """The end table with new cable counts on links ``at`` (nothing else changed)."""
+    m = index.n_links
+    rows = np.concatenate((at, at + m))
+    new_c = np.concatenate((cables, cables))
+    c = ends.cables.copy()
+    usage = ends.usage.copy()
+    # usage = cables / split, split fixed by the port group and speed
+    usage[rows] = usage[rows] * new_c / np.maximum(c[rows], 1)
+    c[rows] = new_c
+    return replace(ends, cables=c, usage=usage)
+
+
+__all__ = ["IncrementalIndex", "compute_fingerprint", "hint_for"]

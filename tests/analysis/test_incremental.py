@@ -1,0 +1,192 @@
+"""Incremental index: patched from edits, equal to a rebuild; carried bisection
+lower bound sound against the brute-force oracle."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from designer.analysis import analyze, analyze_index, build_index
+from designer.analysis.incremental import IncrementalIndex, hint_for
+from designer.core.commands import (
+    AddDevices,
+    AddLinks,
+    Change,
+    Command,
+    Document,
+    RemoveLinks,
+    SetSettings,
+    UpdateDevices,
+    UpdateLink,
+    move_devices,
+)
+from designer.core.model import Design, Device, Fabric, Link, Purpose
+from designer.generate import fat_tree
+from tests.analysis.builders import oracle_bisection, random_design
+
+
+class _Follower:
+    """What the GUI runner does: patch on each edit, rebuild when told to."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.inc = IncrementalIndex()
+        self.inc.adopt(build_index(doc.design))
+        self.rebuilds = 0
+        doc.subscribe(self.on_changes)
+
+    def on_changes(self, changes: list[Change]) -> None:
+        self.inc.update(self.doc.design, changes)
+
+    def index(self):  # type: ignore[no-untyped-def]
+        if self.inc.index is None:
+            self.rebuilds += 1
+            self.inc.adopt(build_index(self.doc.design))
+        return self.inc.index
+
+
+def _random_edit(rng: random.Random, design: Design, removed: list[Link]) -> Command:
+    links = design.links
+    present = links.index()
+    removed[:] = [x for x in removed if x.id not in present]  # undo brought back
+    if len(links) < 4:
+        return AddLinks([removed.pop()])
+    lid = links.id[rng.randrange(len(links))]
+    pick = rng.random()
+    if pick < 0.25:
+        return UpdateLink(lid, {"cables": rng.randint(1, 4)})
+    if pick < 0.35:
+        return UpdateLink(lid, {"speed_gbps": rng.choice((200, 400))})
+    if pick < 0.42:
+        return UpdateLink(lid, {"fabric": rng.choice(list(Fabric)).value})
+    if pick < 0.55:
+        ids = rng.sample(links.id, min(len(links), rng.randint(1, 3)))
+        removed.extend(links.get(i) for i in ids)  # type: ignore[misc]
+        return RemoveLinks(ids)
+    if pick < 0.65 and removed:
+        return AddLinks([removed.pop()])
+    if pick < 0.75:
+        d = design.devices[rng.randrange(len(design.devices))]
+        return move_devices({d.id: (d.x + 10, d.y - 5)})
+    if pick < 0.8:
+        d = design.devices[rng.randrange(len(design.devices))]
+        return UpdateDevices({d.id: {"label": f"renamed {rng.random():.3f}"}})
+    if pick < 0.85:
+        purpose = rng.choice(list(Purpose))
+        return SetSettings(design.settings.model_copy(update={"purpose": purpose}))
+    if pick < 0.9:
+        n = len(design.devices)
+        return AddDevices([Device(id=f"extra{n}", catalog_id="qm9700")])
+    d = design.devices[rng.randrange(len(design.devices))]
+    return UpdateDevices({d.id: {"tier": rng.choice(("leaf", "spine", None))}})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edits_give_the_report_of_a_rebuild(seed: int) -> None:
+    rng = random.Random(seed)
+    doc = Document(fat_tree("dgx-h100", 16 + 8 * seed, "qm9700"))
+    follow = _Follower(doc)
+    removed: list[Link] = []
+    for step in range(25):
+        r = rng.random()
+        if r < 0.15 and doc.history.can_undo:
+            doc.undo()
+        elif r < 0.2 and doc.history.can_redo:
+            doc.redo()
+        else:
+            doc.execute(_random_edit(rng, doc.design, removed))
+        got = analyze_index(follow.index(), doc.design)
+        want = analyze(doc.design)
+        assert got.model_dump() == want.model_dump(), f"seed {seed} step {step}"
+    # most edits were patched, not rebuilt
+    assert follow.inc.patched >= 5
+
+
+def test_settings_and_moves_reuse_the_index() -> None:
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    follow = _Follower(doc)
+    before = follow.index()
+    d = doc.design.devices[0]
+    doc.execute(move_devices({d.id: (d.x + 1, d.y)}))
+    doc.execute(
+        SetSettings(doc.design.settings.model_copy(update={"purpose": "inference"}))
+    )
+    assert follow.index() is before
+
+
+def test_a_patched_index_never_changes_the_one_handed_out() -> None:
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    follow = _Follower(doc)
+    handed = follow.index()
+    cables = handed.cables.copy()
+    n_links = handed.n_links
+    doc.execute(UpdateLink(doc.design.links.id[0], {"cables": 3}))
+    doc.execute(RemoveLinks([doc.design.links.id[5]]))
+    assert follow.index() is not handed
+    assert (handed.cables == cables).all() and handed.n_links == n_links
+
+
+# -- carried lower bound --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    design = random_design(seed, hosts=4 + seed % 6, switches=2 + seed % 4)
+    doc = Document(design)
+    follow = _Follower(doc)
+    truth = oracle_bisection(design)
+    follow.inc.certify(truth, follow.index())
+    removed: list[Link] = []
+    for _ in range(12):
+        doc.execute(_random_edit(rng, doc.design, removed))
+        hint = follow.inc.lower_hint()
+        index = follow.index()
+        carried = hint_for(hint, index)
+        truth = oracle_bisection(doc.design)
+        if carried is not None:
+            assert carried <= truth + 1e-6
+        report = analyze_index(index, doc.design, known_lower=carried)
+        assert report.bisection.lower_gbps <= truth + 1e-6
+        follow.inc.certify(report.bisection.lower_gbps, index)
+
+
+def test_carried_bound_follows_capacity_exactly() -> None:
+    """Hand-checked: remove 2 x 400G from the reference, add them back."""
+    design = random_design(3, hosts=8, switches=4)
+    doc = Document(design)
+    follow = _Follower(doc)
+    follow.inc.certify(5000.0, follow.index())
+    link = next(x for x in doc.design.links if x.fabric is Fabric.COMPUTE)
+    cap = link.cables * link.speed_gbps
+    doc.execute(RemoveLinks([link.id]))
+    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    doc.undo()
+    assert follow.inc.lower_hint()[0] == 5000.0  # type: ignore[index]
+    doc.execute(UpdateLink(link.id, {"cables": link.cables + 1}))
+    assert follow.inc.lower_hint()[0] == 5000.0  # type: ignore[index]
+    doc.execute(UpdateLink(link.id, {"fabric": "storage"}))
+    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    doc.execute(AddDevices([Device(id="new-host", catalog_id="dgx-h100")]))
+    follow.index()  # rebuilt: the compute nodes changed, the bound no longer holds
+    assert hint_for(follow.inc.lower_hint(), follow.inc.index) is None  # type: ignore[arg-type]
+
+
+def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
+    doc = Document(fat_tree("dgx-h100", 128, "qm9700"))
+    follow = _Follower(doc)
+    first = analyze_index(follow.index(), doc.design)
+    assert first.bisection.exact
+    follow.inc.certify(first.bisection.lower_gbps, follow.index())
+    lid = doc.design.links.id[0]
+    for cables in (2, 3, 4, 1):
+        doc.execute(UpdateLink(lid, {"cables": cables}))
+        index = follow.index()
+        hint = hint_for(follow.inc.lower_hint(), index)
+        report = analyze_index(index, doc.design, known_lower=hint)
+        assert report.bisection.exact, cables
+        assert report.bisection.gbps == first.bisection.gbps
+        if cables != 1:  # uneven: the certificate fails, the carried bound holds
+            assert "carried" in report.bisection.method
+        follow.inc.certify(report.bisection.lower_gbps, index)
