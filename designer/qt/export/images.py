@@ -15,6 +15,11 @@ from designer.qt.export.drawing import Catalog, make_scene, render_design
 
 #: Size of the image in pixels (SVG user units) along its longer side.
 DEFAULT_LONG_SIDE = 2400
+#: Resolution the SVG declares. The drawing is in user units either way; this
+#: sets the declared physical size, and pens and screen-sized text keep their
+#: physical size, so 96 (the PNG's resolution) makes the SVG look like the PNG.
+#: At 300 the same drawing is declared 3x smaller and its lines look 3x bolder.
+SVG_DPI = 96
 
 
 def _frame(design: Design, ids: set[str] | None, long_side: int) -> QSize:
@@ -57,7 +62,7 @@ def write_svg(
     gen = QSvgGenerator()
     gen.setFileName(str(out))
     gen.setSize(size)
-    gen.setResolution(96)  # as on screen: canvas fonts are sized in points
+    gen.setResolution(SVG_DPI)
     gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
     gen.setTitle(design.settings.name)
     gen.setDescription(f"{design.settings.name}: GPU Cluster Designer drawing")

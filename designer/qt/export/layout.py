@@ -34,9 +34,9 @@ FAMILY = "DejaVu Sans"
 
 
 #: Resolution of the PDF writer. Layout works in points (the painter is scaled by
-#: PDF_DPI / 72). The canvas items size their fonts in points, so a screen-like
-#: resolution keeps their labels in proportion to the boxes, as on screen.
-PDF_DPI = 96
+#: PDF_DPI / 72 and fonts are sized to match), so the page looks the same at any
+#: value; a print resolution keeps thin lines and small text positions crisp.
+PDF_DPI = 300
 
 
 def font(size: float, *, bold: bool = False) -> QFont:

@@ -160,3 +160,41 @@ def test_huge_cells_and_long_names_stay_on_the_page(tmp_path: Path) -> None:
         assert re.search(r"Page \d+ of \d+", page)
     # the footer keeps the date and page number even with a long name
     assert "Page 1 of" in pages[0]
+
+
+def _placed_words(path: Path) -> list[tuple[str, float, float]]:
+    """Text runs of page 1 with their position in points (text matrix x CTM)."""
+    out: list[tuple[str, float, float]] = []
+
+    def visit(text: str, cm: list[float], tm: list[float], *_: object) -> None:
+        if text.strip():
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+            out.append((text.strip(), x, y))
+
+    PdfReader(str(path)).pages[0].extract_text(visitor_text=visit)
+    return out
+
+
+def test_page_does_not_depend_on_the_writer_resolution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Raising the PDF resolution keeps every text run where it was (in points)."""
+    import designer.qt.export.layout as layout_mod
+    import designer.qt.export.pdf as pdf_mod
+
+    assert layout_mod.PDF_DPI >= 300  # print resolution: crisp positions
+    design = rail_design()
+    report = fake_report(design)
+    runs = {}
+    for dpi in (96, 300):
+        monkeypatch.setattr(layout_mod, "PDF_DPI", dpi)
+        monkeypatch.setattr(pdf_mod, "PDF_DPI", dpi)
+        out = write_pdf(tmp_path / f"r{dpi}.pdf", design, report, date="2026-11-29")
+        runs[dpi] = _placed_words(out)
+    low, high = runs[96], runs[300]
+    assert [t for t, _, _ in low] == [t for t, _, _ in high]
+    assert len(high) > 20
+    for (text, x0, y0), (_, x1, y1) in zip(low, high, strict=True):
+        # 96 dpi snaps positions to 0.75 pt
+        assert abs(x0 - x1) < 1.5 and abs(y0 - y1) < 1.5, text
