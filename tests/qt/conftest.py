@@ -22,6 +22,15 @@ def _configured_app(qapp: QApplication) -> Iterator[None]:
     QSettings().clear()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _release_clipboard_at_end() -> Iterator[None]:
+    """Leave no Python-made QMimeData on the clipboard: PySide6 segfaults at exit."""
+    yield
+    from designer.qt.canvas.edits import release_clipboard
+
+    release_clipboard()
+
+
 @pytest.fixture
 def main_window(qtbot: object) -> Iterator[Callable[..., object]]:
     """Factory: ``main_window()`` creates a shown MainWindow; all are closed after."""

@@ -36,6 +36,33 @@ CATALOG_MIME = "application/x-gcd-catalog-item"
 FRAGMENT_MIME = "application/x-gcd-design-fragment"
 
 
+def release_clipboard() -> None:
+    """Drop our fragment from the clipboard.
+
+    PySide6 crashes at interpreter exit (segfault on the offscreen platform) when
+    the clipboard still holds a QMimeData made in Python, so the app lets go of it
+    before the QApplication is torn down.
+    """
+    app = QApplication.instance()
+    if app is None:
+        return
+    clipboard = QApplication.clipboard()
+    mime = clipboard.mimeData()
+    if mime is not None and mime.hasFormat(FRAGMENT_MIME):
+        clipboard.clear()
+
+
+_release_hooked = False
+
+
+def _release_clipboard_on_quit() -> None:
+    global _release_hooked
+    app = QApplication.instance()
+    if app is not None and not _release_hooked:
+        app.aboutToQuit.connect(release_clipboard)
+        _release_hooked = True
+
+
 class CanvasEditsMixin:
     """Edits on the document from the canvas's selection (refusals are shown)."""
 
@@ -175,6 +202,7 @@ class CanvasEditsMixin:
         mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
         mime.setText(f"{len(ids)} devices from GPU Cluster Designer")
         QApplication.clipboard().setMimeData(mime)
+        _release_clipboard_on_quit()
         self.status_message.emit(f"Copied {len(ids)} devices")
 
     def paste(self) -> None:
