@@ -35,7 +35,7 @@ whichever side makes it smallest. Minimum bisection is NP-hard, so:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -230,6 +230,62 @@ def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
         p[ys] = q[off[upper[ys]] + ry[ys]]
         mass += np.bincount(y, weights=mass[x] * share, minlength=n)
     return theta, ""
+
+
+def levelled_bound(g: ComputeGraph, h: Hierarchy) -> tuple[float, str] | None:
+    """Hose certificate on uniform-capacity neighbours of an uneven tree.
+
+    Sound because a cut's value is monotone in edge capacities. Class the
+    up-links by the level of their lower end. G_low: each up-link at its class
+    minimum, every other edge at 0 - edgewise <= G, so B(G) >= B(G_low) >=
+    cert(G_low). G_high: each up-link at its class maximum, other edges as they
+    are - edgewise >= G with total excess D, so B(G) >= B(G_high) - D (lowering
+    capacities by D in total lowers every cut by at most D) >= cert(G_high) - D.
+    Levels and blocks depend on the edges only, not their capacities, so the
+    hierarchy of G serves both. Returns (bound, which) or None.
+    """
+    if h.top is None or not len(h.up_x):
+        return None
+    lev = h.level
+    lu, lv = lev[g.u], lev[g.v]
+    is_up = (lu >= 0) & (lv >= 0) & (np.abs(lu - lv) == 1)
+    cls = np.where(is_up, np.minimum(lu, lv), -1)
+    n_cls = int(lev.max()) + 1
+    lo = np.full(n_cls, np.iinfo(np.int64).max, dtype=np.int64)
+    hi = np.zeros(n_cls, dtype=np.int64)
+    np.minimum.at(lo, cls[is_up], g.c[is_up])
+    np.maximum.at(hi, cls[is_up], g.c[is_up])
+    if (lo == hi)[np.unique(cls[is_up])].all():
+        return None  # already uniform per level: nothing new to certify
+    best: tuple[float, str] | None = None
+    ep = g.endpoints
+    w = g.weight[ep]
+    up_cls = lev[h.up_x]
+    for name, per, other in (
+        ("lowered", lo, np.zeros_like(g.c)),
+        ("raised", hi, g.c),
+    ):
+        c = np.where(is_up, per[np.maximum(cls, 0)], other)
+        inj = (
+            np.bincount(g.u, weights=c, minlength=g.n)
+            + np.bincount(g.v, weights=c, minlength=g.n)
+        ).astype(np.float64)
+        g2 = replace(g, c=c, injection=inj)
+        h2 = replace(h, up_c=per[up_cls])
+        theta, _ = certificate(g2, h2)
+        if theta is None:
+            continue
+        excess = float((c - g.c).sum()) if name == "raised" else 0.0
+        value = theta * min_side_injection(inj[ep], w) - excess
+        if best is None or value > best[0]:
+            best = (
+                value,
+                f"hose certificate on the fabric with capacities {name} to a "
+                f"uniform value per level (theta = {theta:.4g}"
+                + (f", minus {excess:,.0f} Gb/s added" if excess else "")
+                + ")",
+            )
+    return best
 
 
 # -- upper bound: candidate splits -----------------------------------------------
@@ -462,22 +518,25 @@ def bisect(
     theta, why = certificate(g, h)
     how = "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     solver = "max-flow on an equitable quotient" if used_quotient else "max-flow"
+    basis = f"no lower bound for this size ({why})"
+    lower = 0.0
     if theta is not None:
         lower = theta * min_side_injection(g.injection[ep], w)
         basis = f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)"
-    elif known_lower is not None and known_lower >= upper * (1 - _REL):
-        lower = known_lower
-        basis = _CARRIED
-    else:
-        pb = pair_bound(g)
-        lower = pb if pb is not None else 0.0
-        basis = (
-            f"pair max-flow bound ({why})"
-            if pb is not None
-            else f"no lower bound for this size ({why})"
-        )
-    if known_lower is not None and known_lower > lower:
+
+    def short(value: float) -> bool:
+        return value < upper * (1 - _REL)
+
+    if short(lower) and known_lower is not None and known_lower > lower:
         lower, basis = known_lower, _CARRIED
+    if short(lower):
+        lb = levelled_bound(g, h)
+        if lb is not None and lb[0] > lower:
+            lower, basis = lb
+    if short(lower) and theta is None:
+        pb = pair_bound(g)
+        if pb is not None and pb >= lower:
+            lower, basis = pb, f"pair max-flow bound ({why})"
     lower = min(lower, upper)
     exact = upper - lower <= _REL * max(upper, 1.0)
     if exact:

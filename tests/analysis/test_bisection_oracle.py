@@ -188,3 +188,70 @@ def test_certificate_sound_on_uneven_trees(
     assert oracle <= b.upper_gbps + 1e-6
     if b.exact:
         assert b.gbps == pytest.approx(oracle)
+
+
+def _perturbed_tree(seed: int):  # type: ignore[no-untyped-def]
+    """A uniform leaf-spine tree with a few links' capacities changed, one link
+    removed now and then, and a leaf-to-leaf link now and then."""
+    import random
+
+    from designer.core.model import Link
+
+    rng = random.Random(seed)
+    shapes = [(2, 1, 4, 4), (4, 2, 2, 2), (3, 3, 3, 3), (4, 2, 3, 2), (2, 2, 6, 2)]
+    design = fat_tree_2tier(*shapes[seed % len(shapes)])
+    table = design.links
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(table))
+        table.replace(i, table.row(i).model_copy(update={"cables": rng.randint(1, 4)}))
+    if rng.random() < 0.3:
+        table.pop(rng.randrange(len(table)))
+    if rng.random() < 0.3:
+        table.append(
+            Link(
+                id="extra",
+                a="leaf0",
+                a_port="ports",
+                b="leaf1",
+                b_port="ports",
+                cables=rng.randint(1, 3),
+                speed_gbps=400,
+            )
+        )
+    return design
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_levelled_certificate_sound_on_perturbed_trees(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Capacities lowered/raised to a uniform value per level: a sound bound."""
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    monkeypatch.setattr(bisection, "PAIR_BOUND_MAX_NODES", 0)
+    design = _perturbed_tree(seed)
+    oracle = oracle_bisection(design)
+    from designer.analysis import build_index
+    from designer.analysis.graph import compute_graph
+
+    g = compute_graph(build_index(design))
+    lb = bisection.levelled_bound(g, bisection.hierarchy(g))
+    if lb is not None:
+        assert lb[0] <= oracle + 1e-6, lb[1]
+    b = analyze(design).bisection
+    assert b.lower_gbps <= oracle + 1e-6, b.method
+    assert oracle <= b.upper_gbps + 1e-6
+    if b.exact:
+        assert b.gbps == pytest.approx(oracle)
+
+
+def test_one_raised_host_link_keeps_the_tree_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bisection, "EXHAUSTIVE_MAX_NODES", 0)
+    monkeypatch.setattr(bisection, "PAIR_BOUND_MAX_NODES", 0)
+    design = fat_tree_2tier(4, 2, 3, 2)
+    design.links.replace(0, design.links.row(0).model_copy(update={"cables": 3}))
+    b = analyze(design).bisection
+    assert b.exact
+    assert b.gbps == pytest.approx(oracle_bisection(design))
+    assert "uniform value per level" in b.method
