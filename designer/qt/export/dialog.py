@@ -155,6 +155,8 @@ class ExportDialog(QDialog):
 
         self.format_box.currentIndexChanged.connect(self._on_format_changed)
         self._on_format_changed()
+        # wide enough that a usual folder and the file name both show
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("x") * 90)
 
     # -- state -----------------------------------------------------------------
     def format_key(self) -> str:

@@ -82,3 +82,22 @@ def test_missing_folder_is_a_clear_message(dialog: ExportDialog) -> None:
     dialog.path.setText("/nonexistent-folder-for-test/x.pdf")
     assert not dialog.export()
     assert "does not exist" in dialog.last_error
+
+
+def test_save_path_is_shown_whole(qtbot: object) -> None:
+    """The dialog is wide enough to show a usual folder and the file name."""
+    design = rail_design()
+    dlg = ExportDialog(
+        None,
+        design,
+        None,
+        [],
+        report=fake_report(design),
+        directory="/home/ana/exports",
+    )
+    qtbot.addWidget(dlg)  # type: ignore[attr-defined]
+    dlg.show()
+    qtbot.waitExposed(dlg)  # type: ignore[attr-defined]
+    text = dlg.path.text()
+    assert text.startswith("/home/ana/exports/")
+    assert dlg.path.fontMetrics().horizontalAdvance(text) < dlg.path.width() - 8
