@@ -38,6 +38,7 @@ from designer.qt.export.drawing import (
     Catalog,
     detail_views,
     drawing_aspect,
+    fit_rect,
     legend,
     make_scene,
     render_design,
@@ -113,6 +114,53 @@ def _headline_block(
     return y - top
 
 
+def _fit_headline(
+    flow: Flow, pairs: list[tuple[str, str]], width: float, columns: int, room: float
+) -> tuple[float, float]:
+    """Largest headline text size that fits ``room`` (never clip); size, height."""
+    for size in (9.0, 8.0, 7.0, 6.0, 5.0):
+        need = _headline_block(flow, pairs, 0, 0, width, columns, size, False)
+        if need <= room:
+            break
+    return size, need
+
+
+#: Width (pt) of the headline column beside the drawing.
+SIDE_BLOCK_W = 232.0
+
+
+def _first_page_plan(
+    flow: Flow,
+    pairs: list[tuple[str, str]],
+    r: QRectF,
+    y: float,
+    bottom: float,
+    aspect: float,
+) -> tuple[QRectF, float, int, float]:
+    """Drawing area, headline width, columns and text size for page 1.
+
+    The headline goes beside the drawing or as a grid above it, whichever
+    leaves the larger drawing (of ``aspect``) on the page.
+    """
+    size, _ = _fit_headline(flow, pairs, SIDE_BLOCK_W, 1, bottom - y)
+    side = QRectF(
+        r.left() + SIDE_BLOCK_W + 14,
+        y,
+        r.width() - SIDE_BLOCK_W - 14,
+        bottom - y - 16,
+    )
+    grid_size, used = _fit_headline(flow, pairs, r.width(), 4, bottom - y - 200)
+    above = QRectF(r.left(), y + used + 4, r.width(), bottom - y - used - 20)
+
+    def drawn(area: QRectF) -> float:
+        fitted = fit_rect(area.adjusted(6, 6, -6, -6), aspect)
+        return fitted.width() * fitted.height()
+
+    if drawn(above) > 1.05 * drawn(side):
+        return above, r.width(), 4, grid_size
+    return side, SIDE_BLOCK_W, 1, size
+
+
 def _first_page(
     flow: Flow,
     design: Design,
@@ -138,30 +186,13 @@ def _first_page(
     y += 8
     bottom = r.bottom() - flow.footer_height
     pairs = headline(design, report, catalog)
-    # wide drawings get the full page width under a headline grid
-    stacked = draw is not None and aspect >= 1.7
     if draw is None:
-        block_w, columns = r.width(), 1
-    elif stacked:
-        block_w, columns = r.width(), 4
-    else:
-        block_w, columns = 232.0, 1
-    room = bottom - y - (200 if stacked else 0)
-    # never clip: shrink the headline text until it fits
-    for size in (9.0, 8.0, 7.0, 6.0, 5.0):
-        need = _headline_block(flow, pairs, 0, 0, block_w, columns, size, False)
-        if need <= room:
-            break
-    used = _headline_block(flow, pairs, r.left(), y, block_w, columns, size, True)
-    if draw is None:
+        size, _ = _fit_headline(flow, pairs, r.width(), 1, bottom - y)
+        used = _headline_block(flow, pairs, r.left(), y, r.width(), 1, size, True)
         flow.y = y + used
         return
-    if stacked:
-        area = QRectF(r.left(), y + used + 4, r.width(), bottom - y - used - 20)
-    else:
-        area = QRectF(
-            r.left() + block_w + 14, y, r.width() - block_w - 14, bottom - y - 16
-        )
+    area, block_w, columns, size = _first_page_plan(flow, pairs, r, y, bottom, aspect)
+    _headline_block(flow, pairs, r.left(), y, block_w, columns, size, True)
 
     def frame(p: QPainter) -> None:
         p.setPen(QPen(RULE, 0.6))

@@ -223,3 +223,28 @@ def test_wide_detail_drawings_share_a_page(tmp_path: Path) -> None:
     wide, tall = ("a", {"x"}, 6.0), ("b", {"y"}, 1.5)
     assert _stacks(flow, [wide, wide, wide]) == [[0, 1], [2]]
     assert _stacks(flow, [wide, tall, wide]) == [[0], [1], [2]]
+
+
+def test_page_one_puts_the_headline_where_the_drawing_gets_bigger(
+    tmp_path: Path,
+) -> None:
+    from designer.io.export.summary import headline
+    from designer.qt.export.layout import PDF_DPI, Flow, page_rects
+    from designer.qt.export.pdf import SIDE_BLOCK_W, _first_page_plan, _page_layouts
+
+    design = rail_design()
+    pairs = headline(design, fake_report(design))
+    writer = QPdfWriter(str(tmp_path / "x.pdf"))
+    writer.setResolution(PDF_DPI)  # as write_pdf does: text is measured on it
+    flow = Flow(writer, page_rects(_page_layouts("A4")))
+    r = flow.rects[True]
+    bottom = r.bottom() - flow.footer_height
+    # a square drawing sits beside the headline column, at full height
+    area, width, columns, _ = _first_page_plan(flow, pairs, r, 60, bottom, 1.0)
+    assert (width, columns) == (SIDE_BLOCK_W, 1)
+    assert area.left() > r.left() + SIDE_BLOCK_W
+    # a long flat one gets the full page width under a headline grid
+    area, width, columns, size = _first_page_plan(flow, pairs, r, 60, bottom, 4.0)
+    assert (width, columns) == (r.width(), 4)
+    assert area.width() == r.width() and area.top() > 100
+    assert size >= 7.0  # the grid text stays readable
