@@ -60,6 +60,16 @@ def bisection_text(report: Report) -> str:
     )
 
 
+def _with_note(value: str, note: str) -> str:
+    """``value (note)``, or ``value. Note.`` when the note is whole sentences."""
+    note = note.strip()
+    if not note:
+        return value
+    if note[0].isupper() and note.endswith("."):
+        return f"{value}. {note}"
+    return f"{value} ({note})"
+
+
 def rack_estimate(
     design: Design, catalog: Catalog | None = None, rack_u: int = RACK_U
 ) -> tuple[int, int]:
@@ -137,7 +147,10 @@ def headline(
     return [
         ("Purpose", design.settings.purpose.value),
         ("Tier class", f"{report.tier.name}: {report.tier.reason}"),
-        ("Typical cost of the class", f"{typical} ({report.tier.typical_cost_note})"),
+        (
+            "Typical cost of the class",
+            _with_note(typical, report.tier.typical_cost_note),
+        ),
         (
             "GPUs",
             f"{report.gpus:,} in {report.compute_nodes:,} compute nodes; "

@@ -54,3 +54,18 @@ def test_estimate_on_samples() -> None:
         f"453 U, about {8 + packed} racks if packed: 8 rack-scale systems + "
         f"{packed} of 42 U"
     )
+
+
+def test_typical_cost_note_reads_as_a_sentence() -> None:
+    design = rail_design()
+    report = fake_report(design)
+    assert dict(headline(design, report))["Typical cost of the class"] == (
+        "$500,000 – $3,000,000 (product brief)"
+    )
+    tier = report.tier.model_copy(
+        update={"typical_cost_note": "The range is a rule of thumb (brief §3)."}
+    )
+    report = report.model_copy(update={"tier": tier})
+    assert dict(headline(design, report))["Typical cost of the class"] == (
+        "$500,000 – $3,000,000. The range is a rule of thumb (brief §3)."
+    )
