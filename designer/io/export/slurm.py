@@ -140,13 +140,23 @@ class _UnionFind:
 
 
 def _group_name(members: list[str], taken: set[str], fallback: str) -> str:
-    """Name of a logical switch: the hyphen tokens its members' names share."""
+    """Name of a logical switch: the hyphen tokens all its members' names share.
+
+    Names of one shape keep every position they agree on (``spine-a-p01-07``
+    and ``spine-b-p01-30`` give ``spine-p01``); otherwise the common leading
+    tokens. A name already taken falls back to ``fallback``.
+    """
     tokens = [m.split("-") for m in members]
     common: list[str] = []
-    for parts in zip(*tokens, strict=False):
-        if len(set(parts)) != 1:
-            break
-        common.append(parts[0])
+    if len({len(t) for t in tokens}) == 1:
+        common = [
+            parts[0] for parts in zip(*tokens, strict=True) if len(set(parts)) == 1
+        ]
+    else:
+        for parts in zip(*tokens, strict=False):
+            if len(set(parts)) != 1:
+                break
+            common.append(parts[0])
     base = "-".join(common) if len(members) > 1 else members[0]
     if not base or base in taken:
         base = fallback

@@ -235,3 +235,16 @@ def test_hostnames_fall_back_to_ids_when_labels_clash() -> None:
 class _Sink:
     def write(self, s: str) -> int:
         return len(s)
+
+
+def test_group_names_keep_the_tokens_members_share() -> None:
+    from designer.io.export.slurm import _group_name
+
+    taken: set[str] = set()
+    planes = [f"spine-{p}-p07-{i:02d}" for p in "ab" for i in range(1, 33)]
+    assert _group_name(planes, taken, "x") == "spine-p07"
+    assert _group_name(["leaf-su01-r0", "leaf-su01-r7"], taken, "x") == "leaf-su01"
+    assert _group_name(["core-1", "core-spare-2"], taken, "x") == "core"
+    # a taken name falls back, and a fallback in use gets a number
+    assert _group_name(["spine-p07-1", "spine-p07-2"], taken, "g") == "g"
+    assert _group_name(["a-1", "b-2"], taken, "g") == "g-2"
