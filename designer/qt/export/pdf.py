@@ -317,7 +317,11 @@ def _detail_page(
 
         flow.add(frame)
         inner = slot.adjusted(6, 6, -6, -6)
-        flow.add(lambda p, inner=inner, view=view: draw(p, inner, view))
+
+        def drawing(p: QPainter, rect: QRectF = inner, ids: set[str] = view) -> None:
+            draw(p, rect, ids)
+
+        flow.add(drawing)
     flow.add(lambda p: _legend(p, area))
     flow.y = r.bottom()
 
