@@ -36,13 +36,13 @@ records a new (G_ref, L) when a report's lower bound beats it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from designer.analysis.ends import EndTable, end_table
+from designer.analysis.ends import EndTable, dense_codes
 from designer.analysis.index import (
     FABRIC_CODE,
     KIND_COMPUTE,
@@ -81,6 +81,21 @@ def _states(index: DesignIndex, positions: Sequence[int]) -> list[LinkState]:
             (index.device_ids[int(index.a[i])], index.device_ids[int(index.b[i])], cap)
         )
     return out
+
+
+def _find(seq: list[str], ids: Collection[str]) -> dict[str, int]:
+    """Positions of ``ids`` in ``seq`` (ids are unique there; missing ones left out).
+
+    A few ids: one C-level ``list.index`` scan each, no dict of the whole table.
+    """
+    if len(ids) <= 8:
+        out: dict[str, int] = {}
+        for x in ids:
+            if x in seq:  # both scans in C; a miss is rare (stale event)
+                out[x] = seq.index(x)
+        return out
+    want = set(ids)
+    return {lid: i for i, lid in enumerate(seq) if lid in want}
 
 
 def _same_ends(x: LinkState, y: LinkState) -> bool:
@@ -226,8 +241,7 @@ class IncrementalIndex:
         table = design.links
         if len(table) != index.n_links:
             return None
-        lookup = table.index()
-        positions = sorted(lookup[i] for i in ids if i in lookup)
+        positions = sorted(_find(table.id, ids).values())
         if len(positions) != len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -244,18 +258,19 @@ class IncrementalIndex:
             for n in ("a", "b", "a_port", "b_port", "speed", "fabric")
         )
         new = replace(index, **cols)
-        if only_cables:
-            new._ends = _ends_with_cables(index.ends, at, rows["cables"], index)
-        else:
-            new._ends = end_table(new)
+        new._ends = new._ends_patch = None  # the worker builds it
+        if only_cables and index._ends is not None:
+            new._ends = _ends_with_cables(index._ends, at, rows["cables"], index)
         return new
 
     def _patch_removed(
         self, design: Design, index: DesignIndex, ids: set[str]
     ) -> DesignIndex | None:
         """Links deleted: drop their rows."""
-        positions = [i for i, lid in enumerate(index.link_ids) if lid in ids]
-        if len(design.links) != index.n_links - len(positions):
+        positions = sorted(_find(index.link_ids, ids).values())
+        if len(positions) != len(ids) or len(design.links) != index.n_links - len(
+            positions
+        ):
             return None
         cols: dict[str, Any] = {
             name: np.delete(getattr(index, name), positions)
@@ -278,7 +293,15 @@ class IncrementalIndex:
             link_ids_arr=np.delete(index.link_ids_arr, positions),
             **cols,
         )
-        new._ends = end_table(new)
+        # the first reader (the worker) drops the rows from the old end table
+        new._ends = None
+        old_ends = index._ends
+        at = np.asarray(positions, dtype=np.int64)
+        new._ends_patch = lambda: (
+            _ends_without(old_ends, at, index.n_links, new)
+            if old_ends is not None
+            else None
+        )
         return new
 
     def _patch_added(
@@ -286,7 +309,7 @@ class IncrementalIndex:
     ) -> DesignIndex | None:
         """Links inserted (appended, or restored by an undo): splice their rows in."""
         table = design.links
-        positions = [i for i, lid in enumerate(table.id) if lid in ids]
+        positions = sorted(_find(table.id, ids).values())
         if len(positions) != len(ids) or len(table) != index.n_links + len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -307,7 +330,7 @@ class IncrementalIndex:
             link_ids_arr=np.asarray(link_ids, dtype=object),
             **cols,
         )
-        new._ends = end_table(new)
+        new._ends = new._ends_patch = None  # built by the first reader (the worker)
         return new
 
     # -- carried lower bound ----------------------------------------------------
@@ -332,32 +355,27 @@ class IncrementalIndex:
             self._drop_reference()
             return
         new_ids = [i for i in ids if i not in self._ref_state]
-        if new_ids:
-            if kinds == {"links_changed"} and len(design.links) == old.n_links:
-                # edits in place keep positions: the table's own index serves
-                lookup = design.links.index()
-                where = {lid: lookup[lid] for lid in new_ids if lid in lookup}
-            else:
-                want = set(new_ids)
-                where = {lid: i for i, lid in enumerate(old.link_ids) if lid in want}
-            states = _states(old, [where[i] for i in new_ids if i in where])
-            found = iter(states)
+        if kinds == {"links_added"}:
+            # untouched since the reference and added now: it did not exist then
+            self._ref_state.update(dict.fromkeys(new_ids))
+        elif new_ids:
+            where = _find(old.link_ids, new_ids)
+            states = iter(_states(old, [where[i] for i in new_ids if i in where]))
             for lid in new_ids:
-                # a link first seen being added did not exist in the reference
-                self._ref_state[lid] = next(found) if lid in where else None
-        lookup = design.links.index()
+                self._ref_state[lid] = next(states) if lid in where else None
+        if kinds == {"links_removed"}:
+            self._now_state.update(dict.fromkeys(ids))
+            return
+        table = design.links
+        now = _find(table.id, ids)
         for lid in ids:
-            i = lookup.get(lid)
+            i = now.get(lid)
             if i is None:
                 self._now_state[lid] = None
                 continue
-            fabric = design.links.fabric[i]
-            cap = (
-                design.links.cables[i] * design.links.speed_gbps[i]
-                if fabric == Fabric.COMPUTE
-                else 0
-            )
-            self._now_state[lid] = (design.links.a[i], design.links.b[i], cap)
+            compute = table.fabric[i] == Fabric.COMPUTE
+            cap = table.cables[i] * table.speed_gbps[i] if compute else 0
+            self._now_state[lid] = (table.a[i], table.b[i], cap)
 
     def lower_hint(self) -> tuple[float, tuple[tuple[str, ...], bytes]] | None:
         """(carried lower bound in Gb/s, compute fingerprint it holds for), or None."""
@@ -404,6 +422,55 @@ def _ends_with_cables(
     usage[rows] = usage[rows] * new_c / np.maximum(c[rows], 1)
     c[rows] = new_c
     return replace(ends, cables=c, usage=usage)
+
+
+def _ends_without(
+    ends: EndTable, at: np.ndarray, old_m: int, index: DesignIndex
+) -> EndTable:
+    """The end table without links ``at`` (positions in the old table).
+
+    Per-end facts are row-wise, so they are filtered; the codes that group ends
+    (port groups, cages, cable classes) are re-densified from the kept rows.
+    """
+    keep = np.ones(2 * old_m, dtype=np.bool_)
+    keep[at] = False
+    keep[at + old_m] = False
+    m = old_m - len(at)
+    dev, port = ends.dev[keep], ends.port[keep]
+    n_ports = max(len(index.port_names), 1)
+    group_code, group_key = dense_codes(dev * n_ports + port)
+    mcode = ends.module_code[keep]
+    cage_sel = np.flatnonzero(mcode >= 0)
+    n_mod = max(len(ends.module_id), 1)
+    cage_code, cage_key = dense_codes(
+        (dev[cage_sel] * n_ports + port[cage_sel]) * n_mod + mcode[cage_sel]
+    )
+    cable_code, cable_key = dense_codes(np.delete(ends.cable_key[ends.cable_code], at))
+    link = np.arange(m)
+    return replace(
+        ends,
+        dev=dev,
+        port=port,
+        other=ends.other[keep],
+        cables=ends.cables[keep],
+        speed=ends.speed[keep],
+        fabric=ends.fabric[keep],
+        link=np.concatenate((link, link)),
+        known=ends.known[keep],
+        supported=ends.supported[keep],
+        usage=ends.usage[keep],
+        modules=ends.modules[keep],
+        module_code=mcode,
+        media_ok=ends.media_ok[keep],
+        role_ok=ends.role_ok[keep],
+        group_code=group_code,
+        group_key=group_key,
+        cage_sel=cage_sel,
+        cage_code=cage_code,
+        cage_key=cage_key,
+        cable_code=cable_code,
+        cable_key=cable_key,
+    )
 
 
 __all__ = ["IncrementalIndex", "compute_fingerprint", "hint_for"]

@@ -93,11 +93,21 @@ class DesignIndex:
     device_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     link_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     _ends: Any = None
+    _ends_patch: Any = None  # () -> EndTable | None: derive from an older table
 
     @property
     def ends(self) -> EndTable:
-        """Link ends joined with the catalog (built with the index)."""
-        assert self._ends is not None
+        """Link ends joined with the catalog (built on first use, then kept).
+
+        A patched index leaves it to the first reader, the analysis worker, so
+        the GUI thread never pays for it; two racing readers compute the same.
+        """
+        if self._ends is None:
+            from designer.analysis.ends import end_table
+
+            patched = self._ends_patch() if self._ends_patch is not None else None
+            self._ends = patched if patched is not None else end_table(self)
+            self._ends_patch = None  # let the older table go
         return self._ends  # type: ignore[no-any-return]
 
     @property

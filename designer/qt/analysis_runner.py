@@ -135,6 +135,8 @@ class AnalysisRunner(QObject):
         self.busy = False
         self._last_edit = float("-inf")
         self._incremental = IncrementalIndex(catalog)
+        self._last_report: object | None = None
+        self._report_generation = -1
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _JobSignals()
@@ -153,10 +155,25 @@ class AnalysisRunner(QObject):
         self.run_now()
 
     def _on_changes(self, changes: list[Change]) -> None:
+        before = self._incremental.index
         try:
             self._incremental.update(self._document.design, changes)
         except Exception:  # never let bookkeeping break an edit: rebuild instead
             self._incremental.invalidate()
+        if (
+            before is not None
+            and self._incremental.index is before
+            and all(c.kind == "devices_changed" for c in changes)
+            and self._report_generation == self.generation
+            and self._last_report is not None
+        ):
+            # Moves and relabels: the index (and settings) did not change, so
+            # neither does the report; show the last one again, no job.
+            self.generation += 1
+            self._report_generation = self.generation
+            report, generation = self._last_report, self.generation
+            QTimer.singleShot(0, lambda: self._replay(generation, report))
+            return
         if any(c.kind == "reset" for c in changes):
             # A new design: let the window build and paint it first, so the
             # worker does not compete with that for the GIL.
@@ -219,7 +236,13 @@ class AnalysisRunner(QObject):
         bis = getattr(result, "bisection", None)
         if index is not None and bis is not None:
             self._incremental.certify(float(bis.lower_gbps), index)
+        self._last_report, self._report_generation = result, generation
         self.report_ready.emit(result)
+
+    def _replay(self, generation: int, report: object) -> None:
+        if generation == self.generation:
+            self.busy = False
+            self.report_ready.emit(report)
 
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Stop the timer, drop queued jobs and wait for the running one."""
