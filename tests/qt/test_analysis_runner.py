@@ -89,3 +89,52 @@ def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
         assert copy.model_dump() != doc.design.model_dump()
     finally:
         runner.shutdown()
+
+
+def test_link_edits_are_patched_and_moves_replay_the_report(
+    qtbot: Any, monkeypatch: Any
+) -> None:
+    from designer.analysis import analyze
+    from designer.core.commands import RemoveLinks, UpdateLink, move_devices
+    from designer.generate import fat_tree
+
+    builds: list[int] = []
+    real_build = designer.analysis.build_index
+
+    def counting_build(design: Any, catalog: Any = None) -> Any:
+        builds.append(len(design.links))
+        return real_build(design, catalog)
+
+    monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    runner = AnalysisRunner(doc, None)
+    try:
+        with qtbot.waitSignal(runner.report_ready, timeout=30_000) as first:
+            runner.run_now()
+        assert first.args[0].bisection.exact
+        assert len(builds) == 1
+        lid = doc.design.links.id[0]
+        for edit in (
+            UpdateLink(lid, {"cables": 3}),
+            RemoveLinks([doc.design.links.id[-1]]),
+        ):
+            with qtbot.waitSignal(runner.report_ready, timeout=30_000) as got:
+                doc.execute(edit)
+            report, want = got.args[0], analyze(doc.design)
+            assert report.cost_usd == want.cost_usd
+            assert report.tiers == want.tiers
+            assert report.bisection.gbps == want.bisection.gbps
+            assert report.bisection.lower_gbps >= want.bisection.lower_gbps
+            assert report.bisection.lower_gbps <= report.bisection.upper_gbps
+        with qtbot.waitSignal(runner.report_ready, timeout=30_000):
+            doc.undo()  # the link comes back: spliced in, not rebuilt
+        assert len(builds) == 1  # every link edit was patched
+        started: list[int] = []
+        runner.started.connect(lambda: started.append(1))
+        last = runner._last_report
+        d = doc.design.devices[0]
+        with qtbot.waitSignal(runner.report_ready, timeout=5_000) as moved:
+            doc.execute(move_devices({d.id: (d.x + 50, d.y)}))
+        assert moved.args[0] is last and not started and not runner.busy
+    finally:
+        runner.shutdown()
