@@ -212,6 +212,7 @@ class Flow:
     ) -> None:
         """A table that splits across pages, repeating its header and title."""
         pad = 2.5
+        hpad = 4.0  # columns: a right-aligned number never touches the next cell
         total = sum(c.weight for c in columns)
         body, strong = font(size), font(size, bold=True)
         bold_rows = bold_rows or set()
@@ -222,7 +223,7 @@ class Flow:
 
         def row_height(cells: Sequence[str], fnt: QFont) -> float:
             return 2 * pad + max(
-                text_layout(t, fnt, w - 2 * pad, self.device)[1]
+                text_layout(t, fnt, w - 2 * hpad, self.device)[1]
                 for t, w in zip(cells, widths(), strict=True)
             )
 
@@ -249,7 +250,7 @@ class Flow:
                     else Qt.AlignmentFlag.AlignLeft
                 )
                 self.text_at(
-                    text, fnt, QRectF(x + pad, y + pad, w - 2 * pad, h), TEXT, align
+                    text, fnt, QRectF(x + hpad, y + pad, w - 2 * hpad, h), TEXT, align
                 )
                 x += w
             self.y += h

@@ -248,3 +248,18 @@ def test_page_one_puts_the_headline_where_the_drawing_gets_bigger(
     assert (width, columns) == (r.width(), 4)
     assert area.width() == r.width() and area.top() > 100
     assert size >= 7.0  # the grid text stays readable
+
+
+def test_a_billion_dollar_total_stays_on_one_line(tmp_path: Path) -> None:
+    """The widest BOM number (bold total of a 100K-GPU design) does not wrap."""
+    design = rail_design()
+    report = fake_report(design)
+    cost = report.cost_usd.model_copy(update={"total": 4_046_748_800.0})
+    report = report.model_copy(update={"cost_usd": cost})
+    out = write_pdf(tmp_path / "r.pdf", design, report, sections=["tiers", "bom"])
+    lines = [
+        line
+        for page in PdfReader(str(out)).pages
+        for line in (page.extract_text() or "").splitlines()
+    ]
+    assert any("$4,046,748,800.00" in line for line in lines)
