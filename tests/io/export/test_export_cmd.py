@@ -41,6 +41,7 @@ def test_csv_and_slurm_exports(design_file: Path, tmp_path: Path) -> None:
     assert "SwitchName=leaf Nodes=dgx-[01-04]" in slurm.read_text()
     assert "cabling:" in out.getvalue()
     assert "slurm:" in out.getvalue()
+    assert "(2 tree switches," in out.getvalue()  # logical leaf + spine
 
 
 def test_nothing_to_export_is_exit_2(design_file: Path) -> None:
