@@ -23,3 +23,20 @@ def test_painter_path_calls_leave_none_refcount_alone() -> None:
     after = sys.getrefcount(None)
     assert abs(after - before) < 50, f"refcount(None) moved by {after - before}"
     assert path.elementCount() >= 10_000
+
+
+def test_pyproject_excludes_the_broken_release() -> None:
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    deps = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    (pyside,) = [
+        Requirement(d) for d in deps if d.lower().startswith("pyside6-essentials")
+    ]
+    assert not pyside.specifier.contains("6.12.0")
+    assert pyside.specifier.contains("6.11.3")
