@@ -57,8 +57,11 @@ _LINK_KINDS = frozenset({"links_added", "links_removed", "links_changed"})
 _REBUILD_KINDS = frozenset(
     {"reset", "devices_added", "devices_removed", "groups_changed"}
 )
-MAX_TRACKED_LINKS = 50_000
+MAX_TRACKED_LINKS = 20_000
 """Past this many links edited since the reference, the carried bound is dropped."""
+MAX_PATCH_LINKS = 5_000
+"""Bigger link edits (bulk wiring, a fabric-wide speed change) are rebuilt in the
+worker: patching reads rows one by one on the GUI thread."""
 _COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
 
 LinkState = tuple[str, str, int]
@@ -156,7 +159,7 @@ class IncrementalIndex:
             new = None
         link_kinds = kinds & _LINK_KINDS
         if new is not None and link_kinds:
-            if len(link_kinds) > 1:
+            if len(link_kinds) > 1 or len(link_ids) > MAX_PATCH_LINKS:
                 new = None
             elif "links_changed" in link_kinds:
                 new = self._patch_changed(design, old, link_ids)

@@ -190,3 +190,16 @@ def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
         if cables != 1:  # uneven: the certificate fails, the carried bound holds
             assert "carried" in report.bisection.method
         follow.inc.certify(report.bisection.lower_gbps, index)
+
+
+def test_bulk_link_edits_are_left_to_a_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
+    import designer.analysis.incremental as incremental
+
+    monkeypatch.setattr(incremental, "MAX_PATCH_LINKS", 3)
+    doc = Document(fat_tree("dgx-h100", 16, "qm9700"))
+    follow = _Follower(doc)
+    doc.execute(RemoveLinks(doc.design.links.id[:4]))
+    assert follow.inc.index is None
+    got = analyze_index(follow.index(), doc.design)
+    assert got.model_dump() == analyze(doc.design).model_dump()
+    assert follow.rebuilds == 1
