@@ -29,7 +29,7 @@ CATEGORIES = ("compute", "fabric", "cables_optics", "storage", "management")
 TIER_NOTE = (
     "The typical range is an all-in rule of thumb (about $100k per GPU including "
     "facility, power and support); the computed cost is hardware capex only, "
-    "which usually comes out at roughly half of it (hardware.md §3.1)."
+    "which for component prices usually comes out at roughly half of it."
 )
 
 

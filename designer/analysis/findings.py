@@ -268,9 +268,11 @@ def check_compute(ctx: Context) -> list[Finding]:
                 _f(
                     "RAIL_MISALIGNED",
                     Severity.WARNING,
-                    f"{len(mixed)} leaf switch(es) receive NICs of more than one "
-                    "rail; in a rail-optimized fabric rail r of every node of a "
-                    "scalable unit lands on that unit's rail-r leaf, so same-rail "
+                    f"{len(mixed)} leaf switch"
+                    + ("es receive" if len(mixed) != 1 else " receives")
+                    + " NICs of more than one rail; in a rail-optimized fabric "
+                    "rail r of every node of a scalable unit lands on that "
+                    "unit's rail-r leaf, so same-rail "
                     f"traffic stays one hop away{_more(len(mixed))}",
                     _ids(ctx, mixed),
                 )
@@ -361,8 +363,13 @@ def _spof(ctx: Context) -> list[Finding]:
         _f(
             "SINGLE_POINT_OF_FAILURE",
             Severity.WARNING,
-            f"{len(devs)} switch(es) are single points of failure: losing one cuts "
-            f"compute nodes off the rest of the fabric ({how}){_more(len(devs))}",
+            (
+                f"{len(devs)} switches are single points of failure: losing one "
+                if len(devs) != 1
+                else "1 switch is a single point of failure: losing it "
+            )
+            + f"cuts compute nodes off the rest of the fabric ({how})"
+            + _more(len(devs)),
             _ids(ctx, devs),
         )
     ]
@@ -492,10 +499,11 @@ def check_scale(ctx: Context) -> list[Finding]:
             _f(
                 "SWITCH_FLOOR",
                 Severity.INFO,
-                f"{n_sw:,} compute-fabric switches; a non-blocking folded Clos of "
+                f"{n_sw:,} compute-fabric switch{'es' if n_sw != 1 else ''}; "
+                f"a non-blocking folded Clos of "
                 f"radix-{ctx.radix} switches for {ctx.endpoint_ports:,} endpoint "
                 f"ports needs at least (2t-1)N/k = {floor:,} ({ctx.floor_tiers} "
-                f"tiers): {where}",
+                f"tier{'s' if ctx.floor_tiers != 1 else ''}): {where}",
             )
         )
     b = ctx.bisection
