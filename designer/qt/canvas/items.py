@@ -155,6 +155,58 @@ class DeviceItem(QGraphicsItem):
                 )
 
 
+def _fitted_frame(rect: QRectF) -> tuple[QRectF, bool] | None:
+    """The text area of a reference-pixel ``rect`` and whether it reads rotated."""
+    if rect.width() < 12 or rect.height() < 12:
+        return None
+    if rect.width() < 110 and rect.height() > 1.5 * rect.width():
+        # a tall narrow block (one of many pods side by side): read bottom-up
+        return QRectF(0, 0, rect.height(), rect.width()), True
+    if rect.width() < 24:
+        return None
+    return rect, False
+
+
+def _line_boxes(
+    area: QRectF, lines: list[tuple[str, QFont, QColor]]
+) -> list[tuple[str, QFont, QColor, QRectF, bool]]:
+    """Where each line goes in ``area`` (text, font, colour, box, elided)."""
+    y = area.top() + 4
+    width = area.width() - 10
+    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap)
+    out: list[tuple[str, QFont, QColor, QRectF, bool]] = []
+    for text, f, colour in lines:
+        if not text:
+            continue
+        fm = QFontMetricsF(f)
+        box = fm.boundingRect(QRectF(0, 0, width, 10_000), flags, text)
+        elided = False
+        if y + box.height() > area.bottom():
+            if y + fm.height() > area.bottom():
+                break
+            short = fm.elidedText(text, Qt.TextElideMode.ElideRight, width)
+            elided = short != text
+            text = short
+            box = QRectF(0, 0, width, fm.height())
+        if any(fm.horizontalAdvance(w) > width for w in text.split()):
+            elided = True  # a word wider than the block is cut by the clip
+        out.append(
+            (text, f, colour, QRectF(area.left() + 5, y, width, box.height()), elided)
+        )
+        y += box.height() + 1
+    return out
+
+
+def fits_inside(rect: QRectF, lines: list[tuple[str, QFont, QColor]]) -> bool:
+    """True when every line shows whole in the reference-pixel ``rect``."""
+    frame = _fitted_frame(rect)
+    if frame is None:
+        return False
+    boxes = _line_boxes(frame[0], lines)
+    wanted = sum(1 for text, _, _ in lines if text)
+    return len(boxes) == wanted and not any(b[4] for b in boxes)
+
+
 def _draw_fitted_text(
     painter: QPainter,
     rect: QRectF,
@@ -169,38 +221,21 @@ def _draw_fitted_text(
     rect = QRectF(
         rect.x() / scale, rect.y() / scale, rect.width() / scale, rect.height() / scale
     )
-    if rect.width() < 12 or rect.height() < 12:
+    frame = _fitted_frame(rect)
+    if frame is None:
         return
+    area, rotated = frame
     painter.save()
     painter.resetTransform()
     painter.scale(scale, scale)
-    if rect.width() < 110 and rect.height() > 1.5 * rect.width():
-        # a tall narrow block (one of many pods side by side): read bottom-up
+    if rotated:
         painter.translate(rect.left(), rect.bottom())
         painter.rotate(-90)
-        rect = QRectF(0, 0, rect.height(), rect.width())
-    elif rect.width() < 24:
-        painter.restore()
-        return
-    y = rect.top() + 4
-    width = rect.width() - 10
-    flags = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
-    for text, f, colour in lines:
-        if not text:
-            continue
-        fm = QFontMetricsF(f)
-        box = fm.boundingRect(QRectF(0, 0, width, 10_000), int(flags), text)
-        if y + box.height() > rect.bottom():
-            if y + fm.height() > rect.bottom():
-                break
-            text = fm.elidedText(text, Qt.TextElideMode.ElideRight, width)
-            box = QRectF(0, 0, width, fm.height())
+    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap)
+    for text, f, colour, box, _ in _line_boxes(area, lines):
         painter.setFont(f)
         painter.setPen(colour)
-        painter.drawText(
-            QRectF(rect.left() + 5, y, width, box.height()), int(flags), text
-        )
-        y += box.height() + 1
+        painter.drawText(box, flags, text)
     painter.restore()
 
 
@@ -217,6 +252,8 @@ class BlockItem(QGraphicsItem):
         self.title = title
         self.summary = summary
         self.hint = ""
+        #: set by the label placement: the text is drawn above or beside the block
+        self.title_outside = False
         self.selected = False
         self.cut_fill: QColor | None = None
         self.setZValue(st.Z_BLOCK)
@@ -243,20 +280,27 @@ class BlockItem(QGraphicsItem):
         )
         painter.setBrush(QBrush(fill))
         painter.drawRect(self.rect)
+        if self.title_outside:
+            return  # a TitleItem beside the block carries the text
         device_rect = painter.worldTransform().mapRect(self.rect)
-        ink = st.text_on(fill)
-        one_line = f"{self.title} · {self.summary}"
-        fm = QFontMetricsF(font("block"))
-        if fm.horizontalAdvance(one_line) + 12 <= device_rect.width() / scale:
-            lines = [(one_line, font("block"), ink)]
-        else:
-            lines = [
-                (self.title, font("block"), ink),
-                (self.summary, font("normal"), ink),
-            ]
-        if self.hint:
+        lines = self.text_lines(device_rect.width() / scale, st.text_on(fill))
+        if self.hint and not getattr(self.scene(), "exporting", False):
+            # the hint is for the screen only: a printed page cannot be clicked
             lines.append((self.hint, font("small"), st.TEXT_MUTED))
         _draw_fitted_text(painter, device_rect, lines, scale)
+
+    def text_lines(
+        self, width_px: float, ink: QColor = st.TEXT
+    ) -> list[tuple[str, QFont, QColor]]:
+        """Title and counts: one line when ``width_px`` (reference px) allows."""
+        one_line = f"{self.title} · {self.summary}"
+        fm = QFontMetricsF(font("block"))
+        if fm.horizontalAdvance(one_line) + 12 <= width_px:
+            return [(one_line, font("block"), ink)]
+        return [
+            (self.title, font("block"), ink),
+            (self.summary, font("normal"), ink),
+        ]
 
 
 class FrameItem(QGraphicsItem):

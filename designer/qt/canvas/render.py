@@ -48,6 +48,7 @@ def render_design(
     per_px = (unit.width() or 1.0) / scale
     scene.text_scale = scale
     scene.device_labels = labels
+    scene.exporting = True
     try:
         if wanted is not None:
             keep = scene.isolate(wanted)
@@ -76,12 +77,14 @@ def render_design(
         sy = target.height() / max(source.height(), 1e-9)
         if mode == Qt.AspectRatioMode.KeepAspectRatio:
             sx = sy = min(sx, sy)
-        scene.declutter_labels(QTransform.fromScale(sx * per_px, sy * per_px))
+        to_px = QTransform.fromScale(sx * per_px, sy * per_px)
+        scene.declutter_labels(to_px, to_px.mapRect(source))
         scene.invalidate_links()
         scene.render(painter, target, source, mode)
     finally:
         scene.text_scale = 1.0
         scene.device_labels = None
+        scene.exporting = False
         if wanted is not None:
             scene.isolate(None)
         scene.set_overview(saved_overview)

@@ -26,6 +26,7 @@ from designer.qt.canvas.items import (
     LabelItem,
     LinkLayerItem,
 )
+from designer.qt.canvas.labels import TitleItem, place_labels, trunk_fraction
 from designer.qt.canvas.quotient import Quotient, moved, quotient, relinked
 from designer.qt.canvas.selection import SelectionMixin
 
@@ -64,6 +65,9 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._hidden = np.zeros(0, bool)
         self._pending: list[Change] = []
         self._isolated: list[QGraphicsItem] = []
+        self._titles: dict[tuple[str, str], TitleItem] = {}
+        #: True while render_to draws for an export (no screen-only hints)
+        self.exporting = False
         #: set by render_to while it draws (see items.render_options)
         self.text_scale = 1.0
         self.device_labels: bool | None = None
@@ -285,9 +289,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             pen.setCapStyle(Qt.PenCapStyle.FlatCap)
             line.setPen(pen)
             line.setZValue(st.Z_TRUNK)
-            f = (
-                0.35 if k % 2 else 0.65
-            )  # staggered, so neighbours' labels do not collide
+            f = trunk_fraction(k)
             label = LabelItem(
                 t.label,
                 QPointF(
@@ -325,26 +327,33 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._links.set_bounds(rect)
         self._bump()
 
-    def declutter_labels(self, transform: QTransform) -> None:
-        """Show trunk labels that overlap neither each other nor a block on screen.
+    def declutter_labels(
+        self, transform: QTransform, bounds: QRectF | None = None
+    ) -> None:
+        """Place titles and trunk labels for ``transform`` so no text collides.
 
-        The biggest trunks get their labels first.
+        Group titles go inside their block when they fit, else beside it; frame
+        names sit at the frame's top-left; trunk labels (biggest trunks first)
+        slide along their trunk to a free spot or are left out. ``bounds``
+        (device px of ``transform``) keeps titles inside an export's picture.
         """
         self.flush()
         self._label_transform = QTransform(transform)
-        q = self._quotient
-        order = sorted(
-            range(len(self._trunk_items)), key=lambda k: -q.trunks[k].capacity_gbps
-        )
-        # blocks are drawn over trunks: a label half under one reads as garbage
-        taken: list[QRectF] = [transform.mapRect(b.rect) for b in self._block_items]
-        for k in order:
-            label = self._trunk_items[k][1]
-            rect = label.boundingRect().translated(transform.map(label.pos()))
-            free = not any(rect.intersects(r) for r in taken)
-            label.setVisible(free)
-            if free:
-                taken.append(rect.adjusted(-4, -2, 4, 2))
+        place_labels(self, transform, bounds)
+
+    def title_item(self, key: tuple[str, str]) -> TitleItem:
+        """The title item for ``("block", key)`` or ``("frame", group id)``."""
+        item = self._titles.get(key)
+        if item is None:
+            item = TitleItem()
+            item.setVisible(False)
+            self.addItem(item)
+            self._titles[key] = item
+        return item
+
+    def titles(self) -> dict[tuple[str, str], TitleItem]:
+        """Title items drawn outside blocks and frames (hidden when unused)."""
+        return dict(self._titles)
 
     def design_rect(self) -> QRectF:
         """Bounding rect of what is drawn (devices, frames, blocks), no margin."""
@@ -473,6 +482,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         hide += [b for b in self._block_items if b.isVisible()]
         for line, label in self._trunk_items:
             hide += [x for x in (line, label) if x.isVisible()]
+        hide += [t for t in self._titles.values() if t.isVisible()]
         for item in hide:
             item.setVisible(False)
         self._isolated += hide

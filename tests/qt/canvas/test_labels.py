@@ -1,0 +1,188 @@
+"""Text placement: no screen-only hints in exports, titles readable, no collisions."""
+
+from __future__ import annotations
+
+import itertools
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
+from PySide6.QtGui import QPainter, QTransform
+from PySide6.QtSvg import QSvgGenerator
+
+from designer.core.model import Design, Group, GroupKind, Link, Tier
+from designer.qt.canvas import CanvasView, labels
+from tests.qt.canvas.helpers import dev
+from tests.qt.canvas.test_overview_layout import _crowded
+
+
+def _svg(paint: object, size: tuple[int, int] = (900, 600)) -> str:
+    """Text of an SVG drawn by ``paint(painter, target)``."""
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buf)
+    gen.setSize(QSize(*size))
+    gen.setViewBox(QRectF(0, 0, *size))
+    painter = QPainter(gen)
+    paint(painter, QRectF(0, 0, *size))  # type: ignore[operator]
+    painter.end()
+    buf.close()
+    return bytes(data.data()).decode("utf-8", "replace")
+
+
+def _collapsed() -> Design:
+    groups = [Group(id="su-1", label="SU 1", kind=GroupKind.SU, collapsed=True)]
+    nodes = [dev(f"n{i}", "dgx-h100", i * 80, 200, group="su-1") for i in range(12)]
+    return Design(groups=groups, devices=[*nodes, dev("s", "qm9700", 400, 0)])
+
+
+def test_hint_is_drawn_on_screen_but_never_in_an_export(make_view) -> None:
+    view = make_view(_collapsed())
+    scene = view.design_scene
+    (block,) = scene.block_items()
+    assert block.hint == "double-click to expand"
+    rect = scene.design_rect()
+    on_screen = _svg(lambda p, t: scene.render(p, t, rect))
+    assert "double-click" in on_screen and "SU 1" in on_screen
+    exported = _svg(lambda p, t: scene.render_to(p, t))
+    assert "SU 1" in exported
+    assert "double-click" not in exported
+    assert not scene.exporting  # reset after the export
+
+
+def _text_rects(scene) -> list[tuple[str, QRectF]]:
+    """Reference-pixel rects of visible text outside blocks, for the last transform."""
+    tr = scene.label_transform()
+    out = []
+    for key, item in scene.titles().items():
+        if item.isVisible():
+            out.append((str(key), item.boundingRect().translated(tr.map(item.pos()))))
+    for _, label in scene._trunk_items:
+        if label.isVisible():
+            out.append(
+                (label.text, label.boundingRect().translated(tr.map(label.pos())))
+            )
+    return out
+
+
+def _wired_crowded() -> Design:
+    design = _crowded()
+    links = []
+    k = 0
+    for su in (1, 2):
+        for i in range(12):
+            links.append(
+                Link(
+                    id=f"l{k}",
+                    a=f"n{su}-{i}",
+                    a_port="compute",
+                    b=f"s{i}",
+                    b_port="ports",
+                    cables=1,
+                    speed_gbps=400,
+                )
+            )
+            k += 1
+    for i in range(4):
+        links.append(
+            Link(
+                id=f"l{k}",
+                a=f"st{i}",
+                a_port="data",
+                b=f"s{19 - i}",
+                b_port="ports",
+                cables=2,
+                speed_gbps=400,
+            )
+        )
+        k += 1
+    for i in range(3):
+        links.append(
+            Link(
+                id=f"l{k}",
+                a=f"m{i}",
+                a_port="compute",
+                b=f"s{18 - i}",
+                b_port="ports",
+                cables=1,
+                speed_gbps=200,
+            )
+        )
+        k += 1
+    design.links.extend(links)
+    return design
+
+
+def test_no_text_overlaps_a_block_or_other_text_at_any_zoom(make_view) -> None:
+    view: CanvasView = make_view(_wired_crowded())
+    scene = view.design_scene
+    scene.set_overview(True)
+    outside_seen = False
+    for s in (0.05, 0.1, 0.2, 0.4, 1.0):
+        scene.declutter_labels(QTransform.fromScale(s, s))
+        blocks = [scene.label_transform().mapRect(b.rect) for b in scene.block_items()]
+        texts = _text_rects(scene)
+        for (na, a), (nb, b) in itertools.combinations(texts, 2):
+            assert not a.intersects(b), (s, na, nb)
+        for name, r in texts:
+            assert not any(r.intersects(b) for b in blocks), (s, name)
+        outside_seen |= any(b.title_outside for b in scene.block_items())
+        # a block whose text would be cut hands it to a title outside, whole
+        for b in scene.block_items():
+            item = scene.titles().get(("block", b.key))
+            if b.title_outside:
+                assert item is not None and item.isVisible()
+                assert item.lines[0][0] == b.title
+                assert item.lines[1][0] == b.summary
+    assert outside_seen  # the small storage and management blocks at some zoom
+
+
+def test_trunk_labels_slide_along_the_trunk_rather_than_drop(
+    make_view, monkeypatch
+) -> None:
+    view = make_view(_wired_crowded())
+    scene = view.design_scene
+    scene.set_overview(True)
+
+    def shown(s: float) -> int:
+        scene.declutter_labels(QTransform.fromScale(s, s))
+        return sum(label.isVisible() for _, label in scene._trunk_items)
+
+    with_slots = [shown(s) for s in (0.1, 0.4, 1.0)]
+    monkeypatch.setattr(labels, "TRUNK_SLOTS", ())
+    fixed = [shown(s) for s in (0.1, 0.4, 1.0)]
+    assert all(a > b for a, b in zip(with_slots, fixed, strict=True))
+    assert with_slots[-1] == len(scene._trunk_items) == 4
+
+
+def _su_frames() -> Design:
+    groups = [Group(id=f"su-{k}", label=f"SU {k}", kind=GroupKind.SU) for k in (1, 2)]
+    nodes = [
+        dev(f"n{k}-{i}", "dgx-h100", i * 80 + k * 1200, 400, group=f"su-{k}")
+        for k in (1, 2)
+        for i in range(12)
+    ]
+    return Design(
+        groups=groups, devices=[*nodes, dev("s", "qm9700", 1600, 0, Tier.SPINE)]
+    )
+
+
+def test_frames_name_their_group_at_the_top_left_when_zoomed_out(make_view) -> None:
+    view = make_view(_su_frames())
+    scene = view.design_scene
+    frames = {f.group_id: f for f in scene.frame_items()}
+    # zoomed in: the header band carries the name, no extra title
+    scene.declutter_labels(QTransform.fromScale(1.0, 1.0))
+    assert not any(t.isVisible() for t in scene.titles().values())
+    # zoomed out: the header is a sliver, the name sits at the frame's corner
+    scene.declutter_labels(QTransform.fromScale(0.2, 0.2))
+    tr = scene.label_transform()
+    for gid, label in (("su-1", "SU 1"), ("su-2", "SU 2")):
+        item = scene.titles()[("frame", gid)]
+        assert item.isVisible() and item.lines[0][0] == label
+        corner = tr.map(frames[gid].rect.topLeft())
+        r = item.boundingRect().translated(tr.map(item.pos()))
+        assert abs(r.left() - corner.x()) <= 3 and abs(r.bottom() - corner.y()) <= 20
+    # far out the frame is narrower than its name: left out, never cut
+    scene.declutter_labels(QTransform.fromScale(0.02, 0.02))
+    assert not any(t.isVisible() for t in scene.titles().values())
