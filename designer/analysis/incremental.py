@@ -48,14 +48,30 @@ from designer.analysis.index import (
     KIND_COMPUTE,
     TIER_RANK,
     DesignIndex,
+    PortKey,
+    _endpoint_orders,
+    device_columns,
 )
 from designer.catalog.loader import Catalog
 from designer.core.commands import Change
 from designer.core.model import Design, Fabric, LinkTable
 
 _LINK_KINDS = frozenset({"links_added", "links_removed", "links_changed"})
-_REBUILD_KINDS = frozenset(
-    {"reset", "devices_added", "devices_removed", "groups_changed"}
+_DEVICE_KINDS = frozenset({"devices_added", "devices_removed"})
+_REBUILD_KINDS = frozenset({"reset", "groups_changed"})
+_DEVICE_COLUMNS = (
+    "dev_catalog",
+    "kind",
+    "gpus",
+    "nvlink_domain",
+    "power_w",
+    "u_height",
+    "declared_rank",
+    "group",
+    "rack",
+    "compute_ports",
+    "compute_native",
+    "has_port_override",
 )
 MAX_TRACKED_LINKS = 20_000
 """Past this many links edited since the reference, the carried bound is dropped."""
@@ -158,7 +174,17 @@ class IncrementalIndex:
         ):
             new = None
         link_kinds = kinds & _LINK_KINDS
-        if new is not None and link_kinds:
+        dev_kinds = kinds & _DEVICE_KINDS
+        if dev_kinds:
+            dev_ids = {i for c in changes if c.kind in _DEVICE_KINDS for i in c.ids}
+            if new is not None:
+                by_kind: dict[str, set[str]] = {}
+                for c in changes:
+                    if c.kind in _LINK_KINDS:
+                        by_kind.setdefault(c.kind, set()).update(c.ids)
+                new = self._patch_devices(design, new, dev_ids, dev_kinds, by_kind)
+                self.patched += new is not None
+        elif new is not None and link_kinds:
             if len(link_kinds) > 1 or len(link_ids) > MAX_PATCH_LINKS:
                 new = None
             elif "links_changed" in link_kinds:
@@ -208,18 +234,37 @@ class IncrementalIndex:
     ) -> dict[str, Any] | None:
         """Index columns for rows of the design's link table (None: rebuild)."""
         pos = self._positions(index)
-        ports = {p: i for i, p in enumerate(index.port_names)}
+        port_names = index.port_names
+        ports = {p: i for i, p in enumerate(port_names)}
         try:
             a = [pos[table.a[i]] for i in positions]
             b = [pos[table.b[i]] for i in positions]
-            ap = [ports[table.a_port[i]] for i in positions]
-            bp = [ports[table.b_port[i]] for i in positions]
         except KeyError:
-            return None  # a new device or port name: the string maps change
+            return None  # an unknown device: the design moved on
+        names = [table.a_port[i] for i in positions]
+        names += [table.b_port[i] for i in positions]
+        if any(p not in ports for p in names):
+            port_names = list(port_names)  # never write the handed-out index
+            for p in names:
+                if p not in ports:
+                    ports[p] = len(port_names)
+                    port_names.append(p)
+        ap = [ports[p] for p in names[: len(positions)]]
+        bp = [ports[p] for p in names[len(positions) :]]
+        port_keys = index.port_keys
         for dev, port in ((a, ap), (b, bp)):
-            for d, p in zip(dev, port, strict=True):
-                if (int(index.dev_catalog[d]), p) not in index.port_keys:
-                    return None
+            for d, code in zip(dev, port, strict=True):
+                c = int(index.dev_catalog[d])
+                if (c, code) not in port_keys:
+                    if port_keys is index.port_keys:
+                        port_keys = dict(port_keys)
+                    entry = index.entries[c]
+                    name = port_names[code]
+                    port_keys[(c, code)] = PortKey(
+                        index.catalog_ids[c],
+                        name,
+                        entry.interface(name) if entry else None,
+                    )
         cables = np.array([table.cables[i] for i in positions], dtype=np.int64)
         speed = np.array([table.speed_gbps[i] for i in positions], dtype=np.int64)
         rail = [table.rail[i] for i in positions]
@@ -235,6 +280,8 @@ class IncrementalIndex:
                 [FABRIC_CODE[table.fabric[i]] for i in positions], dtype=np.int64
             ),
             "rail": np.array([-1 if r is None else r for r in rail], dtype=np.int64),
+            "port_names": port_names,
+            "port_keys": port_keys,
         }
 
     def _patch_changed(
@@ -251,12 +298,15 @@ class IncrementalIndex:
         if rows is None:
             return None
         at = np.asarray(positions, dtype=np.int64)
-        cols: dict[str, Any] = {}
+        cols: dict[str, Any] = {
+            "port_names": rows.pop("port_names"),
+            "port_keys": rows.pop("port_keys"),
+        }
         for name, values in rows.items():
             col = getattr(index, name).copy()
             col[at] = values
             cols[name] = col
-        only_cables = all(
+        only_cables = cols["port_names"] is index.port_names and all(
             np.array_equal(cols[n][at], getattr(index, n)[at])
             for n in ("a", "b", "a_port", "b_port", "speed", "fabric")
         )
@@ -320,7 +370,10 @@ class IncrementalIndex:
             return None
         added = np.zeros(len(table), dtype=np.bool_)
         added[positions] = True
-        cols: dict[str, Any] = {}
+        cols: dict[str, Any] = {
+            "port_names": rows.pop("port_names"),
+            "port_keys": rows.pop("port_keys"),
+        }
         for name, values in rows.items():
             col = np.empty(len(table), dtype=np.int64)
             col[added] = values
@@ -334,6 +387,176 @@ class IncrementalIndex:
             **cols,
         )
         new._ends = new._ends_patch = None  # built by the first reader (the worker)
+        return new
+
+    # -- device edits --------------------------------------------------------------
+
+    def _patch_devices(
+        self,
+        design: Design,
+        index: DesignIndex,
+        ids: set[str],
+        kinds: set[str],
+        links: dict[str, set[str]],
+    ) -> DesignIndex | None:
+        """Devices added (with links among them) or removed (with their links).
+
+        ``links`` maps the step's link change kinds to their ids. RemoveDevices
+        deletes the links first; its undo and a paste add the links last.
+        """
+        link_ids = {i for v in links.values() for i in v}
+        if len(link_ids) > MAX_PATCH_LINKS:
+            return None
+        new: DesignIndex | None = None
+        if kinds == {"devices_removed"} and set(links) <= {"links_removed"}:
+            new = index
+            if link_ids:
+                new = self._patch_removed(design, index, link_ids)
+            if new is not None:
+                new = self._patch_devices_removed(design, new, ids)
+        elif kinds == {"devices_added"} and set(links) <= {"links_added"}:
+            new = self._patch_devices_added(design, index, ids)
+            self._dev_pos = None
+            if new is not None and link_ids:
+                new = self._patch_added(design, new, link_ids)
+        self._dev_pos = None
+        return new
+
+    def _patch_devices_removed(
+        self, design: Design, index: DesignIndex, ids: set[str]
+    ) -> DesignIndex | None:
+        """Devices deleted (their links already gone): drop rows, renumber link ends."""
+        where = _find(index.device_ids, ids)
+        if len(where) != len(ids) or len(design.devices) != index.n_devices - len(ids):
+            return None
+        keep = np.ones(index.n_devices, dtype=np.bool_)
+        keep[list(where.values())] = False
+        if not (keep[index.a].all() and keep[index.b].all()):
+            return None  # a link still touches a removed device
+        if (index.kind[~keep] == KIND_COMPUTE).any():
+            self._drop_reference()  # the bisection's endpoints changed
+        renumber = np.cumsum(keep) - 1
+        cols = {name: getattr(index, name)[keep] for name in _DEVICE_COLUMNS}
+        device_ids = [d.id for d in design.devices]
+        if device_ids != [d for d, k in zip(index.device_ids, keep, strict=True) if k]:
+            return None
+        ports = [p for p, k in zip(index.device_ports, keep, strict=True) if k]
+        return self._finish_devices(
+            design,
+            index,
+            cols,
+            catalog_ids=list(index.catalog_ids),
+            entries=list(index.entries),
+            rack_names=list(index.rack_names),
+            device_ids=device_ids,
+            device_ports=ports,
+            a=renumber[index.a],
+            b=renumber[index.b],
+        )
+
+    def _patch_devices_added(
+        self, design: Design, index: DesignIndex, ids: set[str]
+    ) -> DesignIndex | None:
+        """Devices inserted (appended, or restored by an undo) with no links yet."""
+        devices = design.devices
+        n, k = len(devices), len(ids)
+        if n != index.n_devices + k:
+            return None
+        if {d.id for d in devices[n - k :]} == ids:
+            positions = list(range(n - k, n))
+        else:
+            positions = [i for i, d in enumerate(devices) if d.id in ids]
+        if len(positions) != k:
+            return None
+        group_pos = {g.id: i for i, g in enumerate(design.groups)}
+        fresh = [devices[i] for i in positions]
+        if any(d.group is not None and d.group not in group_pos for d in fresh):
+            return None
+        catalog_ids = list(index.catalog_ids)
+        entries = list(index.entries)
+        rack_pos = {r: i for i, r in enumerate(index.rack_names)}
+        rows = device_columns(
+            fresh,
+            index.catalog,
+            {c: i for i, c in enumerate(catalog_ids)},
+            catalog_ids,
+            entries,
+            group_pos,
+            rack_pos,
+        )
+        rack_names = list(rack_pos)  # codes in insertion order, new racks last
+        if (rows["kind"] == KIND_COMPUTE).any():
+            self._drop_reference()  # the bisection's endpoints changed
+        added = np.zeros(n, dtype=np.bool_)
+        added[positions] = True
+        cols: dict[str, Any] = {}
+        for name in _DEVICE_COLUMNS:
+            old = getattr(index, name)
+            col = np.empty(n, dtype=old.dtype)
+            col[added] = rows[name]
+            col[~added] = old
+            cols[name] = col
+        device_ids = [d.id for d in devices]
+        kept = [d for d, new in zip(device_ids, added.tolist(), strict=True) if not new]
+        if kept != index.device_ids:
+            return None
+        renumber = np.flatnonzero(~added)
+        return self._finish_devices(
+            design,
+            index,
+            cols,
+            catalog_ids=catalog_ids,
+            entries=entries,
+            rack_names=rack_names,
+            device_ids=device_ids,
+            device_ports=[d.ports for d in devices],
+            a=renumber[index.a],
+            b=renumber[index.b],
+        )
+
+    def _finish_devices(
+        self,
+        design: Design,
+        index: DesignIndex,
+        cols: dict[str, Any],
+        *,
+        catalog_ids: list[str],
+        entries: list[Any],
+        rack_names: list[str],
+        device_ids: list[str],
+        device_ports: list[dict[str, int] | None],
+        a: np.ndarray,
+        b: np.ndarray,
+    ) -> DesignIndex:
+        """Catalog ids and racks renumbered by first use, as in build_index."""
+        order, remap = _first_seen(cols["dev_catalog"], len(catalog_ids))
+        cols["dev_catalog"] = remap[cols["dev_catalog"]]
+        port_keys = {
+            (int(remap[c]), p): key
+            for (c, p), key in index.port_keys.items()
+            if c < len(remap) and remap[c] >= 0
+        }
+        rack = cols["rack"]
+        r_order, r_remap = _first_seen(rack, len(rack_names))
+        placed = rack >= 0
+        rack = rack.copy()
+        rack[placed] = r_remap[rack[placed]]
+        cols["rack"] = rack
+        new = replace(
+            index,
+            device_ids=device_ids,
+            device_ids_arr=np.asarray(device_ids, dtype=object),
+            catalog_ids=[catalog_ids[c] for c in order],
+            entries=[entries[c] for c in order],
+            rack_names=[rack_names[r] for r in r_order],
+            device_ports=device_ports,
+            port_keys=port_keys,
+            a=a,
+            b=b,
+            **cols,
+        )
+        new._ends = new._ends_patch = None  # built by the first reader (the worker)
+        new.endpoint_order = _endpoint_orders(design, new)
         return new
 
     # -- carried lower bound ----------------------------------------------------
@@ -401,6 +624,16 @@ class IncrementalIndex:
         self._drop_reference()
         self._ref_lower = float(lower)
         self._ref_fp = compute_fingerprint(index)
+
+
+def _first_seen(codes: np.ndarray, n_codes: int) -> tuple[list[int], np.ndarray]:
+    """Used codes in order of first appearance, and old code -> new code (-1 unused)."""
+    used = codes[codes >= 0]
+    uniq, first = np.unique(used, return_index=True)
+    order = uniq[np.argsort(first, kind="stable")].tolist()
+    remap = np.full(max(n_codes, 1), -1, dtype=np.int64)
+    remap[order] = np.arange(len(order), dtype=np.int64)
+    return order, remap
 
 
 def hint_for(

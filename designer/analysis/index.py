@@ -8,6 +8,7 @@ in milliseconds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ import numpy.typing as npt
 
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, Interface
-from designer.core.model import Design, Fabric, Tier
+from designer.core.model import Design, Device, Fabric, Tier
 
 if TYPE_CHECKING:
     from designer.analysis.ends import EndTable
@@ -156,18 +157,17 @@ def _group_paths(design: Design) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
-    """Turn a design into arrays (devices, links, port groups) for the analysis."""
-    if catalog is None:
-        from designer.catalog.loader import default_catalog
-
-        catalog = default_catalog()
-    devices = design.devices
+def device_columns(
+    devices: Sequence[Device],
+    catalog: Catalog,
+    cat_pos: dict[str, int],
+    catalog_ids: list[str],
+    entries: list[CatalogEntry | None],
+    group_pos: dict[str, int],
+    rack_pos: dict[str, int],
+) -> dict[str, Any]:
+    """Per-device index columns; new catalog ids and racks are appended to the maps."""
     n = len(devices)
-    dmap = {d.id: i for i, d in enumerate(devices)}
-    cat_pos: dict[str, int] = {}
-    catalog_ids: list[str] = []
-    entries: list[CatalogEntry | None] = []
     dev_catalog = np.empty(n, dtype=np.int64)
     kind = np.full(n, KIND_UNKNOWN, dtype=np.int64)
     gpus = np.zeros(n, dtype=np.int64)
@@ -180,8 +180,6 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
     cports = np.zeros(n, dtype=np.int64)
     cnative = np.zeros(n, dtype=np.int64)
     override = np.zeros(n, dtype=np.bool_)
-    group_pos = {g.id: i for i, g in enumerate(design.groups)}
-    rack_pos: dict[str, int] = {}
     for i, d in enumerate(devices):
         c = cat_pos.get(d.catalog_id)
         if c is None:
@@ -207,6 +205,39 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
             r = rack_pos.setdefault(d.placement.rack, len(rack_pos))
             rack[i] = r
         override[i] = bool(d.ports)
+    return {
+        "dev_catalog": dev_catalog,
+        "kind": kind,
+        "gpus": gpus,
+        "nvlink_domain": nvl,
+        "power_w": power,
+        "u_height": uh,
+        "declared_rank": rank,
+        "group": group,
+        "rack": rack,
+        "compute_ports": cports,
+        "compute_native": cnative,
+        "has_port_override": override,
+    }
+
+
+def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
+    """Turn a design into arrays (devices, links, port groups) for the analysis."""
+    if catalog is None:
+        from designer.catalog.loader import default_catalog
+
+        catalog = default_catalog()
+    devices = design.devices
+    dmap = {d.id: i for i, d in enumerate(devices)}
+    cat_pos: dict[str, int] = {}
+    catalog_ids: list[str] = []
+    entries: list[CatalogEntry | None] = []
+    group_pos = {g.id: i for i, g in enumerate(design.groups)}
+    rack_pos: dict[str, int] = {}
+    cols = device_columns(
+        devices, catalog, cat_pos, catalog_ids, entries, group_pos, rack_pos
+    )
+    dev_catalog = cols["dev_catalog"]
 
     t = design.links
     link_ids = list(t.id)  # a copy: the design keeps editing its own list
@@ -247,19 +278,8 @@ def build_index(design: Design, catalog: Catalog | None = None) -> DesignIndex:
         device_ids=[d.id for d in devices],
         catalog_ids=catalog_ids,
         entries=entries,
-        dev_catalog=dev_catalog,
-        kind=kind,
-        gpus=gpus,
-        nvlink_domain=nvl,
-        power_w=power,
-        u_height=uh,
-        declared_rank=rank,
-        group=group,
-        rack=rack,
         rack_names=list(rack_pos),
-        compute_ports=cports,
-        compute_native=cnative,
-        has_port_override=override,
+        **cols,
         device_ports=[d.ports for d in devices],
         link_ids=link_ids,
         a=a,

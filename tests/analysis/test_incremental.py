@@ -15,13 +15,15 @@ from designer.core.commands import (
     Change,
     Command,
     Document,
+    Macro,
+    RemoveDevices,
     RemoveLinks,
     SetSettings,
     UpdateDevices,
     UpdateLink,
     move_devices,
 )
-from designer.core.model import Design, Device, Fabric, Link, Purpose
+from designer.core.model import Design, Device, Fabric, Link, Placement, Purpose
 from designer.generate import fat_tree
 from tests.analysis.builders import oracle_bisection, random_design
 
@@ -49,9 +51,14 @@ class _Follower:
 def _random_edit(rng: random.Random, design: Design, removed: list[Link]) -> Command:
     links = design.links
     present = links.index()
-    removed[:] = [x for x in removed if x.id not in present]  # undo brought back
+    devices = {d.id for d in design.devices}
+    # left out: brought back by an undo, or an end deleted since
+    removed[:] = [x for x in removed if x.id not in present and {x.a, x.b} <= devices]
     if len(links) < 4:
-        return AddLinks([removed.pop()])
+        if removed:
+            return AddLinks([removed.pop()])
+        purpose = rng.choice(list(Purpose))  # a delete took the rest with a device
+        return SetSettings(design.settings.model_copy(update={"purpose": purpose}))
     lid = links.id[rng.randrange(len(links))]
     pick = rng.random()
     if pick < 0.25:
@@ -80,6 +87,107 @@ def _random_edit(rng: random.Random, design: Design, removed: list[Link]) -> Com
         return AddDevices([Device(id=f"extra{n}", catalog_id="qm9700")])
     d = design.devices[rng.randrange(len(design.devices))]
     return UpdateDevices({d.id: {"tier": rng.choice(("leaf", "spine", None))}})
+
+
+_DROPS = ("qm9700", "dgx-h100", "weka-appliance", "sn2201", "dgx-b200")
+
+
+def _random_device_edit(rng: random.Random, design: Design) -> Command:
+    """A palette drop, a paste (devices + links among them) or a delete."""
+    tag = rng.randrange(10**9)
+    pick = rng.random()
+    if pick < 0.35:
+        group = rng.choice([None, *(g.id for g in design.groups)])
+        rack = Placement(rack=rng.choice(("r1", "r2"))) if rng.random() < 0.3 else None
+        drop = Device(
+            id=f"drop{tag}",
+            catalog_id=rng.choice(_DROPS),
+            group=group,
+            placement=rack,
+        )
+        return AddDevices([drop])
+    if pick < 0.6:
+        host = Device(id=f"ph{tag}", catalog_id="dgx-h100")
+        switch = Device(id=f"ps{tag}", catalog_id="qm9700")
+        store = Device(id=f"pw{tag}", catalog_id="weka-appliance")
+        links = [
+            Link(
+                id=f"pl{tag}",
+                a=host.id,
+                a_port="compute",
+                b=switch.id,
+                b_port="ports",
+                cables=rng.randint(1, 4),
+                speed_gbps=400,
+            ),
+            Link(  # a port group the design has not used yet
+                id=f"pm{tag}",
+                a=store.id,
+                a_port="data",
+                b=switch.id,
+                b_port="ports",
+                speed_gbps=400,
+                fabric=Fabric.STORAGE,
+            ),
+        ]
+        return Macro("Paste", [AddDevices([host, switch, store]), AddLinks(links)])
+    ids = [d.id for d in design.devices]
+    return RemoveDevices(rng.sample(ids, min(len(ids), rng.randint(1, 3))))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_device_edits_are_patched_and_give_the_report_of_a_rebuild(seed: int) -> None:
+    rng = random.Random(seed)
+    doc = Document(fat_tree("dgx-h100", 16 + 8 * (seed % 3), "qm9700"))
+    follow = _Follower(doc)
+    for step in range(20):
+        r = rng.random()
+        if r < 0.2 and doc.history.can_undo:
+            doc.undo()
+        elif r < 0.3 and doc.history.can_redo:
+            doc.redo()
+        else:
+            doc.execute(_random_device_edit(rng, doc.design))
+        got = analyze_index(follow.index(), doc.design)
+        want = analyze(doc.design)
+        assert got.model_dump() == want.model_dump(), f"seed {seed} step {step}"
+    assert follow.rebuilds == 0  # every drop, paste, delete and undo was patched
+    assert follow.inc.patched >= 20
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mixed_device_and_link_edits_give_the_report_of_a_rebuild(seed: int) -> None:
+    rng = random.Random(100 + seed)
+    doc = Document(fat_tree("dgx-h100", 16 + 8 * seed, "qm9700"))
+    follow = _Follower(doc)
+    removed: list[Link] = []
+    for step in range(25):
+        r = rng.random()
+        if r < 0.15 and doc.history.can_undo:
+            doc.undo()
+        elif r < 0.2 and doc.history.can_redo:
+            doc.redo()
+        elif r < 0.55:
+            doc.execute(_random_device_edit(rng, doc.design))
+        else:
+            doc.execute(_random_edit(rng, doc.design, removed))
+        got = analyze_index(follow.index(), doc.design)
+        want = analyze(doc.design)
+        assert got.model_dump() == want.model_dump(), f"seed {seed} step {step}"
+
+
+def test_a_device_patch_never_changes_the_one_handed_out() -> None:
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    follow = _Follower(doc)
+    handed = follow.index()
+    ids, a, names = list(handed.device_ids), handed.a.copy(), list(handed.port_names)
+    doc.execute(RemoveDevices([doc.design.devices[3].id]))
+    doc.execute(_random_device_edit(random.Random(1), doc.design))  # a paste
+    doc.undo()
+    doc.undo()
+    assert follow.index() is not handed and follow.rebuilds == 0
+    assert handed.device_ids == ids and (handed.a == a).all()
+    assert handed.port_names == names
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -130,6 +238,35 @@ def test_a_patched_index_never_changes_the_one_handed_out() -> None:
 # -- carried lower bound --------------------------------------------------------------
 
 
+def _random_bound_device_edit(rng: random.Random, design: Design) -> Command:
+    """Add or remove a switch (capacity only) or, now and then, a host."""
+    tag = rng.randrange(10**9)
+    switches = [d.id for d in design.devices if d.catalog_id == "generic-switch"]
+    pick = rng.random()
+    if pick < 0.4 and len(switches) > 1:
+        return RemoveDevices([rng.choice(switches)])
+    if pick < 0.5:
+        hosts = [d.id for d in design.devices if d.id not in switches]
+        if len(hosts) > 3:
+            return RemoveDevices([rng.choice(hosts)])
+    if pick < 0.6:
+        return AddDevices([Device(id=f"host{tag}", catalog_id="dgx-h100")])
+    new = Device(id=f"sw{tag}", catalog_id="generic-switch", ports={"ports": 256})
+    links = [
+        Link(
+            id=f"l{tag}-{s}",
+            a=new.id,
+            a_port="ports",
+            b=s,
+            b_port="ports",
+            cables=rng.randint(1, 3),
+            speed_gbps=400,
+        )
+        for s in rng.sample(switches, min(len(switches), 2))
+    ]
+    return Macro("Paste", [AddDevices([new]), AddLinks(links)])
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
     rng = random.Random(seed)
@@ -140,7 +277,10 @@ def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
     follow.inc.certify(truth, follow.index())
     removed: list[Link] = []
     for _ in range(12):
-        doc.execute(_random_edit(rng, doc.design, removed))
+        if rng.random() < 0.3:
+            doc.execute(_random_bound_device_edit(rng, doc.design))
+        else:
+            doc.execute(_random_edit(rng, doc.design, removed))
         hint = follow.inc.lower_hint()
         index = follow.index()
         carried = hint_for(hint, index)
@@ -168,9 +308,14 @@ def test_carried_bound_follows_capacity_exactly() -> None:
     assert follow.inc.lower_hint()[0] == 5000.0  # type: ignore[index]
     doc.execute(UpdateLink(link.id, {"fabric": "storage"}))
     assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    switch = Device(id="new-switch", catalog_id="generic-switch", ports={"ports": 64})
+    doc.execute(AddDevices([switch]))  # capacity only: the bound carries over
+    assert follow.inc.index is not None
+    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
     doc.execute(AddDevices([Device(id="new-host", catalog_id="dgx-h100")]))
-    follow.index()  # rebuilt: the compute nodes changed, the bound no longer holds
-    assert hint_for(follow.inc.lower_hint(), follow.inc.index) is None  # type: ignore[arg-type]
+    assert follow.inc.index is not None  # patched, but the compute nodes changed:
+    assert follow.inc.lower_hint() is None  # the bound no longer holds
+    assert hint_for(follow.inc.lower_hint(), follow.inc.index) is None
 
 
 def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
