@@ -66,7 +66,20 @@ def write_svg(
     gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
     gen.setTitle(design.settings.name)
     gen.setDescription(f"{design.settings.name}: GPU Cluster Designer drawing")
-    painter = QPainter(gen)
+    _paint(QPainter(gen), size, design, catalog, scene, selection_only, scope)
+    return out
+
+
+def _paint(
+    painter: QPainter,
+    size: QSize,
+    design: Design,
+    catalog: Catalog | None,
+    scene: Any,
+    selection_only: bool,
+    scope: set[str] | None,
+) -> None:
+    """Draw the design into ``painter`` with an 8-pixel margin, then end it."""
     try:
         render_design(
             painter,
@@ -79,7 +92,6 @@ def write_svg(
         )
     finally:
         painter.end()
-    return out
 
 
 def render_image(
@@ -99,20 +111,9 @@ def render_image(
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor("white"))
     painter = QPainter(image)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        render_design(
-            painter,
-            QRectF(8, 8, size.width() - 16, size.height() - 16),
-            design,
-            catalog,
-            scene=scene,
-            selection_only=selection_only,
-            ids=scope,
-        )
-    finally:
-        painter.end()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+    _paint(painter, size, design, catalog, scene, selection_only, scope)
     return image
 
 
