@@ -21,13 +21,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QEventLoop, QStandardPaths, QTimer
 
 from designer.core.commands import (
+    AddDevices,
     Command,
+    RemoveDevices,
     RemoveLinks,
     SetSettings,
+    UpdateDevices,
     UpdateLink,
     move_devices,
 )
-from designer.core.model import Design, Purpose
+from designer.core.model import Design, Device, Purpose
 from designer.generate import fat_tree
 from designer.io import save_design
 
@@ -38,6 +41,10 @@ EDITS = (
     "undo delete (re-insert)",
     "move a device",
     "change settings",
+    "drop a device (palette)",
+    "delete a device + links",
+    "undo delete device",
+    "swap a device's model",
 )
 TARGETS = {
     "open": {"1K": 3.0, "100K": 3.0},
@@ -132,6 +139,22 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
         )
         return SetSettings(doc.design.settings.model_copy(update={"purpose": other}))
 
+    drops = [0]
+
+    def drop() -> Command:
+        drops[0] += 1
+        return AddDevices(
+            [Device(id=f"bench-drop-{drops[0]}", catalog_id="qm9700", x=0.0, y=0.0)]
+        )
+
+    def delete_device() -> Command:
+        return RemoveDevices([mover])  # a compute node and its links
+
+    def swap() -> Command:
+        d = next(x for x in doc.design.devices if x.id == mover)
+        other = "dgx-h200" if d.catalog_id == "dgx-h100" else "dgx-h100"
+        return UpdateDevices({mover: {"catalog_id": other}})
+
     def timed(act: Callable[[], object]) -> float:
         # A lone edit, as a user makes it (a burst of edits is debounced ~100 ms).
         pause = QEventLoop()
@@ -158,12 +181,30 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
         _wait_report(window)
         return timed(doc.undo)
 
+    def then_undo(make: Callable[[], Command]) -> Callable[[], float]:
+        def run() -> float:
+            value = edit(make)
+            doc.undo()
+            _wait_report(window)
+            return value
+
+        return run
+
+    def undo_delete_device() -> float:
+        doc.execute(delete_device())
+        _wait_report(window)
+        return timed(doc.undo)
+
     runs: dict[str, Callable[[], float]] = {
         EDITS[0]: lambda: edit(cables),
         EDITS[1]: delete_then_undo,
         EDITS[2]: undo_delete,
         EDITS[3]: lambda: edit(move),
         EDITS[4]: lambda: edit(settings),
+        EDITS[5]: then_undo(drop),
+        EDITS[6]: then_undo(delete_device),
+        EDITS[7]: undo_delete_device,
+        EDITS[8]: lambda: edit(swap),
     }
     analysis_times: list[float] = []
     edit(cables)  # warm-up

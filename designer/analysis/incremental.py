@@ -9,10 +9,14 @@ edits the design, right after each edit):
 * link edits (cables, speed, fabric, ports, rail, ends), link deletions and
   link insertions are patched into NEW arrays - an index handed to a worker
   earlier is never written to, so the worker may keep reading it;
-* anything else (devices added or removed, a device's model/tier/group/ports
-  changed, groups edited, a reset, mixed link edits in one step) drops the
-  index: :attr:`IncrementalIndex.index` is None until :meth:`adopt` hands it a
-  freshly built one (the GUI worker builds it from a snapshot).
+* devices added (a palette drop; a paste with links among the new devices; the
+  undo of a delete), devices removed with their links, and devices edited in
+  place (model swap, group, tier, rack, ports) are patched by
+  :mod:`designer.analysis.device_patch`;
+* anything else (groups edited, a reset, mixed link edits in one step, devices
+  added and removed in one step, bulk edits) drops the index:
+  :attr:`IncrementalIndex.index` is None until :meth:`adopt` hands it a freshly
+  built one (the GUI worker builds it from a snapshot).
 
 Carried lower bound (why it is sound). Let B(G) be the bisection of the compute
 fabric G: the minimum, over balanced splits of the compute nodes (balance set
@@ -25,10 +29,18 @@ node, of the capacity crossing. Then
 2. lowering capacities by c in total (a removed link lowers its own capacity to
    0) lowers every cut by at most c, hence B by at most c.
 
-So if B(G_ref) >= L was certified and G differs from G_ref by link edits only,
-with the same compute nodes and GPU counts, take G_min with, per link of G_ref,
-capacity min(ref, now) (0 when the link is gone, left the compute fabric or
-changed ends): G_min is G_ref minus the deficit D = sum(ref - min(ref, now)),
+3. adding or removing a switch, storage or management node (with its links)
+   changes capacity only: removal is 2 applied to its links (tracked like any
+   deleted link) followed by dropping an isolated node, which leaves every
+   cut's crossing capacity unchanged; adding is 1. A compute node or GPU count
+   that changes alters the splits themselves, so the reference is dropped.
+
+So if B(G_ref) >= L was certified and G differs from G_ref by link edits and
+non-compute device edits only, with the same compute nodes and GPU counts
+(the graph reads link capacities and the compute nodes only, so a switch's
+model swap changes nothing), take G_min with, per link of G_ref, capacity
+min(ref, now) (0 when the link is gone, left the compute fabric or changed
+ends): G_min is G_ref minus the deficit D = sum(ref - min(ref, now)),
 and G contains G_min plus extra capacity, so B(G) >= B(G_min) >= L - D.
 :meth:`lower_hint` returns L - D for the current design; :meth:`certify`
 records a new (G_ref, L) when a report's lower bound beats it.
@@ -36,12 +48,18 @@ records a new (G_ref, L) when a report's lower bound beats it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from designer.analysis.device_patch import (
+    edit_devices,
+    find_positions,
+    insert_devices,
+    remove_devices,
+)
 from designer.analysis.ends import EndTable, dense_codes
 from designer.analysis.index import (
     FABRIC_CODE,
@@ -49,8 +67,6 @@ from designer.analysis.index import (
     TIER_RANK,
     DesignIndex,
     PortKey,
-    _endpoint_orders,
-    device_columns,
 )
 from designer.catalog.loader import Catalog
 from designer.core.commands import Change
@@ -59,20 +75,6 @@ from designer.core.model import Design, Fabric, LinkTable
 _LINK_KINDS = frozenset({"links_added", "links_removed", "links_changed"})
 _DEVICE_KINDS = frozenset({"devices_added", "devices_removed"})
 _REBUILD_KINDS = frozenset({"reset", "groups_changed"})
-_DEVICE_COLUMNS = (
-    "dev_catalog",
-    "kind",
-    "gpus",
-    "nvlink_domain",
-    "power_w",
-    "u_height",
-    "declared_rank",
-    "group",
-    "rack",
-    "compute_ports",
-    "compute_native",
-    "has_port_override",
-)
 MAX_TRACKED_LINKS = 20_000
 """Past this many links edited since the reference, the carried bound is dropped."""
 MAX_PATCH_LINKS = 5_000
@@ -100,21 +102,6 @@ def _states(index: DesignIndex, positions: Sequence[int]) -> list[LinkState]:
             (index.device_ids[int(index.a[i])], index.device_ids[int(index.b[i])], cap)
         )
     return out
-
-
-def _find(seq: list[str], ids: Collection[str]) -> dict[str, int]:
-    """Positions of ``ids`` in ``seq`` (ids are unique there; missing ones left out).
-
-    A few ids: one C-level ``list.index`` scan each, no dict of the whole table.
-    """
-    if len(ids) <= 8:
-        out: dict[str, int] = {}
-        for x in ids:
-            if x in seq:  # both scans in C; a miss is rare (stale event)
-                out[x] = seq.index(x)
-        return out
-    want = set(ids)
-    return {lid: i for i, lid in enumerate(seq) if lid in want}
 
 
 def _same_ends(x: LinkState, y: LinkState) -> bool:
@@ -169,10 +156,14 @@ class IncrementalIndex:
             return None
         new: DesignIndex | None = old
         moved = [i for c in changes if c.kind == "devices_changed" for i in c.ids]
-        if kinds & _REBUILD_KINDS or (
-            moved and not self._devices_same(design, old, moved)
-        ):
+        if kinds & _REBUILD_KINDS:
             new = None
+        elif moved and not self._devices_same(design, old, moved):
+            # a model swap, regroup, retier, rack or port change: patch the rows
+            new = None
+            if kinds == {"devices_changed"}:
+                new = edit_devices(design, old, set(moved), self._drop_reference)
+                self.patched += new is not None
         link_kinds = kinds & _LINK_KINDS
         dev_kinds = kinds & _DEVICE_KINDS
         if dev_kinds:
@@ -291,7 +282,7 @@ class IncrementalIndex:
         table = design.links
         if len(table) != index.n_links:
             return None
-        positions = sorted(_find(table.id, ids).values())
+        positions = sorted(find_positions(table.id, ids).values())
         if len(positions) != len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -320,7 +311,7 @@ class IncrementalIndex:
         self, design: Design, index: DesignIndex, ids: set[str]
     ) -> DesignIndex | None:
         """Links deleted: drop their rows."""
-        positions = sorted(_find(index.link_ids, ids).values())
+        positions = sorted(find_positions(index.link_ids, ids).values())
         if len(positions) != len(ids) or len(design.links) != index.n_links - len(
             positions
         ):
@@ -362,7 +353,7 @@ class IncrementalIndex:
     ) -> DesignIndex | None:
         """Links inserted (appended, or restored by an undo): splice their rows in."""
         table = design.links
-        positions = sorted(_find(table.id, ids).values())
+        positions = sorted(find_positions(table.id, ids).values())
         if len(positions) != len(ids) or len(table) != index.n_links + len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -413,150 +404,13 @@ class IncrementalIndex:
             if link_ids:
                 new = self._patch_removed(design, index, link_ids)
             if new is not None:
-                new = self._patch_devices_removed(design, new, ids)
+                new = remove_devices(design, new, ids, self._drop_reference)
         elif kinds == {"devices_added"} and set(links) <= {"links_added"}:
-            new = self._patch_devices_added(design, index, ids)
+            new = insert_devices(design, index, ids, self._drop_reference)
             self._dev_pos = None
             if new is not None and link_ids:
                 new = self._patch_added(design, new, link_ids)
         self._dev_pos = None
-        return new
-
-    def _patch_devices_removed(
-        self, design: Design, index: DesignIndex, ids: set[str]
-    ) -> DesignIndex | None:
-        """Devices deleted (their links already gone): drop rows, renumber link ends."""
-        where = _find(index.device_ids, ids)
-        if len(where) != len(ids) or len(design.devices) != index.n_devices - len(ids):
-            return None
-        keep = np.ones(index.n_devices, dtype=np.bool_)
-        keep[list(where.values())] = False
-        if not (keep[index.a].all() and keep[index.b].all()):
-            return None  # a link still touches a removed device
-        if (index.kind[~keep] == KIND_COMPUTE).any():
-            self._drop_reference()  # the bisection's endpoints changed
-        renumber = np.cumsum(keep) - 1
-        cols = {name: getattr(index, name)[keep] for name in _DEVICE_COLUMNS}
-        device_ids = [d.id for d in design.devices]
-        if device_ids != [d for d, k in zip(index.device_ids, keep, strict=True) if k]:
-            return None
-        ports = [p for p, k in zip(index.device_ports, keep, strict=True) if k]
-        return self._finish_devices(
-            design,
-            index,
-            cols,
-            catalog_ids=list(index.catalog_ids),
-            entries=list(index.entries),
-            rack_names=list(index.rack_names),
-            device_ids=device_ids,
-            device_ports=ports,
-            a=renumber[index.a],
-            b=renumber[index.b],
-        )
-
-    def _patch_devices_added(
-        self, design: Design, index: DesignIndex, ids: set[str]
-    ) -> DesignIndex | None:
-        """Devices inserted (appended, or restored by an undo) with no links yet."""
-        devices = design.devices
-        n, k = len(devices), len(ids)
-        if n != index.n_devices + k:
-            return None
-        if {d.id for d in devices[n - k :]} == ids:
-            positions = list(range(n - k, n))
-        else:
-            positions = [i for i, d in enumerate(devices) if d.id in ids]
-        if len(positions) != k:
-            return None
-        group_pos = {g.id: i for i, g in enumerate(design.groups)}
-        fresh = [devices[i] for i in positions]
-        if any(d.group is not None and d.group not in group_pos for d in fresh):
-            return None
-        catalog_ids = list(index.catalog_ids)
-        entries = list(index.entries)
-        rack_pos = {r: i for i, r in enumerate(index.rack_names)}
-        rows = device_columns(
-            fresh,
-            index.catalog,
-            {c: i for i, c in enumerate(catalog_ids)},
-            catalog_ids,
-            entries,
-            group_pos,
-            rack_pos,
-        )
-        rack_names = list(rack_pos)  # codes in insertion order, new racks last
-        if (rows["kind"] == KIND_COMPUTE).any():
-            self._drop_reference()  # the bisection's endpoints changed
-        added = np.zeros(n, dtype=np.bool_)
-        added[positions] = True
-        cols: dict[str, Any] = {}
-        for name in _DEVICE_COLUMNS:
-            old = getattr(index, name)
-            col = np.empty(n, dtype=old.dtype)
-            col[added] = rows[name]
-            col[~added] = old
-            cols[name] = col
-        device_ids = [d.id for d in devices]
-        kept = [d for d, new in zip(device_ids, added.tolist(), strict=True) if not new]
-        if kept != index.device_ids:
-            return None
-        renumber = np.flatnonzero(~added)
-        return self._finish_devices(
-            design,
-            index,
-            cols,
-            catalog_ids=catalog_ids,
-            entries=entries,
-            rack_names=rack_names,
-            device_ids=device_ids,
-            device_ports=[d.ports for d in devices],
-            a=renumber[index.a],
-            b=renumber[index.b],
-        )
-
-    def _finish_devices(
-        self,
-        design: Design,
-        index: DesignIndex,
-        cols: dict[str, Any],
-        *,
-        catalog_ids: list[str],
-        entries: list[Any],
-        rack_names: list[str],
-        device_ids: list[str],
-        device_ports: list[dict[str, int] | None],
-        a: np.ndarray,
-        b: np.ndarray,
-    ) -> DesignIndex:
-        """Catalog ids and racks renumbered by first use, as in build_index."""
-        order, remap = _first_seen(cols["dev_catalog"], len(catalog_ids))
-        cols["dev_catalog"] = remap[cols["dev_catalog"]]
-        port_keys = {
-            (int(remap[c]), p): key
-            for (c, p), key in index.port_keys.items()
-            if c < len(remap) and remap[c] >= 0
-        }
-        rack = cols["rack"]
-        r_order, r_remap = _first_seen(rack, len(rack_names))
-        placed = rack >= 0
-        rack = rack.copy()
-        rack[placed] = r_remap[rack[placed]]
-        cols["rack"] = rack
-        new = replace(
-            index,
-            device_ids=device_ids,
-            device_ids_arr=np.asarray(device_ids, dtype=object),
-            catalog_ids=[catalog_ids[c] for c in order],
-            entries=[entries[c] for c in order],
-            rack_names=[rack_names[r] for r in r_order],
-            device_ports=device_ports,
-            port_keys=port_keys,
-            a=a,
-            b=b,
-            **cols,
-        )
-        new._ends = new._ends_patch = None  # built by the first reader (the worker)
-        new.endpoint_order = _endpoint_orders(design, new)
         return new
 
     # -- carried lower bound ----------------------------------------------------
@@ -585,7 +439,7 @@ class IncrementalIndex:
             # untouched since the reference and added now: it did not exist then
             self._ref_state.update(dict.fromkeys(new_ids))
         elif new_ids:
-            where = _find(old.link_ids, new_ids)
+            where = find_positions(old.link_ids, new_ids)
             states = iter(_states(old, [where[i] for i in new_ids if i in where]))
             for lid in new_ids:
                 self._ref_state[lid] = next(states) if lid in where else None
@@ -593,7 +447,7 @@ class IncrementalIndex:
             self._now_state.update(dict.fromkeys(ids))
             return
         table = design.links
-        now = _find(table.id, ids)
+        now = find_positions(table.id, ids)
         for lid in ids:
             i = now.get(lid)
             if i is None:
@@ -624,16 +478,6 @@ class IncrementalIndex:
         self._drop_reference()
         self._ref_lower = float(lower)
         self._ref_fp = compute_fingerprint(index)
-
-
-def _first_seen(codes: np.ndarray, n_codes: int) -> tuple[list[int], np.ndarray]:
-    """Used codes in order of first appearance, and old code -> new code (-1 unused)."""
-    used = codes[codes >= 0]
-    uniq, first = np.unique(used, return_index=True)
-    order = uniq[np.argsort(first, kind="stable")].tolist()
-    remap = np.full(max(n_codes, 1), -1, dtype=np.int64)
-    remap[order] = np.arange(len(order), dtype=np.int64)
-    return order, remap
 
 
 def hint_for(

@@ -93,7 +93,7 @@ _DROPS = ("qm9700", "dgx-h100", "weka-appliance", "sn2201", "dgx-b200")
 
 
 def _random_device_edit(rng: random.Random, design: Design) -> Command:
-    """A palette drop, a paste (devices + links among them) or a delete."""
+    """A palette drop, a paste (devices + links among them), a delete, a swap."""
     tag = rng.randrange(10**9)
     pick = rng.random()
     if pick < 0.35:
@@ -132,7 +132,19 @@ def _random_device_edit(rng: random.Random, design: Design) -> Command:
         ]
         return Macro("Paste", [AddDevices([host, switch, store]), AddLinks(links)])
     ids = [d.id for d in design.devices]
-    return RemoveDevices(rng.sample(ids, min(len(ids), rng.randint(1, 3))))
+    if pick < 0.8:
+        return RemoveDevices(rng.sample(ids, min(len(ids), rng.randint(1, 3))))
+    d = design.devices[rng.randrange(len(design.devices))]
+    swap = {  # same ports, more GPUs or other speeds, or ports it does not have
+        "dgx-h100": ("dgx-h200", "dgx-b200", "weka-appliance"),
+        "qm9700": ("generic-400g-64", "q3400", "sn2201"),
+    }.get(d.catalog_id, ("dgx-h100", "qm9700"))
+    fields: dict[str, object] = {"catalog_id": rng.choice(swap)}
+    if rng.random() < 0.3:
+        fields["placement"] = {"rack": rng.choice(("r1", "r3"))}
+    if rng.random() < 0.3:
+        fields["group"] = rng.choice([None, *(g.id for g in design.groups)])
+    return UpdateDevices({d.id: fields})
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -151,7 +163,7 @@ def test_device_edits_are_patched_and_give_the_report_of_a_rebuild(seed: int) ->
         got = analyze_index(follow.index(), doc.design)
         want = analyze(doc.design)
         assert got.model_dump() == want.model_dump(), f"seed {seed} step {step}"
-    assert follow.rebuilds == 0  # every drop, paste, delete and undo was patched
+    assert follow.rebuilds == 0  # every drop, paste, delete, swap, undo was patched
     assert follow.inc.patched >= 20
 
 
@@ -239,7 +251,7 @@ def test_a_patched_index_never_changes_the_one_handed_out() -> None:
 
 
 def _random_bound_device_edit(rng: random.Random, design: Design) -> Command:
-    """Add or remove a switch (capacity only) or, now and then, a host."""
+    """Add or remove a switch (capacity only), now and then a host; swap a model."""
     tag = rng.randrange(10**9)
     switches = [d.id for d in design.devices if d.catalog_id == "generic-switch"]
     pick = rng.random()
@@ -251,6 +263,11 @@ def _random_bound_device_edit(rng: random.Random, design: Design) -> Command:
             return RemoveDevices([rng.choice(hosts)])
     if pick < 0.6:
         return AddDevices([Device(id=f"host{tag}", catalog_id="dgx-h100")])
+    if pick < 0.75:  # a model swap: same GPU count (bound kept) or not (dropped)
+        hosts = [d for d in design.devices if d.catalog_id != "generic-switch"]
+        host = rng.choice(hosts)
+        other = rng.choice(("dgx-h100", "dgx-b200", "generic-host"))
+        return UpdateDevices({host.id: {"catalog_id": other}})
     new = Device(id=f"sw{tag}", catalog_id="generic-switch", ports={"ports": 256})
     links = [
         Link(

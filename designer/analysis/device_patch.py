@@ -1,0 +1,288 @@
+"""Patch a :class:`DesignIndex` for device edits (used by :mod:`.incremental`).
+
+Devices inserted (a palette drop, a paste, the undo of a delete), removed (their
+links already dropped) or edited in place (model swap, regroup, retier, rack,
+ports) get new per-device rows; link ends are renumbered; catalog ids and racks
+are renumbered by first use, as :func:`build_index` numbers them, so the report
+is the one a rebuild gives. Arrays of the old index are never written to.
+``endpoints_changed`` is called when compute nodes or their GPU counts change
+(the carried bisection bound no longer holds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from designer.analysis.index import (
+    KIND_COMPUTE,
+    DesignIndex,
+    PortKey,
+    _endpoint_orders,
+    device_columns,
+)
+from designer.core.model import Design
+
+MAX_EDITED_DEVICES = 5_000
+"""Bigger in-place device edits are rebuilt in the worker."""
+
+_DEVICE_COLUMNS = (
+    "dev_catalog",
+    "kind",
+    "gpus",
+    "nvlink_domain",
+    "power_w",
+    "u_height",
+    "declared_rank",
+    "group",
+    "rack",
+    "compute_ports",
+    "compute_native",
+    "has_port_override",
+)
+
+
+def find_positions(seq: list[str], ids: Collection[str]) -> dict[str, int]:
+    """Positions of ``ids`` in ``seq`` (ids are unique there; missing ones left out).
+
+    A few ids: one C-level ``list.index`` scan each, no dict of the whole table.
+    """
+    if len(ids) <= 8:
+        out: dict[str, int] = {}
+        for x in ids:
+            if x in seq:  # both scans in C; a miss is rare (stale event)
+                out[x] = seq.index(x)
+        return out
+    want = set(ids)
+    return {lid: i for i, lid in enumerate(seq) if lid in want}
+
+
+def remove_devices(
+    design: Design,
+    index: DesignIndex,
+    ids: set[str],
+    endpoints_changed: Callable[[], None],
+) -> DesignIndex | None:
+    """Devices deleted (their links already gone): drop rows, renumber link ends."""
+    where = find_positions(index.device_ids, ids)
+    if len(where) != len(ids) or len(design.devices) != index.n_devices - len(ids):
+        return None
+    keep = np.ones(index.n_devices, dtype=np.bool_)
+    keep[list(where.values())] = False
+    if not (keep[index.a].all() and keep[index.b].all()):
+        return None  # a link still touches a removed device
+    if (index.kind[~keep] == KIND_COMPUTE).any():
+        endpoints_changed()  # the bisection's endpoints changed
+    renumber = np.cumsum(keep) - 1
+    cols = {name: getattr(index, name)[keep] for name in _DEVICE_COLUMNS}
+    device_ids = [d.id for d in design.devices]
+    if device_ids != [d for d, k in zip(index.device_ids, keep, strict=True) if k]:
+        return None
+    ports = [p for p, k in zip(index.device_ports, keep, strict=True) if k]
+    return _finish(
+        design,
+        index,
+        cols,
+        catalog_ids=list(index.catalog_ids),
+        entries=list(index.entries),
+        rack_names=list(index.rack_names),
+        device_ids=device_ids,
+        device_ports=ports,
+        a=renumber[index.a],
+        b=renumber[index.b],
+    )
+
+
+def insert_devices(
+    design: Design,
+    index: DesignIndex,
+    ids: set[str],
+    endpoints_changed: Callable[[], None],
+) -> DesignIndex | None:
+    """Devices inserted (appended, or restored by an undo) with no links yet."""
+    devices = design.devices
+    n, k = len(devices), len(ids)
+    if n != index.n_devices + k:
+        return None
+    if {d.id for d in devices[n - k :]} == ids:
+        positions = list(range(n - k, n))
+    else:
+        positions = [i for i, d in enumerate(devices) if d.id in ids]
+    if len(positions) != k:
+        return None
+    group_pos = {g.id: i for i, g in enumerate(design.groups)}
+    fresh = [devices[i] for i in positions]
+    if any(d.group is not None and d.group not in group_pos for d in fresh):
+        return None
+    catalog_ids = list(index.catalog_ids)
+    entries = list(index.entries)
+    rack_pos = {r: i for i, r in enumerate(index.rack_names)}
+    rows = device_columns(
+        fresh,
+        index.catalog,
+        {c: i for i, c in enumerate(catalog_ids)},
+        catalog_ids,
+        entries,
+        group_pos,
+        rack_pos,
+    )
+    rack_names = list(rack_pos)  # codes in insertion order, new racks last
+    if (rows["kind"] == KIND_COMPUTE).any():
+        endpoints_changed()  # the bisection's endpoints changed
+    added = np.zeros(n, dtype=np.bool_)
+    added[positions] = True
+    cols: dict[str, Any] = {}
+    for name in _DEVICE_COLUMNS:
+        old = getattr(index, name)
+        col = np.empty(n, dtype=old.dtype)
+        col[added] = rows[name]
+        col[~added] = old
+        cols[name] = col
+    device_ids = [d.id for d in devices]
+    kept = [d for d, new in zip(device_ids, added.tolist(), strict=True) if not new]
+    if kept != index.device_ids:
+        return None
+    renumber = np.flatnonzero(~added)
+    return _finish(
+        design,
+        index,
+        cols,
+        catalog_ids=catalog_ids,
+        entries=entries,
+        rack_names=rack_names,
+        device_ids=device_ids,
+        device_ports=[d.ports for d in devices],
+        a=renumber[index.a],
+        b=renumber[index.b],
+    )
+
+
+def edit_devices(
+    design: Design,
+    index: DesignIndex,
+    ids: set[str],
+    endpoints_changed: Callable[[], None],
+) -> DesignIndex | None:
+    """Devices edited in place (model, group, tier, rack, ports): new rows."""
+    if len(ids) > MAX_EDITED_DEVICES or len(design.devices) != index.n_devices:
+        return None
+    where = find_positions(index.device_ids, ids)
+    if len(where) != len(ids):
+        return None
+    at = sorted(where.values())
+    fresh = [design.devices[i] for i in at]
+    if [d.id for d in fresh] != [index.device_ids[i] for i in at]:
+        return None
+    group_pos = {g.id: i for i, g in enumerate(design.groups)}
+    if any(d.group is not None and d.group not in group_pos for d in fresh):
+        return None
+    catalog_ids = list(index.catalog_ids)
+    entries = list(index.entries)
+    rack_pos = {r: i for i, r in enumerate(index.rack_names)}
+    rows = device_columns(
+        fresh,
+        index.catalog,
+        {c: i for i, c in enumerate(catalog_ids)},
+        catalog_ids,
+        entries,
+        group_pos,
+        rack_pos,
+    )
+    pos = np.asarray(at, dtype=np.int64)
+    was = index.kind[pos] == KIND_COMPUTE
+    now = rows["kind"] == KIND_COMPUTE
+    if (was != now).any() or (index.gpus[pos][was] != rows["gpus"][now]).any():
+        endpoints_changed()  # the bisection's endpoints changed
+    cols: dict[str, Any] = {}
+    for name in _DEVICE_COLUMNS:
+        col = getattr(index, name).copy()
+        col[pos] = rows[name]
+        cols[name] = col
+    ports = list(index.device_ports)
+    for i, d in zip(at, fresh, strict=True):
+        ports[i] = d.ports
+    return _finish(
+        design,
+        index,
+        cols,
+        catalog_ids=catalog_ids,
+        entries=entries,
+        rack_names=list(rack_pos),
+        device_ids=index.device_ids,
+        device_ports=ports,
+        a=index.a,
+        b=index.b,
+        touched=pos,
+    )
+
+
+def _finish(
+    design: Design,
+    index: DesignIndex,
+    cols: dict[str, Any],
+    *,
+    catalog_ids: list[str],
+    entries: list[Any],
+    rack_names: list[str],
+    device_ids: list[str],
+    device_ports: list[dict[str, int] | None],
+    a: np.ndarray,
+    b: np.ndarray,
+    touched: np.ndarray | None = None,
+) -> DesignIndex:
+    """Catalog ids and racks renumbered by first use, as in build_index."""
+    order, remap = _first_seen(cols["dev_catalog"], len(catalog_ids))
+    cols["dev_catalog"] = remap[cols["dev_catalog"]]
+    port_keys = {
+        (int(remap[c]), p): key
+        for (c, p), key in index.port_keys.items()
+        if c < len(remap) and remap[c] >= 0
+    }
+    rack = cols["rack"]
+    r_order, r_remap = _first_seen(rack, len(rack_names))
+    placed = rack >= 0
+    rack = rack.copy()
+    rack[placed] = r_remap[rack[placed]]
+    cols["rack"] = rack
+    new = replace(
+        index,
+        device_ids=device_ids,
+        device_ids_arr=np.asarray(device_ids, dtype=object),
+        catalog_ids=[catalog_ids[c] for c in order],
+        entries=[entries[c] for c in order],
+        rack_names=[rack_names[r] for r in r_order],
+        device_ports=device_ports,
+        port_keys=port_keys,
+        a=a,
+        b=b,
+        **cols,
+    )
+    if touched is not None:  # new models: their port groups on existing links
+        near = np.isin(a, touched) | np.isin(b, touched)
+        for dev, port in ((a[near], new.a_port[near]), (b[near], new.b_port[near])):
+            pairs = set(zip(new.dev_catalog[dev].tolist(), port.tolist(), strict=True))
+            for c, code in pairs:
+                if (c, code) not in port_keys:
+                    entry = new.entries[c]
+                    name = new.port_names[code]
+                    port_keys[(c, code)] = PortKey(
+                        new.catalog_ids[c],
+                        name,
+                        entry.interface(name) if entry else None,
+                    )
+    new._ends = new._ends_patch = None  # built by the first reader (the worker)
+    new.endpoint_order = _endpoint_orders(design, new)
+    return new
+
+
+def _first_seen(codes: np.ndarray, n_codes: int) -> tuple[list[int], np.ndarray]:
+    """Used codes in order of first appearance, and old code -> new code (-1 unused)."""
+    used = codes[codes >= 0]
+    uniq, first = np.unique(used, return_index=True)
+    order = uniq[np.argsort(first, kind="stable")].tolist()
+    remap = np.full(max(n_codes, 1), -1, dtype=np.int64)
+    remap[order] = np.arange(len(order), dtype=np.int64)
+    return order, remap
