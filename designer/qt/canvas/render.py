@@ -39,6 +39,7 @@ def render_design(
     g = scene.geometry
     saved_overview = scene.overview
     saved_transform = scene.label_transform()
+    saved_bounds = scene.label_bounds()
     # everything sized in screen pixels is scaled by dpi / 96 and every
     # screen-pixel threshold (level of detail, semantic zoom, label clutter)
     # is judged in 96 dpi pixels: the picture is the same at any resolution
@@ -88,5 +89,5 @@ def render_design(
         if wanted is not None:
             scene.isolate(None)
         scene.set_overview(saved_overview)
-        scene.declutter_labels(saved_transform)
+        scene.declutter_labels(saved_transform, saved_bounds)
         scene.invalidate_links()

@@ -61,7 +61,11 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._highlights: list[tuple[QColor, float, np.ndarray]] | None = None
         self._drag_rows = np.zeros(0, np.int64)
         self._drag_origin = np.zeros((0, 2))
+        self._drag_blocks = []
+        self._drag_titles = []
+        self._drag_trunks = []
         self._label_transform = QTransform()
+        self._label_bounds: QRectF | None = None
         self._hidden = np.zeros(0, bool)
         self._pending: list[Change] = []
         self._isolated: list[QGraphicsItem] = []
@@ -299,7 +303,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             self.addItem(line)
             self.addItem(label)
             self._trunk_items.append((line, label))
-        self.declutter_labels(self._label_transform)
+        self.declutter_labels(self._label_transform, self._label_bounds)
         # devices are top-level items (a hidden parent layer would make
         # QGraphicsView.render() paint every child): flip only what changed
         hidden = np.ones(len(self._geom.ids), bool) if self.overview else q.rep >= 0
@@ -339,6 +343,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         """
         self.flush()
         self._label_transform = QTransform(transform)
+        self._label_bounds = QRectF(bounds) if bounds is not None else None
         place_labels(self, transform, bounds)
 
     def title_item(self, key: tuple[str, str]) -> TitleItem:
@@ -454,6 +459,10 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
     def label_transform(self) -> QTransform:
         """The device transform trunk labels were last decluttered for."""
         return QTransform(self._label_transform)
+
+    def label_bounds(self) -> QRectF | None:
+        """The bounds (device px) labels were last kept within (None: none)."""
+        return QRectF(self._label_bounds) if self._label_bounds is not None else None
 
     def isolate(self, ids: set[str] | None) -> np.ndarray:
         """Show only devices ``ids`` and the links among them (None: all again).

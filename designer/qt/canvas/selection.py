@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QColor, QTransform
 
 from designer.qt.canvas import style as st
 from designer.qt.canvas.items import BlockItem, DeviceItem, FrameItem
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from designer.qt.canvas.geometry import Geometry
     from designer.qt.canvas.items import LabelItem
+    from designer.qt.canvas.labels import TitleItem
     from designer.qt.canvas.quotient import Quotient
 
 
@@ -49,6 +50,13 @@ class SelectionMixin:
     _highlights: list[tuple[QColor, float, np.ndarray]] | None
     _drag_rows: np.ndarray
     _drag_origin: np.ndarray
+    _label_transform: QTransform
+    _drag_blocks: list[int]
+    _drag_titles: list[tuple[TitleItem, QPointF]]
+    _drag_trunks: list[
+        tuple[QGraphicsLineItem, LabelItem, QLineF, QPointF, float, float, float]
+    ]
+    _titles: dict[tuple[str, str], TitleItem]
     overview: bool
     selection_changed_ids: SignalInstance
 
@@ -160,13 +168,33 @@ class SelectionMixin:
             for k, lid in enumerate(self._geom.link_ids):
                 if lid in cut[1] and q.link_trunk[k] >= 0:
                     cut_trunks.add(int(q.link_trunk[k]))
+        sel_trunks = self._selected_trunks()
         for t, (line, label) in enumerate(self._trunk_items):
             on = t in cut_trunks
             pen = line.pen()
-            pen.setColor(st.CUT_LINK if on else QColor(74, 90, 117, 200))
+            pen.setColor(
+                st.CUT_LINK
+                if on
+                else st.SELECTED
+                if t in sel_trunks
+                else QColor(74, 90, 117, 200)
+            )
             line.setPen(pen)
             label.highlight = on
             label.update()
+
+    def _selected_trunks(self) -> set[int]:
+        """Trunks all of whose links are selected."""
+        lt = self._quotient.link_trunk
+        ids = self._geom.link_ids
+        if not self._sel_links or lt.size != len(ids) or not self._trunk_items:
+            return set()
+        sel = np.fromiter((i in self._sel_links for i in ids), bool, len(ids))
+        m = len(self._trunk_items)
+        bundled = lt >= 0
+        total = np.bincount(lt[bundled], minlength=m)
+        chosen = np.bincount(lt[bundled & sel], minlength=m)
+        return set(np.nonzero((total > 0) & (chosen == total))[0].tolist())
 
     # --- hit tests -------------------------------------------------------------
 
@@ -187,10 +215,89 @@ class SelectionMixin:
         k = g.link_at(x, y, tol, self._link_mask())
         if k >= 0:
             return Hit("link", g.link_ids[k])
+        t = self.trunk_at(pos, tol)
+        if t >= 0:
+            return Hit("trunk", str(t))
         for frame in sorted(self._frame_items, key=lambda f: f.zValue(), reverse=True):
             if frame.header_rect().contains(pos):
                 return Hit("frame", frame.group_id)
         return None
+
+    def trunk_at(self, pos: QPointF, tol: float) -> int:
+        """Index of the shown trunk (line or label) under a scene point, or -1."""
+        self.flush()
+        shown = [
+            (k, line, label)
+            for k, (line, label) in enumerate(self._trunk_items)
+            if line.isVisible()
+        ]
+        if not shown:
+            return -1
+        tr = self._label_transform
+        at = tr.map(pos)
+        for k, _, label in shown:
+            if label.isVisible() and label.boundingRect().translated(
+                tr.map(label.pos())
+            ).contains(at):
+                return k
+        ends = np.array(
+            [
+                (ln.line().x1(), ln.line().y1(), ln.line().x2(), ln.line().y2())
+                for _, ln, _ in shown
+            ]
+        )
+        # the pen is cosmetic: its half width (px) widens the pick tolerance
+        reach = tol * (
+            1.0 + np.array([ln.pen().widthF() for _, ln, _ in shown]) / (2 * st.PICK_PX)
+        )
+        p0, d = ends[:, :2], ends[:, 2:] - ends[:, :2]
+        length2 = np.maximum((d**2).sum(axis=1), 1e-12)
+        u = np.clip(
+            ((pos.x() - p0[:, 0]) * d[:, 0] + (pos.y() - p0[:, 1]) * d[:, 1]) / length2,
+            0.0,
+            1.0,
+        )
+        dist = np.hypot(
+            p0[:, 0] + u * d[:, 0] - pos.x(), p0[:, 1] + u * d[:, 1] - pos.y()
+        )
+        near = np.nonzero(dist <= reach)[0]
+        if not near.size:
+            return -1
+        return shown[int(near[np.argmin(dist[near])])][0]
+
+    def trunk_links(self, k: int) -> list[str]:
+        """Ids of the links trunk ``k`` stands for (model order)."""
+        self.flush()
+        lt = self._quotient.link_trunk
+        if lt.size != len(self._geom.link_ids):
+            return []
+        ids = self._geom.link_ids
+        return [ids[i] for i in np.nonzero(lt == k)[0].tolist()]
+
+    def trunk_summary(self, k: int) -> str:
+        """What trunk ``k`` carries, e.g. "256 links, 256 cables, 102.4 Tb/s"."""
+        self.flush()
+        t = self._quotient.trunks[k]
+
+        def n(count: int, word: str) -> str:
+            return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+        return (
+            f"{n(t.links, 'link')}, {n(t.cables, 'cable')}, "
+            f"{t.capacity_gbps / 1000:,.1f} Tb/s"
+        )
+
+    def trunk_ends_rect(self, k: int) -> QRectF:
+        """Bounds of the devices at both ends of trunk ``k`` (where they really are)."""
+        self.flush()
+        q = self._quotient
+        nb = len(q.blocks)
+        rows = [
+            q.blocks[c].rows if c < nb else np.array([c - nb], np.int64)
+            for c in q.trunks[k].ends
+        ]
+        x0, y0, x1, y1 = self._geom.bounds(np.concatenate(rows))
+        return QRectF(QPointF(x0, y0), QPointF(x1, y1))
 
     def block_members(self, key: str) -> list[str]:
         """Device ids drawn inside a block."""
@@ -240,11 +347,56 @@ class SelectionMixin:
     # --- dragging (transient positions until the Move command) -------------------
 
     def begin_drag(self, ids: Iterable[str]) -> None:
-        """Remember where the dragged devices start."""
+        """Remember where the dragged devices, their blocks and trunks start."""
         self.flush()
-        rows = [self._geom.row_of[i] for i in ids if i in self._geom.row_of]
+        g = self._geom
+        rows = [g.row_of[i] for i in ids if i in g.row_of]
         self._drag_rows = np.asarray(rows, np.int64)
-        self._drag_origin = self._geom.xy[self._drag_rows].copy()
+        self._drag_origin = g.xy[self._drag_rows].copy()
+        moving = np.zeros(len(g.ids), bool)
+        moving[self._drag_rows] = True
+        q = self._quotient
+        nb = len(q.blocks)
+        carried = np.array(
+            [bool(b.rows.size) and bool(moving[b.rows].all()) for b in q.blocks], bool
+        )
+        self._drag_blocks = np.nonzero(carried)[0].tolist()
+        self._drag_titles = []
+        for k in self._drag_blocks:
+            title = self._titles.get(("block", q.blocks[k].key))
+            if title is not None:
+                self._drag_titles.append((title, QPointF(title.pos())))
+        # a trunk end follows the drag when its block or device is carried
+        self._drag_trunks = []
+        for k, t in enumerate(q.trunks[: len(self._trunk_items)]):
+            ma, mb = (
+                float(carried[c]) if c < nb else float(moving[c - nb]) for c in t.ends
+            )
+            if ma or mb:
+                line, label = self._trunk_items[k]
+                p0, p1 = t.p0, t.p1
+                d2 = (p1[0] - p0[0]) ** 2 + (p1[1] - p0[1]) ** 2
+                lp = label.pos()
+                f = (
+                    (
+                        (lp.x() - p0[0]) * (p1[0] - p0[0])
+                        + (lp.y() - p0[1]) * (p1[1] - p0[1])
+                    )
+                    / d2
+                    if d2 > 0
+                    else 0.5
+                )
+                self._drag_trunks.append(
+                    (
+                        line,
+                        label,
+                        line.line(),
+                        QPointF(lp),
+                        ma,
+                        mb,
+                        (1 - f) * ma + f * mb,
+                    )
+                )
 
     def drag_by(self, dx: float, dy: float) -> None:
         """Show the dragged devices moved by (dx, dy) (no model change yet)."""
@@ -254,12 +406,18 @@ class SelectionMixin:
         for r in self._drag_rows.tolist():
             item = self._items[g.ids[r]]
             item.setPos(g.xy[r, 0], g.xy[r, 1])
-        moving = set(self._drag_rows.tolist())
-        for block, block_item in zip(
-            self._quotient.blocks, self._block_items, strict=True
-        ):
-            if moving.issuperset(block.rows.tolist()):
-                block_item.setPos(dx, dy)
+        for k in self._drag_blocks:
+            self._block_items[k].setPos(dx, dy)
+        for title, origin in self._drag_titles:
+            title.setPos(origin + QPointF(dx, dy))
+        for line, label, seg, origin, ma, mb, mid in self._drag_trunks:
+            line.setLine(
+                QLineF(
+                    seg.p1() + QPointF(ma * dx, ma * dy),
+                    seg.p2() + QPointF(mb * dx, mb * dy),
+                )
+            )
+            label.setPos(origin + QPointF(mid * dx, mid * dy))
         self._bump()
 
     def end_drag(self) -> dict[str, tuple[float, float]]:
@@ -282,6 +440,14 @@ class SelectionMixin:
                 self._items[g.ids[r]].setPos(g.xy[r, 0], g.xy[r, 1])
             for item in self._block_items:
                 item.setPos(0, 0)
+            for title, origin in self._drag_titles:
+                title.setPos(origin)
+            for line, label, seg, origin, *_ in self._drag_trunks:
+                line.setLine(seg)
+                label.setPos(origin)
+        self._drag_blocks = []
+        self._drag_titles = []
+        self._drag_trunks = []
         self._drag_rows = np.zeros(0, np.int64)
         self._drag_origin = np.zeros((0, 2))
         self._bump()

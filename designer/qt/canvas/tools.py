@@ -46,6 +46,8 @@ class CanvasTool:
             return
         if hit.kind == "frame":
             self.view.toggle_group_collapsed(hit.id)
+        elif hit.kind == "trunk":
+            self.view.zoom_to_rect(self.view.design_scene.trunk_ends_rect(int(hit.id)))
         elif hit.kind == "block":
             block = next(
                 (b for b in self.view.design_scene.block_items() if b.key == hit.id),
@@ -156,6 +158,12 @@ class SelectTool(CanvasTool):
             return
         if hit.kind == "link":
             scene.select([hit.id], toggle=add)
+            self._press = None
+            return
+        if hit.kind == "trunk":
+            k = int(hit.id)
+            scene.select(scene.trunk_links(k), add=add)
+            self.view.status_message.emit(scene.trunk_summary(k))
             self._press = None
             return
         if hit.kind == "device":

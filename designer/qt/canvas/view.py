@@ -95,13 +95,26 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         self._zoom_timer = QTimer(self)
         self._zoom_timer.setSingleShot(True)
         self._zoom_timer.setInterval(0)
-        self._zoom_timer.timeout.connect(self._update_semantic_zoom)
+        # scrolls, zooms and resizes of one event-loop turn share one update
+        self._zoom_timer.timeout.connect(self._on_view_changed)
         self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         document.subscribe(self._on_changes)
 
     def _schedule_zoom_check(self, *_: object) -> None:
         self._zoom_timer.start()
+
+    def _on_view_changed(self) -> None:
+        self._update_semantic_zoom()
+        self.relabel()
+
+    def relabel(self) -> None:
+        """Place titles and trunk labels for the current zoom, inside the window."""
+        self._zoom_timer.stop()
+        t = self.transform()
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        bounds = t.mapRect(visible).adjusted(2, 2, -2, -2)
+        self.design_scene.declutter_labels(t, bounds)
 
     # --- document -----------------------------------------------------------
 
@@ -210,7 +223,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
 
     def _after_zoom(self) -> None:
         self._update_semantic_zoom()
-        self.design_scene.declutter_labels(self.transform())
+        self._zoom_timer.start()
         self.zoom_changed.emit(self.scale_factor())
 
     def _update_semantic_zoom(self) -> None:
@@ -255,7 +268,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         )
         self.setTransform(QTransform.fromScale(sx, max(sx, sy)))
         self.centerOn(rect.center())
-        self.design_scene.declutter_labels(self.transform())
+        self._zoom_timer.start()
         self.zoom_changed.emit(self.scale_factor())
 
     def zoom_to_rect(self, rect: QRectF) -> None:
