@@ -32,13 +32,24 @@ from designer.core.model import (
     Tier,
 )
 from designer.generate import fat_tree, superpod
+from designer.generate.layout import arrange_side
 from designer.io import save_design
 
 HERE = Path(__file__).resolve().parent
 
 OOB_SWITCH = "sn2201"
 OOB_PORTS = 48
-OOB_Y = -200.0
+OOB_DX = 120.0
+"""Pitch of the out-of-band switches in their row."""
+SIDE_GAP = 300.0
+"""Gap between the fabric and the storage / management blocks beside it."""
+MGMT = "mgmt"
+"""Id of the management group (head nodes, out-of-band switches)."""
+STORAGE = "storage"
+"""Id of the storage group of the hand-built samples."""
+STORAGE_DX = 100.0
+STORAGE_ROW = 160.0
+"""Pitch of the devices in a row, and of the rows, of a storage fabric block."""
 
 
 class Builder:
@@ -48,6 +59,12 @@ class Builder:
         self.settings = settings
         self.devices: list[Device] = []
         self.links: list[Link] = []
+        self.groups: list[Group] = []
+
+    def group(self, gid: str, label: str, kind: GroupKind = GroupKind.CUSTOM) -> str:
+        """Add one group; return its id."""
+        self.groups.append(Group(id=gid, label=label, kind=kind))
+        return gid
 
     def add(self, did: str, catalog_id: str, x: float, y: float, **kw: object) -> str:
         """Add one device; return its id."""
@@ -90,13 +107,21 @@ class Builder:
         """The finished design."""
         return Design(
             settings=self.settings,
+            groups=self.groups,
             devices=self.devices,
             links=LinkTable.from_links(self.links),
         )
 
 
-def add_oob(design: Design, catalog: Catalog) -> Design:
-    """Wire every BMC/management port to SN2201 out-of-band switches (48 x 1G)."""
+def add_oob(
+    design: Design, catalog: Catalog, at: tuple[float, float] | None = None
+) -> Design:
+    """Wire every BMC/management port to SN2201 out-of-band switches (48 x 1G).
+
+    The switches go in a row into the management group (made if missing) from
+    ``at``, by default right of everything at the top of the design, so their
+    links fan out sideways instead of from a row far above the fabric.
+    """
     devices = list(design.devices)
     used = set(zip(design.links.a, design.links.a_port, strict=True))
     used |= set(zip(design.links.b, design.links.b_port, strict=True))
@@ -111,10 +136,8 @@ def add_oob(design: Design, catalog: Catalog) -> Design:
     links = design.links.model_copy(deep=True)
     switches: list[Device] = []
     free = 0
-    xs = [d.x for d in devices] or [0.0]
-    left, right = min(xs), max(xs)
-    needed = -(-sum(n for *_, n in wanted) // OOB_PORTS)
-    step = (right - left) / max(needed, 1)
+    if at is None:
+        at = (max(d.x for d in devices) + SIDE_GAP, min(d.y for d in devices))
     for did, port, count in wanted:
         if count > free:
             n = len(switches) + 1
@@ -123,8 +146,9 @@ def add_oob(design: Design, catalog: Catalog) -> Design:
                     id=f"oob-{n:02d}",
                     catalog_id=OOB_SWITCH,
                     label=f"OOB switch {n}",
-                    x=left + step * (n - 0.5),
-                    y=OOB_Y,
+                    x=at[0] + OOB_DX * (n - 1),
+                    y=at[1],
+                    group=MGMT,
                 )
             )
             free = OOB_PORTS
@@ -141,9 +165,12 @@ def add_oob(design: Design, catalog: Catalog) -> Design:
                 fabric=Fabric.OOB,
             )
         )
+    groups = list(design.groups)
+    if MGMT not in {g.id for g in groups}:
+        groups.append(Group(id=MGMT, label="Management", kind=GroupKind.CUSTOM))
     return Design(
         settings=design.settings,
-        groups=design.groups,
+        groups=groups,
         devices=devices + switches,
         links=links,
     )
@@ -193,14 +220,10 @@ def add_storage_fabric(
         n_spines = min(
             s for s in range(needed, down_per_leaf + 1) if down_per_leaf % s == 0
         )
-    xs = [d.x for d in design.devices]
-    ys = [d.y for d in design.devices]
-    x0 = max(xs) + 400.0
-    bottom, top = (
-        max(ys),
-        min(y for d, y in zip(design.devices, ys, strict=True) if d.tier is not None),
-    )
-    leaf_y = (bottom + top) / 2 if n_spines else top
+    # a block right of the fabric at its top: spines, leaves, then appliances
+    x0 = max(d.x for d in design.devices) + SIDE_GAP
+    top = min(d.y for d in design.devices)
+    row = {"spine": top, "leaf": top + STORAGE_ROW, "app": top + 2 * STORAGE_ROW}
     devices = list(design.devices)
     group_id = "storage-fabric"
     leaves = [f"stor-leaf-{i + 1:02d}" for i in range(n_leaves)]
@@ -211,8 +234,8 @@ def add_storage_fabric(
                 id=did,
                 catalog_id=switch,
                 label=f"Storage leaf {i + 1}",
-                x=x0 + 150.0 * i,
-                y=leaf_y,
+                x=x0 + STORAGE_DX * i,
+                y=row["leaf"],
                 group=group_id,
             )
         )
@@ -222,8 +245,8 @@ def add_storage_fabric(
                 id=did,
                 catalog_id=switch,
                 label=f"Storage spine {i + 1}",
-                x=x0 + 150.0 * i,
-                y=top,
+                x=x0 + STORAGE_DX * i,
+                y=row["spine"],
                 group=group_id,
             )
         )
@@ -233,8 +256,8 @@ def add_storage_fabric(
                 id=did,
                 catalog_id=appliance,
                 label=f"{catalog[appliance].model} {i + 1}",
-                x=x0 + 150.0 * i,
-                y=bottom,
+                x=x0 + STORAGE_DX * i,
+                y=row["app"],
                 group=group_id,
             )
         )
@@ -310,26 +333,35 @@ def minimum_viable_enterprise(catalog: Catalog) -> Design:
             "head node for Slurm, DCGM monitoring and a 1G out-of-band network.",
         )
     )
-    leaf = b.add("leaf-01", "qm9700", 300.0, 300.0, label="NDR switch", tier=Tier.LEAF)
+    # the SU (switch over its nodes) left, management and storage beside it
+    su = b.group("su01", "SU 1", GroupKind.SU)
+    b.group(STORAGE, "Storage")
+    b.group(MGMT, "Management")
+    leaf = b.add("leaf-01", "qm9700", 240.0, 300.0, label="NDR switch",
+                 tier=Tier.LEAF, group=su)  # fmt: skip
     for n in (1, 2):
         node = b.add(
             f"dgx-{n:02d}",
             "dgx-h100",
-            200.0 * n,
+            160.0 * n,
             600.0,
             label=f"DGX H100 {n}",
             placement=Placement(row="A", rack="A01", u=10 * n),
+            group=su,
         )
         for rail in range(8):
             b.link(node, "compute", leaf, "ports", speed=400, rail=rail)
         b.link(node, "storage", leaf, "ports", speed=400, cables=2,
                fabric=Fabric.STORAGE)  # fmt: skip
-    fs = b.add("lustre-01", "lustre-appliance", 700.0, 600.0, label="Lustre 300 TB")
+    side = 320.0 + SIDE_GAP
+    fs = b.add("lustre-01", "lustre-appliance", side, 600.0, label="Lustre 300 TB",
+               group=STORAGE)  # fmt: skip
     b.link(fs, "data", leaf, "ports", speed=200, cables=8, fabric=Fabric.STORAGE)
-    head = b.add("head-01", "head-node", 0.0, 600.0, label="Slurm head node")
+    head = b.add("head-01", "head-node", side, 450.0, label="Slurm head node",
+                 group=MGMT)  # fmt: skip
     b.link(head, "storage", leaf, "ports", speed=200, cables=2,
            fabric=Fabric.STORAGE)  # fmt: skip
-    return add_oob(b.design(), catalog)
+    return add_oob(b.design(), catalog, at=(side, 300.0))
 
 
 def development(catalog: Catalog) -> Design:
@@ -345,17 +377,22 @@ def development(catalog: Catalog) -> Design:
             "filer, and a 1G out-of-band network.",
         )
     )
-    tor = b.add("tor-01", "tor-100g-32", 300.0, 300.0, label="100GbE ToR",
-                tier=Tier.LEAF)  # fmt: skip
+    # the SU (ToR over its servers) left, management and storage beside it
+    su = b.group("su01", "SU 1", GroupKind.SU)
+    b.group(STORAGE, "Storage")
+    tor = b.add("tor-01", "tor-100g-32", 375.0, 300.0, label="100GbE ToR",
+                tier=Tier.LEAF, group=su)  # fmt: skip
     for n in range(1, 5):
         node = b.add(f"l40s-{n:02d}", "l40s-server", 150.0 * n, 600.0,
-                     label=f"L40S server {n}")  # fmt: skip
+                     label=f"L40S server {n}", group=su)  # fmt: skip
         b.link(node, "compute", tor, "ports", speed=100, cables=4)
         b.link(node, "inband", tor, "ports", speed=100, cables=2,
                fabric=Fabric.INBAND)  # fmt: skip
-    nfs = b.add("nfs-01", "nfs-filer", 800.0, 600.0, label="NFS filer")
+    side = 600.0 + SIDE_GAP
+    nfs = b.add("nfs-01", "nfs-filer", side, 600.0, label="NFS filer",
+                group=STORAGE)  # fmt: skip
     b.link(nfs, "data", tor, "ports", speed=100, cables=4, fabric=Fabric.STORAGE)
-    return add_oob(b.design(), catalog)
+    return add_oob(b.design(), catalog, at=(side, 300.0))
 
 
 def _with_settings(design: Design, **changes: object) -> Design:
@@ -399,13 +436,15 @@ def inference_ethernet(catalog: Catalog) -> Design:
         scheduler="kubernetes",
         monitoring=["dcgm", "prometheus"],
     )
-    ys = [dev.y for dev in d.devices]
-    bottom, xs = max(ys), [dev.x for dev in d.devices]
+    # storage (switch at the leaves' height, filer at the nodes') and the
+    # out-of-band switch (at the spines' height) in a column beside the fabric
+    side = max(dev.x for dev in d.devices) + SIDE_GAP
+    leaf_y = min(dev.y for dev in d.devices if dev.tier is Tier.LEAF)
     extra = [
         Device(id="stor-01", catalog_id="sn4600c", label="Storage switch 100GbE",
-               x=max(xs) + 300.0, y=(bottom + min(ys)) / 2),
+               x=side, y=leaf_y, group=STORAGE),
         Device(id="nfs-01", catalog_id="nfs-filer", label="NFS filer",
-               x=max(xs) + 300.0, y=bottom),
+               x=side, y=max(dev.y for dev in d.devices), group=STORAGE),
     ]  # fmt: skip
     links = d.links.model_copy(deep=True)
     nodes = [dev.id for dev in d.devices if dev.catalog_id == "hgx-h100"]
@@ -418,9 +457,11 @@ def inference_ethernet(catalog: Catalog) -> Design:
         Link(id="stor:nfs-01", a="nfs-01", a_port="data", b="stor-01",
              b_port="ports", cables=4, speed_gbps=100, fabric=Fabric.STORAGE)
     )  # fmt: skip
-    d = Design(settings=d.settings, groups=d.groups,
+    groups = [*d.groups, Group(id=STORAGE, label="Storage", kind=GroupKind.CUSTOM)]
+    top = min(dev.y for dev in d.devices)
+    d = Design(settings=d.settings, groups=groups,
                devices=[*d.devices, *extra], links=links)  # fmt: skip
-    return add_oob(d, catalog)
+    return add_oob(d, catalog, at=(side, top))
 
 
 def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:
@@ -437,7 +478,9 @@ def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:
     )
     d = add_storage_fabric(d, catalog, switch="sn5600", speed=400,
                            appliance="vast-appliance", appliances=6)  # fmt: skip
-    return add_oob(d, catalog)
+    # two SUs side by side are a wide strip: the storage fabric and the
+    # management block go below or beside it, whichever is nearer a screen
+    return arrange_side(add_oob(d, catalog), ("storage-fabric", MGMT))
 
 
 SAMPLES: dict[str, Callable[[Catalog], Design]] = {

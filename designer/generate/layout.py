@@ -14,7 +14,11 @@ A fabric laid out as long flat rows is thousands of times wider than tall at
 * the number of SU columns per pod and of pod columns is chosen so that the
   whole grid is landscape, about 1.8:1 (a screen), with pods not too flat;
 * storage and management blocks go beside the fabric, stacked downward, each
-  in its own box (see :func:`side_slot`).
+  in its own box (see :func:`side_slot`); once all are built,
+  :func:`arrange_side` moves them as whole blocks either into a column right
+  of the fabric or into a row below it, whichever keeps the whole design
+  nearest a landscape screen (a 1-SU fabric is a wide strip, so its blocks go
+  below it instead of into a column taller than the fabric).
 
 Everything is plain arithmetic (no graph layout), so positions cost nothing
 next to building the devices.
@@ -22,11 +26,11 @@ next to building the devices.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from math import ceil, log
 
-from designer.core.model import Device
+from designer.core.model import Design, Device
 
 NODE_DX = 80.0
 """Horizontal pitch of devices in a row (a device is 64 wide on the canvas)."""
@@ -42,6 +46,8 @@ SIDE_GAP = 960.0
 """Gap between the fabric and the storage / management blocks beside it."""
 SIDE_ROW = 40
 """Most devices in one row of a storage or management block."""
+SIDE_ROW_GAP = 160.0
+"""Vertical gap between the rows of different kinds in a side block."""
 SIDE_WIDTH = SIDE_GAP + SIDE_ROW * NODE_DX
 """Most width the storage and management blocks add beside the fabric."""
 SIDE_GROUPS = frozenset({"storage", "mgmt"})
@@ -285,7 +291,7 @@ def side_slot(devices: Iterable[Device], side: Collection[str]) -> tuple[float, 
 
 
 def side_rows(
-    rows: list[int], left: float, top: float, gap: float = 300.0
+    rows: list[int], left: float, top: float, gap: float = SIDE_ROW_GAP
 ) -> list[list[tuple[float, float]]]:
     """Positions of a side block's rows (top row first), each wrapped at
     ``SIDE_ROW`` devices; ``gap`` separates the rows of different kinds."""
@@ -297,3 +303,99 @@ def side_rows(
         out.append(band(n, left, width, y))
         y += max(band_rows(n, width) - 1, 0) * BAND_DY + (gap if n else 0.0)
     return out
+
+
+Box = tuple[float, float, float, float]
+"""left, top, right, bottom of device centres."""
+
+GLYPH = (64.0, 32.0)
+"""Width and height of a device glyph on the canvas (for the aspect)."""
+
+
+def _box(points: Iterable[tuple[float, float]]) -> Box | None:
+    """Box of device centres, or None for no devices."""
+    xs, ys = [], []
+    for x, y in points:
+        xs.append(x)
+        ys.append(y)
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _cost(boxes: Sequence[Box], fabric: Box) -> float:
+    """How far the union of ``boxes`` is from a landscape screen whose area the
+    fabric fills (lower is better)."""
+    gw, gh = GLYPH
+    left = min(b[0] for b in boxes) - gw / 2
+    top = min(b[1] for b in boxes) - gh / 2
+    right = max(b[2] for b in boxes) + gw / 2
+    bottom = max(b[3] for b in boxes) + gh / 2
+    w, h = right - left, bottom - top
+    aspect = w / h
+    fill = (fabric[2] - fabric[0] + gw) * (fabric[3] - fabric[1] + gh) / (w * h)
+    cost = abs(log(aspect / TARGET_ASPECT)) + (1.0 - fill)
+    if not 1.0 <= aspect <= 2.5:
+        cost += 2.0
+    return cost
+
+
+def side_offsets(fabric: Box, blocks: Sequence[Box]) -> list[tuple[float, float]]:
+    """Shifts that move ``blocks`` (side blocks, in order) into a column right of
+    ``fabric`` or a row below it, whichever :func:`_cost` prefers; the gap
+    grows with the fabric's size (tight on a 1-SU design, ``SIDE_GAP`` at most).
+    """
+    if not blocks:
+        return []
+    span = max(fabric[2] - fabric[0], fabric[3] - fabric[1])
+    gap = _gap(span, 200.0, SIDE_GAP, 1 / 10)
+    inner = _gap(span, 200.0, SIDE_GAP / 2, 1 / 20)
+    options: list[list[tuple[float, float]]] = []
+    # a column beside the fabric, from its top down
+    x, y, moves = fabric[2] + GLYPH[0] + gap, fabric[1], []
+    for b in blocks:
+        moves.append((x - b[0], y - b[1]))
+        y += b[3] - b[1] + GLYPH[1] + inner
+    options.append(moves)
+    # a row below the fabric, from its left rightward
+    x, y, moves = fabric[0], fabric[3] + GLYPH[1] + gap, []
+    for b in blocks:
+        moves.append((x - b[0], y - b[1]))
+        x += b[2] - b[0] + GLYPH[0] + inner
+    options.append(moves)
+
+    def placed(moves: list[tuple[float, float]]) -> list[Box]:
+        return [fabric] + [
+            (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)
+            for b, (dx, dy) in zip(blocks, moves, strict=True)
+        ]
+
+    return min(options, key=lambda m: _cost(placed(m), fabric))
+
+
+def arrange_side(design: Design, side: Sequence[str] = ("storage", "mgmt")) -> Design:
+    """``design`` with its side blocks (devices of the groups ``side``, in that
+    order) moved as whole blocks beside or below the fabric (see
+    :func:`side_offsets`); the fabric itself stays where it is."""
+    fabric = _box((d.x, d.y) for d in design.devices if d.group not in side)
+    present = [g for g in side if any(d.group == g for d in design.devices)]
+    if fabric is None or not present:
+        return design
+    boxes = [_box((d.x, d.y) for d in design.devices if d.group == g) for g in present]
+    shift = dict(
+        zip(present, side_offsets(fabric, [b for b in boxes if b]), strict=True)
+    )
+    devices = [
+        d.model_copy(
+            update={"x": d.x + shift[d.group][0], "y": d.y + shift[d.group][1]}
+        )
+        if d.group in shift
+        else d
+        for d in design.devices
+    ]
+    return Design(
+        settings=design.settings,
+        groups=design.groups,
+        devices=devices,
+        links=design.links,
+    )

@@ -15,7 +15,7 @@ from designer.catalog import Category
 from designer.core.model import Design
 from designer.generate.fabric import Extra
 from designer.generate.fat_tree import fabric_design
-from designer.generate.layout import SIDE_WIDTH
+from designer.generate.layout import SIDE_WIDTH, arrange_side
 from designer.generate.management import add_head_nodes, add_management
 from designer.generate.parts import (
     CatalogLike,
@@ -145,7 +145,7 @@ def _with_support(design: Design, cat: CatalogLike, rack_scale: bool) -> Design:
     except GeneratorError as exc:
         lines.append(f"No management networks generated: {exc}.")
     design.settings.notes += "\n" + "\n".join([*lines, stored])
-    return design
+    return arrange_side(design)
 
 
 def _ufm(cat: CatalogLike, slot: int) -> tuple[Extra, ...]:
