@@ -435,7 +435,7 @@ class IncrementalIndex:
             self._drop_reference()
             return
         new_ids = [i for i in ids if i not in self._ref_state]
-        if kinds == {"links_added"}:
+        if kinds & _LINK_KINDS == {"links_added"}:
             # untouched since the reference and added now: it did not exist then
             self._ref_state.update(dict.fromkeys(new_ids))
         elif new_ids:
@@ -443,7 +443,7 @@ class IncrementalIndex:
             states = iter(_states(old, [where[i] for i in new_ids if i in where]))
             for lid in new_ids:
                 self._ref_state[lid] = next(states) if lid in where else None
-        if kinds == {"links_removed"}:
+        if kinds & _LINK_KINDS == {"links_removed"}:
             self._now_state.update(dict.fromkeys(ids))
             return
         table = design.links

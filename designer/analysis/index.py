@@ -308,17 +308,13 @@ def _endpoint_orders(design: Design, idx: DesignIndex) -> dict[str, IntArray]:
     comp = np.flatnonzero(idx.kind == KIND_COMPUTE)
     orders: dict[str, IntArray] = {"device order": comp}
     if design.groups:
+        # sort by (root-to-group path, position): rank the groups by path once
         paths = _group_paths(design)
         groups = design.groups
-        big = len(groups) + 1
-        keyed = sorted(
-            comp.tolist(),
-            key=lambda i: (
-                paths.get(groups[idx.group[i]].id, (big,))
-                if idx.group[i] >= 0
-                else (big,),
-                i,
-            ),
-        )
-        orders["group hierarchy (pods, SUs)"] = np.asarray(keyed, dtype=np.int64)
+        by_path = sorted(range(len(groups)), key=lambda g: paths[groups[g].id])
+        rank = np.empty(len(groups) + 1, dtype=np.int64)
+        rank[by_path] = np.arange(len(groups))
+        rank[-1] = len(groups)  # ungrouped (-1) after every group
+        keyed = comp[np.lexsort((comp, rank[idx.group[comp]]))]
+        orders["group hierarchy (pods, SUs)"] = keyed.astype(np.int64)
     return orders

@@ -138,3 +138,40 @@ def test_link_edits_are_patched_and_moves_replay_the_report(
         assert moved.args[0] is last and not started and not runner.busy
     finally:
         runner.shutdown()
+
+
+def test_device_edits_are_patched_not_rebuilt(qtbot: Any, monkeypatch: Any) -> None:
+    from designer.analysis import analyze
+    from designer.core.commands import AddDevices, RemoveDevices, UpdateDevices
+    from designer.core.model import Device
+    from designer.generate import fat_tree
+
+    builds: list[int] = []
+    real_build = designer.analysis.build_index
+
+    def counting_build(design: Any, catalog: Any = None) -> Any:
+        builds.append(len(design.devices))
+        return real_build(design, catalog)
+
+    monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    runner = AnalysisRunner(doc, None)
+    try:
+        with qtbot.waitSignal(runner.report_ready, timeout=30_000):
+            runner.run_now()
+        host = next(d for d in doc.design.devices if d.catalog_id == "dgx-h100")
+        edits: list[Any] = [
+            AddDevices([Device(id="dropped", catalog_id="qm9700")]),  # palette drop
+            RemoveDevices([host.id]),  # with its links
+            UpdateDevices({"dropped": {"catalog_id": "q3400"}}),  # model swap
+        ]
+        for edit in [*edits, None, None]:  # then undo the swap and the delete
+            with qtbot.waitSignal(runner.report_ready, timeout=30_000) as got:
+                doc.execute(edit) if edit is not None else doc.undo()
+            report, want = got.args[0], analyze(doc.design)
+            assert report.gpus == want.gpus and report.cost_usd == want.cost_usd
+            assert report.findings == want.findings
+            assert report.bisection.gbps == want.bisection.gbps
+        assert len(builds) == 1  # only the first analysis built the index
+    finally:
+        runner.shutdown()
