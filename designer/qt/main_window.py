@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         self.validator_panel.cut_toggled.connect(self.set_show_cut)
 
         self.resize(1600, 1000)
-        self._default_dock_sizes()
+        self._size_docks_on_show = True  # False once a saved layout is restored
         if persist:
             self._restore_settings()
         self._update_title()
@@ -140,13 +140,29 @@ class MainWindow(QMainWindow):
         return dock
 
     def _default_dock_sizes(self) -> None:
+        """Side columns in proportion to the window, so the canvas keeps ~half."""
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([self.palette_dock], [310], horizontal)
-        self.resizeDocks([self.validator_dock], [430], horizontal)
+        width, height = self.width(), self.height()
+        palette = max(240, min(320, round(width * 0.2)))
+        validator = max(320, min(440, round(width * 0.27)))
+        self.resizeDocks([self.palette_dock], [palette], horizontal)
+        self.resizeDocks([self.validator_dock], [validator], horizontal)
+        upper = round(height * 0.5)
         self.resizeDocks(
-            [self.palette_dock, self.properties_dock], [430, 330], vertical
+            [self.palette_dock, self.properties_dock],
+            [upper, height - upper],
+            vertical,
         )
-        self.resizeDocks([self.charts_dock], [210], vertical)
+        self.resizeDocks(
+            [self.charts_dock], [max(170, min(220, height // 5))], vertical
+        )
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Size the docks for the real window size the first time it is shown."""
+        super().showEvent(event)
+        if self._size_docks_on_show:
+            self._size_docks_on_show = False
+            self._default_dock_sizes()
 
     # --- settings ------------------------------------------------------------
 
@@ -156,8 +172,8 @@ class MainWindow(QMainWindow):
         state = settings.value("window/state")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        if isinstance(state, QByteArray) and self.restoreState(state):
+            self._size_docks_on_show = False
         snap = settings.value("view/grid_snap", True)
         self.actions_.grid_snap.setChecked(snap in (True, "true"))
 
@@ -431,6 +447,8 @@ class MainWindow(QMainWindow):
         self.bisection_label.setText(
             f"Bisection: {fmt.gbps(b.gbps)} ({b.ratio:.2f}"
             + (")" if b.exact else ", bound)")
+            if report.compute_nodes
+            else "Bisection: –"
         )
         self.cost_label.setText(f"Cost: {fmt.usd(report.cost_usd.total)}")
         if self.actions_.show_cut.isChecked():

@@ -37,6 +37,9 @@ from designer.qt.formatting import entry_specs, usd
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
 
 
+_SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+
+
 def _title(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("sectionTitle")
@@ -77,6 +80,9 @@ class PropertiesPanel(QWidget):
         self.scheduler_combo = QComboBox()
         self.scheduler_combo.setEditable(True)
         self.scheduler_combo.addItems(list(SCHEDULERS))
+        for combo in (self.scheduler_combo, self.purpose_combo):
+            combo.setSizeAdjustPolicy(_SHRINK)
+            combo.setMinimumContentsLength(8)
         self.monitoring_edit = QLineEdit()
         self.monitoring_edit.setPlaceholderText("e.g. Prometheus, Grafana, DCGM")
         form.addRow("Name", self.name_edit)
@@ -95,17 +101,22 @@ class PropertiesPanel(QWidget):
         form.addRow(self.price_table)
         self.price_id_combo = QComboBox()
         self.price_id_combo.addItems(sorted(self.catalog))
+        self.price_id_combo.setSizeAdjustPolicy(_SHRINK)
+        self.price_id_combo.setMinimumContentsLength(8)
         self.price_spin = QDoubleSpinBox()
         self.price_spin.setRange(0, 1e9)
         self.price_spin.setDecimals(0)
         self.price_spin.setSingleStep(1000)
         self.price_spin.setPrefix("$ ")
         self.price_spin.setGroupSeparatorShown(True)
-        add = QPushButton("Set")
-        remove = QPushButton("Remove")
+        self.price_spin.setMinimumWidth(96)  # its hint fits $1,000,000,000
+        add = QPushButton("Set override")
+        remove = QPushButton("Remove selected")
+        # Two short rows, not one long one: the left column stays narrow at 1280 px.
+        form.addRow("Catalog id", self.price_id_combo)
+        form.addRow("Unit price", self.price_spin)
         row = QHBoxLayout()
-        row.addWidget(self.price_id_combo, 2)
-        row.addWidget(self.price_spin, 1)
+        row.addStretch(1)
         row.addWidget(add)
         row.addWidget(remove)
         form.addRow(row)

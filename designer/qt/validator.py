@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -27,6 +28,8 @@ TYPICAL_NOTE = "all-in rule of thumb: includes facility, power and support"
 def bisection_text(report: Report) -> str:
     """Bisection as "51.2 Tb/s · ratio 1.00 · exact" or with its bounds."""
     b = report.bisection
+    if not report.compute_nodes:
+        return "– (no compute nodes)"
     if b.exact:
         how = "exact"
     else:
@@ -115,11 +118,32 @@ class ValidatorPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(body)
+        self.metrics_area = scroll
+        self._body = body
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroll, 3)
+        # The metrics take what they need (scrolling when the dock is short); the
+        # findings list gets the rest instead of a blank gap above it.
+        layout.addWidget(scroll, 0)
         layout.addWidget(self.findings_title)
-        layout.addWidget(self.findings, 2)
+        layout.addWidget(self.findings, 1)
+
+    def _fit_metrics(self) -> None:
+        """Cap the metrics area at the height its text needs at the current width."""
+        width = self.metrics_area.viewport().width() or self.width()
+        layout = self._body.layout()
+        need = layout.heightForWidth(width) if layout.hasHeightForWidth() else -1
+        if need <= 0:
+            need = self._body.sizeHint().height()
+        # Leave the findings list at least ~130 px; below that the metrics scroll.
+        room = self.height() - self.findings_title.sizeHint().height() - 130
+        self.metrics_area.setMinimumHeight(max(120, min(need + 2, room)))
+        self.metrics_area.setMaximumHeight(max(120, need + 2))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Re-fit the metrics area: wrapped lines change with the width."""
+        super().resizeEvent(event)
+        self._fit_metrics()
 
     def set_busy(self) -> None:
         """Say that an analysis is running (the shown numbers are from before)."""
@@ -191,6 +215,7 @@ class ValidatorPanel(QWidget):
         v["tier"].setText(report.tier.name)
         v["tier_reason"].setText(report.tier.reason)
         self._fill_findings(report)
+        self._fit_metrics()
 
     def _fill_findings(self, report: Report) -> None:
         self.findings.clear()

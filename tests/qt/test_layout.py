@@ -1,0 +1,80 @@
+"""Window layout at laptop and desktop sizes: nothing cut, the canvas keeps room."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from designer.qt.main_window import MainWindow
+from tests.qt.helpers import add_dgx, settle
+
+
+@pytest.fixture
+def sized_window(qtbot: Any) -> Any:
+    """Factory: a fresh window (no saved layout) shown at a given size."""
+    windows: list[MainWindow] = []
+
+    def make(width: int, height: int) -> MainWindow:
+        window = MainWindow()
+        window.resize(width, height)
+        window.show()
+        qtbot.waitExposed(window)
+        QApplication.processEvents()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.document.mark_clean()
+        window.close()
+        window.deleteLater()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
+def test_canvas_keeps_half_the_width(
+    sized_window: Any, width: int, height: int
+) -> None:
+    window = sized_window(width, height)
+    assert window.canvas.width() >= 0.45 * width
+    # The docks were narrowed to fit, not left at their old fixed widths.
+    assert window.palette_dock.width() <= 0.25 * width
+    assert window.validator_dock.width() <= 0.3 * width
+
+
+def test_properties_panel_fits_a_narrow_column(sized_window: Any) -> None:
+    window = sized_window(1280, 800)
+    panel = window.properties_panel
+    assert panel.minimumSizeHint().width() <= 280
+    assert panel.width() >= panel.minimumSizeHint().width()
+
+
+def test_findings_take_the_room_the_metrics_leave(
+    qtbot: Any, sized_window: Any
+) -> None:
+    window = sized_window(1600, 1000)
+    settle(qtbot, window)
+    add_dgx(window, 2)
+    settle(qtbot, window)
+    QApplication.processEvents()
+    panel = window.validator_panel
+    # Every metric is visible without scrolling at this size...
+    assert panel.metrics_area.verticalScrollBar().maximum() == 0
+    # ...and no blank band sits between them and the findings list.
+    gap = panel.findings_title.y() - (
+        panel.metrics_area.y() + panel.metrics_area.height()
+    )
+    assert gap < 20
+    assert panel.findings.height() > 0.3 * panel.height()
+
+
+def test_empty_design_shows_no_bisection_ratio(qtbot: Any, sized_window: Any) -> None:
+    window = sized_window(1400, 900)
+    report = settle(qtbot, window)
+    assert report.compute_nodes == 0
+    assert window.bisection_label.text() == "Bisection: –"
+    assert window.validator_panel.values["bisection"].text() == "– (no compute nodes)"
+    add_dgx(window, 2)
+    settle(qtbot, window)
+    assert window.bisection_label.text().startswith("Bisection: 0 Gb/s (0.00")
