@@ -127,8 +127,9 @@ def place_labels(
 ) -> None:
     """Lay out titles and trunk labels for ``transform`` (scene -> reference px).
 
-    ``bounds`` (reference px) is the drawn area of an export: titles outside
-    blocks must lie within it, or they would be cut off at the page's edge.
+    ``bounds`` (reference px) is the drawn area (an export's picture, or the
+    window's visible part): titles outside blocks must lie within it, or they
+    would be cut off at its edge.
     """
     used: set[tuple[str, str]] = set()
     isolated = scene._only_rows is not None

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Hit:
-    """What is under a scene point: kind is device, block, link or frame."""
+    """What is under a scene point: device, block, link, trunk or frame.
+
+    A trunk's id is its index in the current quotient (valid until the next edit).
+    """
 
     kind: str
     id: str
@@ -199,7 +202,7 @@ class SelectionMixin:
     # --- hit tests -------------------------------------------------------------
 
     def hit(self, pos: QPointF, tol: float) -> Hit | None:
-        """The device, block, link or frame header under a scene point."""
+        """The device, block, link, trunk or frame header under a scene point."""
         self.flush()
         x, y = pos.x(), pos.y()
         q = self._quotient

@@ -214,3 +214,17 @@ def test_dragging_a_block_moves_its_trunks_during_the_drag(make_view, qtbot) -> 
     assert len(view.document.history.done) == 1
     moved = view.document.design.devices[int(q.blocks[b].rows[0])]
     assert moved.x == pytest.approx(x0 + dx)
+
+
+def test_a_trunk_label_picks_its_trunk(make_view) -> None:
+    view = _fitted(make_view)
+    scene = view.design_scene
+    shown = [
+        (k, label)
+        for k, (line, label) in enumerate(scene._trunk_items)
+        if label.isVisible()
+    ]
+    assert shown
+    for k, label in shown:
+        hit = scene.hit(label.pos(), view.pick_tolerance())
+        assert hit is not None and (hit.kind, hit.id) == ("trunk", str(k))
