@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from designer.analysis.ends import EndTable
 from designer.analysis.index import (
     KIND_COMPUTE,
     DesignIndex,
@@ -93,6 +94,7 @@ def remove_devices(
         device_ports=ports,
         a=renumber[index.a],
         b=renumber[index.b],
+        renumber=renumber,
     )
 
 
@@ -157,6 +159,7 @@ def insert_devices(
         device_ports=[d.ports for d in devices],
         a=renumber[index.a],
         b=renumber[index.b],
+        renumber=renumber,
     )
 
 
@@ -232,6 +235,7 @@ def _finish(
     a: np.ndarray,
     b: np.ndarray,
     touched: np.ndarray | None = None,
+    renumber: np.ndarray | None = None,
 ) -> DesignIndex:
     """Catalog ids and racks renumbered by first use, as in build_index."""
     order, remap = _first_seen(cols["dev_catalog"], len(catalog_ids))
@@ -274,8 +278,33 @@ def _finish(
                         entry.interface(name) if entry else None,
                     )
     new._ends = new._ends_patch = None  # built by the first reader (the worker)
+    same_catalog = order == list(range(len(index.catalog_ids)))
+    if renumber is not None and same_catalog and _has_ends(index):
+        # the worker renumbers the old end table's devices (monotone: codes kept)
+        n_ports = max(len(index.port_names), 1)
+        new._ends_patch = lambda: _ends_renumbered(index.ends, renumber, n_ports)
     new.endpoint_order = _endpoint_orders(design, new)
     return new
+
+
+def _has_ends(index: DesignIndex) -> bool:
+    return index._ends is not None or index._ends_patch is not None
+
+
+def _ends_renumbered(ends: EndTable, renumber: np.ndarray, n_ports: int) -> EndTable:
+    """The end table with device positions renumbered (order kept, so every code
+    stays; only the keys that embed a device position change)."""
+    dev_k, port_k = np.divmod(ends.group_key, n_ports)
+    n_mod = max(len(ends.module_id), 1)
+    rest, mod_k = np.divmod(ends.cage_key, n_mod)
+    cdev, cport = np.divmod(rest, n_ports)
+    return replace(
+        ends,
+        dev=renumber[ends.dev],
+        other=renumber[ends.other],
+        group_key=renumber[dev_k] * n_ports + port_k,
+        cage_key=(renumber[cdev] * n_ports + cport) * n_mod + mod_k,
+    )
 
 
 def _first_seen(codes: np.ndarray, n_codes: int) -> tuple[list[int], np.ndarray]:

@@ -9,6 +9,7 @@ import pytest
 
 from designer.analysis import analyze, analyze_index, build_index
 from designer.analysis.incremental import IncrementalIndex, hint_for
+from designer.analysis.index import DesignIndex
 from designer.core.commands import (
     AddDevices,
     AddLinks,
@@ -147,6 +148,13 @@ def _random_device_edit(rng: random.Random, design: Design) -> Command:
     return UpdateDevices({d.id: fields})
 
 
+def _port_groups(index: DesignIndex) -> list[tuple[str, str]]:
+    """The end table's port-group keys as (device id, port name)."""
+    n = max(len(index.port_names), 1)
+    keys = index.ends.group_key.tolist()
+    return [(index.device_ids[k // n], index.port_names[k % n]) for k in keys]
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_device_edits_are_patched_and_give_the_report_of_a_rebuild(seed: int) -> None:
     rng = random.Random(seed)
@@ -163,6 +171,11 @@ def test_device_edits_are_patched_and_give_the_report_of_a_rebuild(seed: int) ->
         got = analyze_index(follow.index(), doc.design)
         want = analyze(doc.design)
         assert got.model_dump() == want.model_dump(), f"seed {seed} step {step}"
+        patched, rebuilt = follow.index(), build_index(doc.design)
+        ends, fresh = patched.ends, rebuilt.ends
+        for name in ("dev", "other", "group_code", "cage_code", "usage"):
+            assert (getattr(ends, name) == getattr(fresh, name)).all(), name
+        assert _port_groups(patched) == _port_groups(rebuilt)
     assert follow.rebuilds == 0  # every drop, paste, delete, swap, undo was patched
     assert follow.inc.patched >= 20
 
