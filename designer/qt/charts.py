@@ -41,13 +41,13 @@ class ChartsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cost_plot = _plot("Cost breakdown (USD millions)", "")
+        self.cost_plot = _plot("Cost (USD millions)", "")
         self.cost_plot.getAxis("left").setWidth(90)
         self.cost_plot.getViewBox().invertY(True)  # first category on top
         self.tier_plot = _plot(
             f"Per tier: <span style='color:{DOWN_COLOUR}'>&#9632; down</span> vs "
-            f"<span style='color:{UP_COLOUR}'>&#9632; up</span> capacity",
-            "Tb/s",
+            f"<span style='color:{UP_COLOUR}'>&#9632; up</span>",
+            "capacity, Tb/s",
         )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -72,7 +72,7 @@ class ChartsPanel(QWidget):
         unit, scale = ("billions", 1e9) if cost.total >= 2e9 else ("millions", 1e6)
         if cost.total < 1e6:
             unit, scale = "thousands", 1e3
-        plot.setTitle(f"Cost breakdown (USD {unit})", color="#33414f", size="10pt")
+        plot.setTitle(f"Cost (USD {unit})", color="#33414f", size="10pt")
         self.cost_unit = unit
         self.cost_values = [getattr(cost, k) / scale for k, _ in COST_CATEGORIES]
         ys = list(range(len(COST_CATEGORIES)))

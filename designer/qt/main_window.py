@@ -143,7 +143,7 @@ class MainWindow(QMainWindow):
         """Side columns in proportion to the window, so the canvas keeps ~half."""
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
         width, height = self.width(), self.height()
-        palette = max(240, min(320, round(width * 0.2)))
+        palette = max(310, min(340, round(width * 0.2)))
         validator = max(320, min(440, round(width * 0.27)))
         self.resizeDocks([self.palette_dock], [palette], horizontal)
         self.resizeDocks([self.validator_dock], [validator], horizontal)

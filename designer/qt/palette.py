@@ -31,6 +31,8 @@ _GROUPS: tuple[tuple[Category, str, str], ...] = (
     (Category.MANAGEMENT, "Management", "management"),
 )
 
+PALETTE_LINE = 28  # characters of name + power that fit a 310 px palette
+PALETTE_NAME = 34  # longer names with a "(qualifier)" put it on its own line
 _ID_ROLE = Qt.ItemDataRole.UserRole
 _SEARCH_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -41,6 +43,17 @@ def catalog_mime(catalog_id: str, count: int) -> QMimeData:
     payload = json.dumps({"catalog_id": catalog_id, "count": count})
     mime.setData(CATALOG_MIME, payload.encode("utf-8"))
     return mime
+
+
+def palette_text(model: str, specs: str) -> str:
+    """Short lines (power beside a short name) so a 310 px palette shows them whole."""
+    if len(model) > PALETTE_NAME and " (" in model:  # "Long name (qualifier)"
+        head, _, tail = model.partition(" (")
+        model = f"{head}\n({tail}"
+    *rest, power = specs.split(" · ")
+    if not rest or "\n" in model or len(model) + len(power) > PALETTE_LINE:
+        return f"{model}\n{specs}"  # a long name: the power stays with the specs
+    return f"{model} · {power}\n{' · '.join(rest)}"
 
 
 class _PaletteTree(QTreeWidget):
@@ -117,7 +130,7 @@ class PalettePanel(QWidget):
             self.tree.addTopLevelItem(top)
             for entry in entries:
                 specs = entry_specs(entry)
-                child = QTreeWidgetItem([f"{entry.model}\n{specs}"])
+                child = QTreeWidgetItem([palette_text(entry.model, specs)])
                 child.setIcon(0, icon(icon_name))
                 child.setData(0, _ID_ROLE, entry.slug)
                 child.setData(

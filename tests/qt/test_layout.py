@@ -78,3 +78,37 @@ def test_empty_design_shows_no_bisection_ratio(qtbot: Any, sized_window: Any) ->
     add_dgx(window, 2)
     settle(qtbot, window)
     assert window.bisection_label.text().startswith("Bisection: 0 Gb/s (0.00")
+
+
+def test_palette_entries_are_not_cut_at_1280(sized_window: Any) -> None:
+    window = sized_window(1280, 800)
+    tree = window.palette_panel.tree
+    room = tree.viewport().width()
+    metrics = tree.fontMetrics()
+    for t in range(tree.topLevelItemCount()):
+        top = tree.topLevelItem(t)
+        for c in range(top.childCount()):
+            child = top.child(c)
+            left = tree.visualItemRect(child).left() + tree.iconSize().width() + 8
+            widest = max(
+                metrics.horizontalAdvance(s) for s in child.text(0).split("\n")
+            )
+            assert left + widest <= room, child.text(0)
+    # The power sits beside the name, the GPUs and ports under it.
+    item = window.palette_panel.find_item("dgx-h100")
+    assert item is not None
+    assert item.text(0) == "DGX H100 · 10.2 kW\n8x H100 SXM · 8x400G IB"
+
+
+def test_chart_titles_fit_at_1280(qtbot: Any, sized_window: Any) -> None:
+    window = sized_window(1280, 800)
+    add_dgx(window, 4)  # cost in millions: the longer title
+    settle(qtbot, window)
+    QApplication.processEvents()
+    charts = window.charts_panel
+    assert charts.cost_unit == "millions"
+    for plot in (charts.cost_plot, charts.tier_plot):
+        item = plot.getPlotItem()
+        # A clipped title is exactly as wide as its label; a whole one is narrower.
+        title = item.titleLabel.item.boundingRect().width()
+        assert title < item.titleLabel.width() - 4
