@@ -117,6 +117,10 @@ class WindowActions:
         ):
             a = act(text, None, key, f"{text} tool ({key})")
             a.setCheckable(True)
+            # A bare letter must not fire while typing in the palette or a list:
+            # these keys only work when the canvas has focus.
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            canvas().addAction(a)
             a.triggered.connect(lambda _=False, n=name: canvas().set_tool(n))
             self.tool_group.addAction(a)
             self.tools[name] = a

@@ -41,3 +41,21 @@ def test_delete_key_deletes_the_selection_once(qtbot: Any, main_window: Any) -> 
     qtbot.keyClick(window.canvas, Qt.Key.Key_Delete)
     assert [d.id for d in window.document.design.devices] == ids[1:]
     assert len(window.document.history.done) == steps + 1
+
+
+def test_tool_letters_do_not_fire_while_typing_elsewhere(
+    qtbot: Any, main_window: Any
+) -> None:
+    window = main_window()
+    tree = window.palette_panel.tree
+    window.activateWindow()
+    tree.setFocus()
+    qtbot.waitUntil(lambda: tree.hasFocus(), timeout=2000)
+    qtbot.keyClick(tree, Qt.Key.Key_C)  # type-ahead in the palette
+    assert window.canvas.tool_name() == "select"
+    _focus_canvas(qtbot, window)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_C)
+    assert window.canvas.tool_name() == "connect"
+    assert window.actions_.tools["connect"].isChecked()
+    qtbot.keyClick(window.canvas, Qt.Key.Key_S)
+    assert window.canvas.tool_name() == "select"
