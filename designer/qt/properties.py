@@ -359,18 +359,26 @@ class PropertiesPanel(QWidget):
             return
         self.document.execute(UpdateDevices({device.id: fields}, label=label))
 
+    def _device_name(self) -> str:
+        device = self._one_device()
+        return (device.label or device.id) if device is not None else "device"
+
     def _commit_label(self) -> None:
-        self._update_device({"label": self.label_edit.text().strip()}, "Rename device")
+        new = self.label_edit.text().strip()
+        self._update_device({"label": new}, f"Rename {self._device_name()} to {new}")
 
     def _commit_model(self) -> None:
+        slug = str(self.model_combo.currentData())
+        entry = self.catalog.get(slug)
+        model = entry.model if entry is not None else slug
         self._update_device(
-            {"catalog_id": self.model_combo.currentData()}, "Change device model"
+            {"catalog_id": slug}, f"Swap {self._device_name()} to {model}"
         )
 
     def _commit_group(self) -> None:
-        self._update_device(
-            {"group": self.group_combo.currentData() or None}, "Change device group"
-        )
+        group = self.group_combo.currentData() or None
+        where = f"to {self.group_combo.currentText()}" if group else "out of its group"
+        self._update_device({"group": group}, f"Move {self._device_name()} {where}")
 
     def _commit_multi_group(self) -> None:
         devices, _ = self._selected()
@@ -390,17 +398,28 @@ class PropertiesPanel(QWidget):
             return
         self.document.execute(UpdateLink(link.id, fields, label=label))
 
+    def _link_name(self) -> str:
+        _, links = self._selected()
+        link = self.document.design.links.get(links[0]) if len(links) == 1 else None
+        return f"{link.a}–{link.b}" if link is not None else "link"
+
     def _commit_cables(self, value: int) -> None:
-        self._update_link({"cables": value}, "Change cables")
+        self._update_link(
+            {"cables": value}, f"Set cables of {self._link_name()} to {value}"
+        )
 
     def _commit_speed(self) -> None:
+        speed = self.speed_combo.currentData()
         self._update_link(
-            {"speed_gbps": self.speed_combo.currentData()}, "Change speed"
+            {"speed_gbps": speed},
+            f"Set speed of {self._link_name()} to {self.speed_combo.currentText()}",
         )
 
     def _commit_fabric(self) -> None:
+        fabric = Fabric(self.fabric_combo.currentData())
         self._update_link(
-            {"fabric": Fabric(self.fabric_combo.currentData())}, "Change fabric"
+            {"fabric": fabric},
+            f"Move {self._link_name()} to the {fabric.value} fabric",
         )
 
     def _commit_settings(self) -> None:

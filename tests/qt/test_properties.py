@@ -46,7 +46,8 @@ def test_device_label_edit_is_one_undo_step(main_window: Any) -> None:
     panel.label_edit.editingFinished.emit()
     assert window.document.design.device_map()["dgx-1"].label == "node-b"
     assert len(window.document.history.done) == steps + 1
-    assert window.actions_.undo.text() == "&Undo Rename device"
+    # The history names what changed, not just the kind of edit.
+    assert window.actions_.undo.text() == "&Undo Rename DGX 1 to node-b"
     window.document.undo()
     assert panel.label_edit.text() == "DGX 1"  # the panel follows undo
 
@@ -63,6 +64,7 @@ def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
     panel.model_combo.setCurrentIndex(panel.model_combo.findData("dgx-h200"))
     panel.model_combo.activated.emit(panel.model_combo.currentIndex())
     assert window.document.design.device_map()["dgx-0"].catalog_id == "dgx-h200"
+    assert window.document.history.undo_label == "Swap DGX 0 to DGX H200"
 
 
 def test_link_cables_speed_and_fabric(main_window: Any) -> None:
@@ -84,7 +86,11 @@ def test_link_cables_speed_and_fabric(main_window: Any) -> None:
     panel.fabric_combo.activated.emit(panel.fabric_combo.currentIndex())
     assert window.document.design.links.get(link_id).fabric.value == "storage"
     labels = [c.label for c in window.document.history.done[-3:]]
-    assert labels == ["Change cables", "Change speed", "Change fabric"]
+    assert labels == [
+        "Set cables of dgx-0–leaf to 4",
+        "Set speed of dgx-0–leaf to 200 Gb/s",
+        "Move dgx-0–leaf to the storage fabric",
+    ]
 
 
 def test_design_settings_and_price_override(main_window: Any) -> None:
