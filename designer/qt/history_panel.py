@@ -17,6 +17,7 @@ class HistoryPanel(QWidget):
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
+        self.origin = "New design"  # the first row: where the design came from
         self.list = QListWidget()
         self.list.setObjectName("history")
         layout = QVBoxLayout(self)
@@ -29,12 +30,17 @@ class HistoryPanel(QWidget):
     def _on_changes(self, changes: list[Change]) -> None:
         self.refresh()
 
+    def set_origin(self, text: str) -> None:
+        """Name the starting state (e.g. "Opened a.json"); shown as the first row."""
+        self.origin = text
+        self.refresh()
+
     def refresh(self) -> None:
         """Rebuild the list: the opened state, done steps, then undone steps."""
         history = self.document.history
         self.list.blockSignals(True)
         self.list.clear()
-        first = QListWidgetItem("Opened / new design")
+        first = QListWidgetItem(self.origin)
         first.setData(_STEP_ROLE, 0)
         self.list.addItem(first)
         for i, command in enumerate(history.done, start=1):

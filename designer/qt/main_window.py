@@ -233,10 +233,11 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
-    def _replace_design(self, design: Design, path: Path | None) -> None:
+    def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
         self.path = path
         self.set_show_cut(False)
         self.latest_report = None
+        self.history_panel.origin = origin  # the reset below refreshes the list
         self.document.reset(design)
         self.canvas.fit_all()
         self._update_title()
@@ -244,7 +245,7 @@ class MainWindow(QMainWindow):
     def new_design(self) -> None:
         """File > New (asks about unsaved changes)."""
         if self.maybe_save():
-            self._replace_design(Design(), None)
+            self._replace_design(Design(), None, "New design")
 
     def new_from_template(self) -> None:
         """File > New from Template: generate a design from a preset."""
@@ -258,7 +259,7 @@ class MainWindow(QMainWindow):
 
     def adopt_generated(self, design: Design) -> None:
         """Show a generated design as a new, unsaved document."""
-        self._replace_design(design, None)
+        self._replace_design(design, None, f"From template: {design.settings.name}")
         self.document.history.clean_index = None  # never saved: closing asks
         self._update_title()
 
@@ -284,7 +285,7 @@ class MainWindow(QMainWindow):
         except DesignFileError as exc:
             self._show_open_error(p, str(exc))
             return False
-        self._replace_design(design, p)
+        self._replace_design(design, p, f"Opened {p.name}")
         self._add_recent(p)
         self._show_message(f"Opened {p.name}: {len(design.devices):,} devices")
         return True

@@ -213,7 +213,7 @@ def test_history_panel_lists_steps_and_jumps(main_window: Any) -> None:
     doc.execute(UpdateDevices({"dgx-0": {"label": "x"}}, label="Rename device"))
     panel = window.history_panel
     rows = [panel.list.item(i).text() for i in range(panel.list.count())]
-    assert rows == ["Opened / new design", "Add 2 devices", "Rename device"]
+    assert rows == ["New design", "Add 2 devices", "Rename device"]
     assert panel.list.currentRow() == 2
     panel.go_to(0)
     assert doc.design.model_dump() == start
@@ -221,3 +221,23 @@ def test_history_panel_lists_steps_and_jumps(main_window: Any) -> None:
     panel.go_to(1)
     assert doc.design.model_dump() == after_add
     assert panel.list.count() == 3  # the undone step stays listed (greyed)
+
+
+def test_history_first_row_says_where_the_design_came_from(
+    main_window: Any, tmp_path: Any
+) -> None:
+    from designer.generate import k_ary
+
+    window = main_window()
+    panel = window.history_panel
+    assert panel.list.item(0).text() == "New design"
+    path = tmp_path / "pod.json"
+    assert window.save_to(path)
+    assert window.open_path(path)
+    assert panel.list.item(0).text() == "Opened pod.json"
+    design = k_ary(4, catalog=window.catalog)
+    window.adopt_generated(design)
+    assert panel.list.item(0).text() == f"From template: {design.settings.name}"
+    window.document.mark_clean()  # New would ask about the unsaved template
+    window.new_design()
+    assert panel.list.item(0).text() == "New design"
