@@ -115,23 +115,11 @@ def insert_devices(
         positions = [i for i, d in enumerate(devices) if d.id in ids]
     if len(positions) != k:
         return None
-    group_pos = {g.id: i for i, g in enumerate(design.groups)}
     fresh = [devices[i] for i in positions]
-    if any(d.group is not None and d.group not in group_pos for d in fresh):
+    columns = _fresh_rows(design, index, fresh)
+    if columns is None:
         return None
-    catalog_ids = list(index.catalog_ids)
-    entries = list(index.entries)
-    rack_pos = {r: i for i, r in enumerate(index.rack_names)}
-    rows = device_columns(
-        fresh,
-        index.catalog,
-        {c: i for i, c in enumerate(catalog_ids)},
-        catalog_ids,
-        entries,
-        group_pos,
-        rack_pos,
-    )
-    rack_names = list(rack_pos)  # codes in insertion order, new racks last
+    rows, catalog_ids, entries, rack_names = columns
     if (rows["kind"] == KIND_COMPUTE).any():
         endpoints_changed()  # the bisection's endpoints changed
     added = np.zeros(n, dtype=np.bool_)
@@ -179,21 +167,10 @@ def edit_devices(
     fresh = [design.devices[i] for i in at]
     if [d.id for d in fresh] != [index.device_ids[i] for i in at]:
         return None
-    group_pos = {g.id: i for i, g in enumerate(design.groups)}
-    if any(d.group is not None and d.group not in group_pos for d in fresh):
+    columns = _fresh_rows(design, index, fresh)
+    if columns is None:
         return None
-    catalog_ids = list(index.catalog_ids)
-    entries = list(index.entries)
-    rack_pos = {r: i for i, r in enumerate(index.rack_names)}
-    rows = device_columns(
-        fresh,
-        index.catalog,
-        {c: i for i, c in enumerate(catalog_ids)},
-        catalog_ids,
-        entries,
-        group_pos,
-        rack_pos,
-    )
+    rows, catalog_ids, entries, rack_names = columns
     pos = np.asarray(at, dtype=np.int64)
     was = index.kind[pos] == KIND_COMPUTE
     now = rows["kind"] == KIND_COMPUTE
@@ -213,13 +190,39 @@ def edit_devices(
         cols,
         catalog_ids=catalog_ids,
         entries=entries,
-        rack_names=list(rack_pos),
+        rack_names=rack_names,
         device_ids=index.device_ids,
         device_ports=ports,
         a=index.a,
         b=index.b,
         touched=pos,
     )
+
+
+def _fresh_rows(
+    design: Design, index: DesignIndex, fresh: list[Any]
+) -> tuple[dict[str, Any], list[str], list[Any], list[str]] | None:
+    """Index rows for ``fresh`` devices, extending the index's catalog ids and racks.
+
+    Returns (rows, catalog ids, entries, rack names with new racks last), or None
+    when a device names a group the design lacks (left to a full rebuild).
+    """
+    group_pos = {g.id: i for i, g in enumerate(design.groups)}
+    if any(d.group is not None and d.group not in group_pos for d in fresh):
+        return None
+    catalog_ids = list(index.catalog_ids)
+    entries = list(index.entries)
+    rack_pos = {r: i for i, r in enumerate(index.rack_names)}
+    rows = device_columns(
+        fresh,
+        index.catalog,
+        {c: i for i, c in enumerate(catalog_ids)},
+        catalog_ids,
+        entries,
+        group_pos,
+        rack_pos,
+    )
+    return rows, catalog_ids, entries, list(rack_pos)
 
 
 def _finish(
