@@ -356,7 +356,6 @@ class FrameItem(QGraphicsItem):
         header = self.header_rect()
         painter.fillRect(header, QColor(138, 148, 166, 40))
         device_rect = painter.worldTransform().mapRect(header)
-        scale = render_options(self)[0]
         if device_rect.height() >= 10 * scale:
             _draw_fitted_text(
                 painter,
