@@ -138,7 +138,8 @@ class RemoveDevices(Command):
                 if a in ids or b in ids
             ]
         self._links = table.delete(self._link_positions)
-        design.devices[:] = [d for d in design.devices if d.id not in ids]
+        for i, _ in reversed(self._devices):
+            del design.devices[i]
         out = []
         if self._link_positions:
             out.append(Change("links_removed", tuple(self._links.id)))
@@ -260,9 +261,9 @@ class AddLinks(Command):
                 if lid in seen:
                     raise ValueError(f"link id {lid!r} is used twice")
                 seen.add(lid)
-        index = design.links.index()
+        existing = design.links.id_set()
         for lid in new_ids:
-            if lid in index:
+            if lid in existing:
                 raise ValueError(f"link id {lid!r} already exists")
         device_ids = {d.id for d in design.devices}
         for end in (self.table.a, self.table.b):
@@ -294,8 +295,7 @@ class RemoveLinks(Command):
 
     def do(self, design: Design) -> list[Change]:
         table = design.links
-        index = table.index()
-        self._positions = sorted(index[i] for i in self.ids if i in index)
+        self._positions = sorted(table.positions(self.ids).values())
         self._removed = table.delete(self._positions)
         return [Change("links_removed", tuple(self._removed.id))]
 
@@ -316,7 +316,7 @@ class UpdateLinks(Command):
 
     def do(self, design: Design) -> list[Change]:
         table = design.links
-        index = table.index()
+        index = table.positions(self.updates)
         device_ids: set[str] | None = None
         new: dict[int, Link] = {}
         for link_id, fields in self.updates.items():

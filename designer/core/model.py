@@ -7,7 +7,7 @@ endpoints by device id and port group, never by object.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -121,6 +121,13 @@ LINK_COLUMNS: tuple[str, ...] = tuple(Link.model_fields)
 _Port = Annotated[str, Field(min_length=1, max_length=64)]
 
 
+SPLICE_ROWS = 64
+"""Deleting or restoring up to this many links edits the columns in place."""
+MAX_INDEX_DRIFT = 512
+"""Rows inserted or deleted mid-table before the id index is rebuilt: until then
+a look-up checks the recorded position +- this drift (a short C-level scan)."""
+
+
 class LinkTable(_Strict):
     """All links of a design, one list per field (column-wise storage).
 
@@ -142,6 +149,7 @@ class LinkTable(_Strict):
     )
 
     _index: dict[str, int] | None = PrivateAttr(default=None)
+    _drift: int = PrivateAttr(default=0)
 
     @model_validator(mode="after")
     def _same_lengths(self) -> LinkTable:
@@ -198,14 +206,73 @@ class LinkTable(_Strict):
         )
 
     def index(self) -> dict[str, int]:
-        """Position of each link id (cached until the next mutation)."""
-        if self._index is None:
-            self._index = {lid: i for i, lid in enumerate(self.id)}
+        """Exact position of each link id (rebuilt after rows moved; ~65 ms at
+        300,000 links, so prefer :meth:`position`, :meth:`positions` and
+        :meth:`has`, which stay fast across small deletions and insertions)."""
+        if self._index is None or self._drift:
+            self._index = dict(zip(self.id, range(len(self.id)), strict=True))
+            self._drift = 0
         return self._index
+
+    def _near(self) -> dict[str, int]:
+        """Every id with a position off by at most ``_drift`` rows."""
+        if self._index is None:
+            return self.index()
+        return self._index
+
+    def has(self, link_id: str) -> bool:
+        """Whether a link with this id exists."""
+        return link_id in self._near()
+
+    def id_set(self) -> Container[str]:
+        """The link ids, for membership tests (kept current, not rebuilt)."""
+        return self._near().keys()
+
+    def position(self, link_id: str) -> int | None:
+        """Position of the link with this id, or None."""
+        if self._index is None:
+            # one C-level scan beats building the whole index for one look-up
+            return self.id.index(link_id) if link_id in self.id else None
+        return self._locate(link_id)
+
+    def positions(self, link_ids: Iterable[str]) -> dict[str, int]:
+        """Positions of the links with these ids (unknown ids are left out)."""
+        wanted = list(link_ids)
+        if self._index is None and len(wanted) <= 8:
+            return {lid: p for lid in wanted if (p := self.position(lid)) is not None}
+        if len(wanted) * (self._drift + 1) > 100_000:  # many scans: rebuild once
+            exact = self.index()
+            return {lid: exact[lid] for lid in wanted if lid in exact}
+        out: dict[str, int] = {}
+        for lid in wanted:
+            p = self._locate(lid)
+            if p is not None:
+                out[lid] = p
+        return out
+
+    def _locate(self, link_id: str) -> int | None:
+        """Exact position from the near index: each row inserted or deleted
+        since an entry was recorded moved it by at most one place."""
+        near = self._near()
+        guess = near.get(link_id)
+        if guess is None:
+            return None
+        ids = self.id
+        if guess < len(ids) and ids[guess] == link_id:
+            return guess
+        d = self._drift
+        return ids.index(link_id, max(0, guess - d), min(len(ids), guess + d + 1))
+
+    def _moved(self, rows: int) -> None:
+        """``rows`` rows were inserted or deleted in the middle of the table."""
+        self._drift += rows
+        if self._drift > MAX_INDEX_DRIFT:
+            self._index = None
+            self._drift = 0
 
     def get(self, link_id: str) -> Link | None:
         """The link with this id, or None."""
-        i = self.index().get(link_id)
+        i = self.position(link_id)
         return None if i is None else self.row(i)
 
     def append(self, link: Link) -> None:
@@ -214,12 +281,13 @@ class LinkTable(_Strict):
 
     def insert(self, i: int, link: Link) -> None:
         """Insert a link at position ``i``."""
+        at_end = i >= len(self.id)
         for name in LINK_COLUMNS:
             getattr(self, name).insert(i, getattr(link, name))
-        if self._index is not None and i == len(self.id) - 1:
-            self._index[link.id] = i
-        else:
-            self._index = None
+        if self._index is not None:
+            self._index[link.id] = min(i, len(self.id) - 1)
+            if not at_end:
+                self._moved(1)
 
     def extend(self, links: Iterable[Link] | LinkTable) -> None:
         """Append many links (rows or a whole table), column by column."""
@@ -234,7 +302,7 @@ class LinkTable(_Strict):
         for name in LINK_COLUMNS:
             getattr(self, name).extend(getattr(other, name))
         if self._index is not None:
-            self._index.update((lid, start + k) for k, lid in enumerate(other.id))
+            self._index.update(zip(other.id, range(start, len(self.id)), strict=True))
 
     def truncate(self, n: int) -> None:
         """Keep only the first ``n`` links (undo of :meth:`extend`)."""
@@ -247,6 +315,7 @@ class LinkTable(_Strict):
                     self._index.pop(lid, None)
             else:
                 self._index = None
+                self._drift = 0
 
     def take(self, positions: Sequence[int]) -> LinkTable:
         """The rows at ``positions`` as a new table."""
@@ -255,46 +324,72 @@ class LinkTable(_Strict):
         )
 
     def delete(self, positions: Sequence[int]) -> LinkTable:
-        """Remove the rows at ascending ``positions`` in one pass; return them."""
+        """Remove the rows at ascending ``positions``; return them.
+
+        A few rows are spliced out in place (one ``del`` per row and column);
+        many are removed in one pass that rebuilds the columns.
+        """
         removed = self.take(positions)
         if not positions:
             return removed
-        for name in LINK_COLUMNS:
-            column = getattr(self, name)
-            kept: list[Any] = []
-            start = 0
-            for p in positions:
-                kept.extend(column[start:p])
-                start = p + 1
-            kept.extend(column[start:])
-            column[:] = kept
-        self._index = None
+        if len(positions) <= SPLICE_ROWS:
+            for name in LINK_COLUMNS:
+                column = getattr(self, name)
+                for p in reversed(positions):
+                    del column[p]
+        else:
+            for name in LINK_COLUMNS:
+                column = getattr(self, name)
+                kept: list[Any] = []
+                start = 0
+                for p in positions:
+                    kept.extend(column[start:p])
+                    start = p + 1
+                kept.extend(column[start:])
+                column[:] = kept
+        if self._index is not None and len(positions) <= MAX_INDEX_DRIFT:
+            for lid in removed.id:
+                self._index.pop(lid, None)
+            self._moved(len(positions))
+        else:
+            self._index = None
+            self._drift = 0
         return removed
 
     def restore(self, positions: Sequence[int], rows: LinkTable) -> None:
         """Put ``rows`` back at ascending final ``positions`` (undoes ``delete``)."""
         if not positions:
             return
-        for name in LINK_COLUMNS:
-            column = getattr(self, name)
-            values = getattr(rows, name)
-            merged: list[Any] = []
-            src = 0
-            for j, p in enumerate(positions):
-                upto = p - j
-                merged.extend(column[src:upto])
-                src = upto
-                merged.append(values[j])
-            merged.extend(column[src:])
-            column[:] = merged
-        self._index = None
+        if len(positions) <= SPLICE_ROWS:
+            for name in LINK_COLUMNS:
+                column = getattr(self, name)
+                values = getattr(rows, name)
+                for j, p in enumerate(positions):
+                    column.insert(p, values[j])
+        else:
+            for name in LINK_COLUMNS:
+                column = getattr(self, name)
+                values = getattr(rows, name)
+                merged: list[Any] = []
+                src = 0
+                for j, p in enumerate(positions):
+                    upto = p - j
+                    merged.extend(column[src:upto])
+                    src = upto
+                    merged.append(values[j])
+                merged.extend(column[src:])
+                column[:] = merged
+        if self._index is not None and len(positions) <= MAX_INDEX_DRIFT:
+            self._index.update(zip(rows.id, positions, strict=True))
+            self._moved(len(positions))
+        else:
+            self._index = None
+            self._drift = 0
 
     def pop(self, i: int) -> Link:
         """Remove and return the link at position ``i``."""
         link = self.row(i)
-        for name in LINK_COLUMNS:
-            del getattr(self, name)[i]
-        self._index = None
+        self.delete([i])
         return link
 
     def replace(self, i: int, link: Link) -> Link:
@@ -302,8 +397,9 @@ class LinkTable(_Strict):
         old = self.row(i)
         for name in LINK_COLUMNS:
             getattr(self, name)[i] = getattr(link, name)
-        if old.id != link.id:
-            self._index = None
+        if old.id != link.id and self._index is not None:
+            self._index.pop(old.id, None)
+            self._index[link.id] = i
         return old
 
 

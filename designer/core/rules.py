@@ -535,7 +535,7 @@ def suggest_link(
         cables=cables,
     )
     return Link(
-        id=new_id(f"{a_id}--{b_id}", design.links.index(), bare_first=True),
+        id=new_id(f"{a_id}--{b_id}", design.links.id_set(), bare_first=True),
         a=a_id,
         a_port=choice.a_port,
         b=b_id,

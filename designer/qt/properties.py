@@ -215,8 +215,8 @@ class PropertiesPanel(QWidget):
         design = self.document.design
         wanted = set(self.selection)
         devices = [d for d in design.devices if d.id in wanted]
-        index = design.links.index()
-        links = [i for i in self.selection if i in index]
+        known = design.links.id_set()
+        links = [i for i in self.selection if i in known]
         return devices, links
 
     def refresh(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from designer.core.model import (
@@ -204,3 +206,83 @@ def test_unknown_fields_and_bad_values_are_refused() -> None:
         Device(id="has space", catalog_id="x")
     with pytest.raises(ValidationError):
         Link(id="l", a="a", a_port="p", b="b", b_port="p", speed_gbps=0)
+
+
+def _rows(prefix: str, n: int) -> list[Link]:
+    return [
+        Link(id=f"{prefix}{i}", a="a", a_port="p", b="b", b_port="p", speed_gbps=400)
+        for i in range(n)
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_linktable_lookups_stay_exact_across_splices(data: st.DataObject) -> None:
+    """Small deletes and restores keep a drifting id index; every look-up must
+    still give the true position (oracle: a plain list of ids)."""
+    import designer.core.model as model
+
+    table = LinkTable.from_links(_rows("x", data.draw(st.integers(0, 60))))
+    table.index()  # start from a built index, as the editor does
+    undo: list[tuple[list[int], LinkTable]] = []
+    fresh = iter(range(10_000))
+    old_drift = model.MAX_INDEX_DRIFT
+    model.MAX_INDEX_DRIFT = data.draw(st.sampled_from([3, 512]))
+    try:
+        for _ in range(data.draw(st.integers(1, 25))):
+            op = data.draw(st.sampled_from(["delete", "undo", "insert", "append"]))
+            n = len(table)
+            if op == "delete" and n:
+                k = data.draw(st.integers(1, min(n, 80)))
+                picked = data.draw(
+                    st.sets(st.integers(0, n - 1), min_size=k, max_size=k)
+                )
+                positions = sorted(picked)
+                undo.append((positions, table.delete(positions)))
+            elif op == "undo" and undo:
+                positions, rows = undo.pop()
+                table.restore(positions, rows)
+            elif op == "insert":
+                at = data.draw(st.integers(0, n))
+                table.insert(at, _rows(f"n{next(fresh)}-", 1)[0])
+                undo.clear()  # positions recorded before are stale now
+            elif op == "append":
+                table.extend(_rows(f"e{next(fresh)}-", data.draw(st.integers(1, 3))))
+                undo.clear()
+            oracle = {lid: i for i, lid in enumerate(table.id)}
+            probe = data.draw(
+                st.lists(st.sampled_from([*table.id, "ghost"]), max_size=12)
+            )
+            for lid in probe:
+                assert table.position(lid) == oracle.get(lid)
+                assert table.has(lid) == (lid in oracle)
+                assert (lid in table.id_set()) == (lid in oracle)
+            assert table.positions(probe) == {
+                i: oracle[i] for i in probe if i in oracle
+            }
+            assert table.positions(table.id) == oracle
+        assert table.index() == {lid: i for i, lid in enumerate(table.id)}
+    finally:
+        model.MAX_INDEX_DRIFT = old_drift
+
+
+def test_small_splices_keep_columns_in_step_with_a_bulk_rebuild() -> None:
+    """The in-place path (a few rows) and the one-pass path (many) agree."""
+    import designer.core.model as model
+
+    rows = _rows("x", 300)
+    positions = list(range(0, 300, 7))  # 43 rows: the in-place path
+    small, bulk = LinkTable.from_links(rows), LinkTable.from_links(rows)
+    old = model.SPLICE_ROWS
+    try:
+        model.SPLICE_ROWS = 0  # force the one-pass path for ``bulk``
+        removed_bulk = bulk.delete(positions)
+        model.SPLICE_ROWS = old
+        removed_small = small.delete(positions)
+        assert small == bulk and removed_small == removed_bulk
+        small.restore(positions, removed_small)
+        model.SPLICE_ROWS = 0
+        bulk.restore(positions, removed_bulk)
+        assert small == bulk == LinkTable.from_links(rows)
+    finally:
+        model.SPLICE_ROWS = old
