@@ -5,13 +5,13 @@ links already dropped) or edited in place (model swap, regroup, retier, rack,
 ports) get new per-device rows; link ends are renumbered; catalog ids and racks
 are renumbered by first use, as :func:`build_index` numbers them, so the report
 is the one a rebuild gives. Arrays of the old index are never written to.
-``endpoints_changed`` is called when compute nodes or their GPU counts change
-(the carried bisection bound no longer holds).
+(Compute nodes that come or go change the bisection's endpoints; the carried
+bound handles that by the compute fingerprint, see :mod:`.incremental`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +19,6 @@ import numpy as np
 
 from designer.analysis.ends import EndTable
 from designer.analysis.index import (
-    KIND_COMPUTE,
     DesignIndex,
     PortKey,
     _endpoint_orders,
@@ -65,7 +64,6 @@ def remove_devices(
     design: Design,
     index: DesignIndex,
     ids: set[str],
-    endpoints_changed: Callable[[], None],
 ) -> DesignIndex | None:
     """Devices deleted (their links already gone): drop rows, renumber link ends."""
     where = find_positions(index.device_ids, ids)
@@ -75,8 +73,6 @@ def remove_devices(
     keep[list(where.values())] = False
     if not (keep[index.a].all() and keep[index.b].all()):
         return None  # a link still touches a removed device
-    if (index.kind[~keep] == KIND_COMPUTE).any():
-        endpoints_changed()  # the bisection's endpoints changed
     renumber = np.cumsum(keep) - 1
     cols = {name: getattr(index, name)[keep] for name in _DEVICE_COLUMNS}
     device_ids = [d.id for d in design.devices]
@@ -102,7 +98,6 @@ def insert_devices(
     design: Design,
     index: DesignIndex,
     ids: set[str],
-    endpoints_changed: Callable[[], None],
 ) -> DesignIndex | None:
     """Devices inserted (appended, or restored by an undo) with no links yet."""
     devices = design.devices
@@ -120,8 +115,6 @@ def insert_devices(
     if columns is None:
         return None
     rows, catalog_ids, entries, rack_names = columns
-    if (rows["kind"] == KIND_COMPUTE).any():
-        endpoints_changed()  # the bisection's endpoints changed
     added = np.zeros(n, dtype=np.bool_)
     added[positions] = True
     cols: dict[str, Any] = {}
@@ -155,7 +148,6 @@ def edit_devices(
     design: Design,
     index: DesignIndex,
     ids: set[str],
-    endpoints_changed: Callable[[], None],
 ) -> DesignIndex | None:
     """Devices edited in place (model, group, tier, rack, ports): new rows."""
     if len(ids) > MAX_EDITED_DEVICES or len(design.devices) != index.n_devices:
@@ -172,10 +164,6 @@ def edit_devices(
         return None
     rows, catalog_ids, entries, rack_names = columns
     pos = np.asarray(at, dtype=np.int64)
-    was = index.kind[pos] == KIND_COMPUTE
-    now = rows["kind"] == KIND_COMPUTE
-    if (was != now).any() or (index.gpus[pos][was] != rows["gpus"][now]).any():
-        endpoints_changed()  # the bisection's endpoints changed
     cols: dict[str, Any] = {}
     for name in _DEVICE_COLUMNS:
         col = getattr(index, name).copy()

@@ -33,7 +33,10 @@ node, of the capacity crossing. Then
    changes capacity only: removal is 2 applied to its links (tracked like any
    deleted link) followed by dropping an isolated node, which leaves every
    cut's crossing capacity unchanged; adding is 1. A compute node or GPU count
-   that changes alters the splits themselves, so the reference is dropped.
+   that changes alters the splits themselves, so a reference holds only while
+   the compute nodes are those it was certified for (its fingerprint). Up to
+   :data:`MAX_REFERENCES` references are kept, each tracking every link edit,
+   so deleting a compute node and undoing it finds the old bound again.
 
 So if B(G_ref) >= L was certified and G differs from G_ref by link edits and
 non-compute device edits only, with the same compute nodes and GPU counts
@@ -42,8 +45,9 @@ model swap changes nothing), take G_min with, per link of G_ref, capacity
 min(ref, now) (0 when the link is gone, left the compute fabric or changed
 ends): G_min is G_ref minus the deficit D = sum(ref - min(ref, now)),
 and G contains G_min plus extra capacity, so B(G) >= B(G_min) >= L - D.
-:meth:`lower_hint` returns L - D for the current design; :meth:`certify`
-records a new (G_ref, L) when a report's lower bound beats it.
+:meth:`lower_hint` returns L - D per reference, :func:`hint_for` takes the
+best one certified for the analysed compute nodes; :meth:`certify` records a
+new (G_ref, L) when a report's lower bound beats what is carried.
 """
 
 from __future__ import annotations
@@ -77,6 +81,9 @@ _DEVICE_KINDS = frozenset({"devices_added", "devices_removed"})
 _REBUILD_KINDS = frozenset({"reset", "groups_changed"})
 MAX_TRACKED_LINKS = 20_000
 """Past this many links edited since the reference, the carried bound is dropped."""
+MAX_REFERENCES = 4
+"""Certified bounds kept, each for its own compute nodes (so that deleting a
+compute node and undoing it finds its bound again)."""
 MAX_PATCH_LINKS = 5_000
 """Bigger link edits (bulk wiring, a fabric-wide speed change) are rebuilt in the
 worker: patching reads rows one by one on the GUI thread."""
@@ -119,10 +126,7 @@ class IncrementalIndex:
         self.catalog = catalog
         self.index: DesignIndex | None = None
         self._dev_pos: dict[str, int] | None = None
-        self._ref_lower: float | None = None
-        self._ref_fp: tuple[tuple[str, ...], bytes] | None = None
-        self._ref_state: dict[str, LinkState | None] = {}
-        self._now_state: dict[str, LinkState | None] = {}
+        self._refs: list[_Reference] = []
         self.patched = 0
         """How many edits were patched in (for tests and the benchmark)."""
 
@@ -132,14 +136,12 @@ class IncrementalIndex:
         """Take a freshly built index of the current design as the base."""
         self.index = index
         self._dev_pos = None
-        if self._ref_fp is not None and compute_fingerprint(index) != self._ref_fp:
-            self._drop_reference()
 
     def invalidate(self) -> None:
-        """Forget the index (the next analysis rebuilds it) and the carried bound."""
+        """Forget the index (the next analysis rebuilds it) and the carried bounds."""
         self.index = None
         self._dev_pos = None
-        self._drop_reference()
+        self._drop_references()
 
     def update(self, design: Design, changes: Iterable[Change]) -> DesignIndex | None:
         """Follow one edit's changes; the patched index, or None to rebuild."""
@@ -162,7 +164,7 @@ class IncrementalIndex:
             # a model swap, regroup, retier, rack or port change: patch the rows
             new = None
             if kinds == {"devices_changed"}:
-                new = edit_devices(design, old, set(moved), self._drop_reference)
+                new = edit_devices(design, old, set(moved))
                 self.patched += new is not None
         link_kinds = kinds & _LINK_KINDS
         dev_kinds = kinds & _DEVICE_KINDS
@@ -404,9 +406,9 @@ class IncrementalIndex:
             if link_ids:
                 new = self._patch_removed(design, index, link_ids)
             if new is not None:
-                new = remove_devices(design, new, ids, self._drop_reference)
+                new = remove_devices(design, new, ids)
         elif kinds == {"devices_added"} and set(links) <= {"links_added"}:
-            new = insert_devices(design, index, ids, self._drop_reference)
+            new = insert_devices(design, index, ids)
             self._dev_pos = None
             if new is not None and link_ids:
                 new = self._patch_added(design, new, link_ids)
@@ -415,11 +417,8 @@ class IncrementalIndex:
 
     # -- carried lower bound ----------------------------------------------------
 
-    def _drop_reference(self) -> None:
-        self._ref_lower = None
-        self._ref_fp = None
-        self._ref_state.clear()
-        self._now_state.clear()
+    def _drop_references(self) -> None:
+        self._refs.clear()
 
     def _track(
         self,
@@ -428,65 +427,97 @@ class IncrementalIndex:
         ids: set[str],
         kinds: set[str],
     ) -> None:
-        """Record the reference and current state of the links this edit touched."""
-        if self._ref_lower is None:
+        """Record, per reference, the reference and current state of the links
+        this edit touched."""
+        if not self._refs:
             return
-        if old is None or len(self._ref_state) + len(ids) > MAX_TRACKED_LINKS:
-            self._drop_reference()
+        if old is None:
+            self._drop_references()  # the reference states can no longer be read
             return
-        new_ids = [i for i in ids if i not in self._ref_state]
-        if kinds & _LINK_KINDS == {"links_added"}:
-            # untouched since the reference and added now: it did not exist then
-            self._ref_state.update(dict.fromkeys(new_ids))
-        elif new_ids:
-            where = find_positions(old.link_ids, new_ids)
-            states = iter(_states(old, [where[i] for i in new_ids if i in where]))
-            for lid in new_ids:
-                self._ref_state[lid] = next(states) if lid in where else None
+        self._refs = [
+            r for r in self._refs if len(r.ref_state) + len(ids) <= MAX_TRACKED_LINKS
+        ]
+        added_only = kinds & _LINK_KINDS == {"links_added"}
+        where: dict[str, int] | None = None
+        for ref in self._refs:
+            new_ids = [i for i in ids if i not in ref.ref_state]
+            if added_only:
+                # untouched since the reference and added now: it did not exist then
+                ref.ref_state.update(dict.fromkeys(new_ids))
+            elif new_ids:
+                if where is None:
+                    where = find_positions(old.link_ids, ids)
+                states = iter(_states(old, [where[i] for i in new_ids if i in where]))
+                for lid in new_ids:
+                    ref.ref_state[lid] = next(states) if lid in where else None
+        if not self._refs:
+            return
+        now_state: dict[str, LinkState | None] = {}
         if kinds & _LINK_KINDS == {"links_removed"}:
-            self._now_state.update(dict.fromkeys(ids))
-            return
-        table = design.links
-        now = find_positions(table.id, ids)
-        for lid in ids:
-            i = now.get(lid)
-            if i is None:
-                self._now_state[lid] = None
-                continue
-            compute = table.fabric[i] == Fabric.COMPUTE
-            cap = table.cables[i] * table.speed_gbps[i] if compute else 0
-            self._now_state[lid] = (table.a[i], table.b[i], cap)
+            now_state = dict.fromkeys(ids)
+        else:
+            table = design.links
+            now = table.positions(ids)
+            for lid in ids:
+                i = now.get(lid)
+                if i is None:
+                    now_state[lid] = None
+                    continue
+                compute = table.fabric[i] == Fabric.COMPUTE
+                cap = table.cables[i] * table.speed_gbps[i] if compute else 0
+                now_state[lid] = (table.a[i], table.b[i], cap)
+        for ref in self._refs:
+            ref.now_state.update(now_state)
 
-    def lower_hint(self) -> tuple[float, tuple[tuple[str, ...], bytes]] | None:
-        """(carried lower bound in Gb/s, compute fingerprint it holds for), or None."""
-        if self._ref_lower is None or self._ref_fp is None:
-            return None
-        deficit = 0
-        for lid, ref in self._ref_state.items():
-            if ref is None:
-                continue
-            now = self._now_state.get(lid)
-            kept = now[2] if now is not None and _same_ends(ref, now) else 0
-            deficit += max(0, ref[2] - kept)
-        return max(0.0, self._ref_lower - deficit), self._ref_fp
+    def lower_hint(self) -> list[tuple[float, tuple[tuple[str, ...], bytes]]]:
+        """(carried lower bound in Gb/s, compute fingerprint it holds for) per
+        reference; :func:`hint_for` picks the one for the analysed index."""
+        return [(ref.carried(), ref.fingerprint) for ref in self._refs]
 
     def certify(self, lower: float, index: DesignIndex) -> None:
         """A sound lower bound for the current design (the one ``index`` shows)."""
-        hint = self.lower_hint()
-        if hint is not None and hint[0] >= lower:
+        fp = compute_fingerprint(index)
+        same = [r for r in self._refs if r.fingerprint == fp]
+        if any(r.carried() >= lower for r in same):
             return
-        self._drop_reference()
-        self._ref_lower = float(lower)
-        self._ref_fp = compute_fingerprint(index)
+        self._refs = [r for r in self._refs if r.fingerprint != fp]
+        self._refs.append(_Reference(float(lower), fp))
+        del self._refs[:-MAX_REFERENCES]
+
+
+class _Reference:
+    """A certified bound ``lower`` for a design G_ref with compute nodes
+    ``fingerprint``, and the links edited since: their state in G_ref and now."""
+
+    def __init__(self, lower: float, fingerprint: tuple[tuple[str, ...], bytes]):
+        self.lower = lower
+        self.fingerprint = fingerprint
+        self.ref_state: dict[str, LinkState | None] = {}
+        self.now_state: dict[str, LinkState | None] = {}
+
+    def carried(self) -> float:
+        """L - D: the bound minus the reference capacity lost since."""
+        deficit = 0
+        for lid, ref in self.ref_state.items():
+            if ref is None:
+                continue
+            now = self.now_state.get(lid)
+            kept = now[2] if now is not None and _same_ends(ref, now) else 0
+            deficit += max(0, ref[2] - kept)
+        return max(0.0, self.lower - deficit)
 
 
 def hint_for(
-    hint: tuple[float, tuple[tuple[str, ...], bytes]] | None, index: DesignIndex
+    hints: Sequence[tuple[float, tuple[tuple[str, ...], bytes]]] | None,
+    index: DesignIndex,
 ) -> float | None:
-    """The carried bound when ``index`` has the compute nodes it was certified for."""
-    if hint is None or compute_fingerprint(index) != hint[1]:
+    """The best carried bound among ``hints`` certified for the compute nodes of
+    ``index`` (None when none was)."""
+    if not hints:
         return None
-    return hint[0]
+    fp = compute_fingerprint(index)
+    fits = [bound for bound, of in hints if of == fp]
+    return max(fits) if fits else None
 
 
 def _ends_with_cables(

@@ -306,8 +306,13 @@ def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
     truth = oracle_bisection(design)
     follow.inc.certify(truth, follow.index())
     removed: list[Link] = []
-    for _ in range(12):
-        if rng.random() < 0.3:
+    for _ in range(16):
+        roll = rng.random()
+        if roll < 0.2 and doc.history.can_undo:
+            doc.undo()  # back to compute nodes certified before (kept references)
+        elif roll < 0.25 and doc.history.can_redo:
+            doc.redo()
+        elif roll < 0.45:
             doc.execute(_random_bound_device_edit(rng, doc.design))
         else:
             doc.execute(_random_edit(rng, doc.design, removed))
@@ -328,24 +333,56 @@ def test_carried_bound_follows_capacity_exactly() -> None:
     doc = Document(design)
     follow = _Follower(doc)
     follow.inc.certify(5000.0, follow.index())
+
+    def carried() -> float | None:
+        assert follow.inc.index is not None  # every edit here is patched
+        return hint_for(follow.inc.lower_hint(), follow.inc.index)
+
     link = next(x for x in doc.design.links if x.fabric is Fabric.COMPUTE)
     cap = link.cables * link.speed_gbps
     doc.execute(RemoveLinks([link.id]))
-    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    assert carried() == 5000.0 - cap
     doc.undo()
-    assert follow.inc.lower_hint()[0] == 5000.0  # type: ignore[index]
+    assert carried() == 5000.0
     doc.execute(UpdateLink(link.id, {"cables": link.cables + 1}))
-    assert follow.inc.lower_hint()[0] == 5000.0  # type: ignore[index]
+    assert carried() == 5000.0
     doc.execute(UpdateLink(link.id, {"fabric": "storage"}))
-    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    assert carried() == 5000.0 - cap
     switch = Device(id="new-switch", catalog_id="generic-switch", ports={"ports": 64})
     doc.execute(AddDevices([switch]))  # capacity only: the bound carries over
-    assert follow.inc.index is not None
-    assert follow.inc.lower_hint()[0] == 5000.0 - cap  # type: ignore[index]
+    assert carried() == 5000.0 - cap
     doc.execute(AddDevices([Device(id="new-host", catalog_id="dgx-h100")]))
-    assert follow.inc.index is not None  # patched, but the compute nodes changed:
-    assert follow.inc.lower_hint() is None  # the bound no longer holds
-    assert hint_for(follow.inc.lower_hint(), follow.inc.index) is None
+    assert carried() is None  # the compute nodes changed: the bound does not hold
+    doc.undo()  # ... until they are the certified ones again
+    assert carried() == 5000.0 - cap
+
+
+def test_deleting_a_compute_node_and_undoing_finds_the_bound_again() -> None:
+    """Hand-checked: the node's links are a deficit of the old reference while
+    it is gone; the undo brings them back, and another edit meanwhile counts."""
+    design = random_design(3, hosts=8, switches=4)
+    doc = Document(design)
+    follow = _Follower(doc)
+    follow.inc.certify(5000.0, follow.index())
+    host = next(d for d in doc.design.devices if d.catalog_id != "generic-switch")
+    doc.execute(RemoveDevices([host.id]))
+    index = follow.index()
+    assert hint_for(follow.inc.lower_hint(), index) is None
+    follow.inc.certify(1234.0, index)  # the smaller design's own bound
+    assert hint_for(follow.inc.lower_hint(), index) == 1234.0
+    other = next(
+        x
+        for x in doc.design.links
+        if x.fabric is Fabric.COMPUTE and host.id not in (x.a, x.b)
+    )
+    doc.execute(RemoveLinks([other.id]))  # tracked by both references
+    doc.undo()
+    doc.execute(RemoveLinks([other.id]))
+    cap = other.cables * other.speed_gbps
+    assert hint_for(follow.inc.lower_hint(), follow.index()) == max(0, 1234.0 - cap)
+    doc.undo()
+    doc.undo()  # the compute node and its links are back
+    assert hint_for(follow.inc.lower_hint(), follow.index()) == 5000.0
 
 
 def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
