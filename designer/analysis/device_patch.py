@@ -11,7 +11,7 @@ bound handles that by the compute fingerprint, see :mod:`.incremental`.)
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -60,6 +60,47 @@ def find_positions(seq: list[str], ids: Collection[str]) -> dict[str, int]:
     return {lid: i for i, lid in enumerate(seq) if lid in want}
 
 
+SPLICE_ROWS = 64
+"""Up to this many rows are cut or put by slices; more by a mask."""
+
+
+def cut_rows(values: np.ndarray, positions: Sequence[int]) -> np.ndarray:
+    """A copy of ``values`` without the rows at ascending ``positions``."""
+    if len(positions) > SPLICE_ROWS:
+        return np.delete(values, positions)
+    pieces = []
+    start = 0
+    for p in positions:
+        pieces.append(values[start:p])
+        start = p + 1
+    pieces.append(values[start:])
+    return np.concatenate(pieces)
+
+
+def put_rows(
+    values: np.ndarray, positions: Sequence[int], rows: np.ndarray
+) -> np.ndarray:
+    """A copy of ``values`` with ``rows`` put in so that they end up at the
+    ascending ``positions`` of the result (the inverse of :func:`cut_rows`)."""
+    n = len(values) + len(positions)
+    if len(positions) > SPLICE_ROWS:
+        added = np.zeros(n, dtype=np.bool_)
+        added[list(positions)] = True
+        out = np.empty(n, dtype=values.dtype)
+        out[added] = rows
+        out[~added] = values
+        return out
+    pieces = []
+    src = 0
+    for j, p in enumerate(positions):
+        upto = p - j
+        pieces.append(values[src:upto])
+        pieces.append(rows[j : j + 1])
+        src = upto
+    pieces.append(values[src:])
+    return np.concatenate(pieces).astype(values.dtype, copy=False)
+
+
 def remove_devices(
     design: Design,
     index: DesignIndex,
@@ -74,11 +115,15 @@ def remove_devices(
     if not (keep[index.a].all() and keep[index.b].all()):
         return None  # a link still touches a removed device
     renumber = np.cumsum(keep) - 1
-    cols = {name: getattr(index, name)[keep] for name in _DEVICE_COLUMNS}
-    device_ids = [d.id for d in design.devices]
-    if device_ids != [d for d, k in zip(index.device_ids, keep, strict=True) if k]:
+    at = sorted(where.values())
+    cols = {name: cut_rows(getattr(index, name), at) for name in _DEVICE_COLUMNS}
+    device_ids = list(index.device_ids)
+    ports = list(index.device_ports)
+    for p in reversed(at):
+        del device_ids[p]
+        del ports[p]
+    if device_ids != [d.id for d in design.devices]:
         return None
-    ports = [p for p, k in zip(index.device_ports, keep, strict=True) if k]
     return _finish(
         design,
         index,
@@ -104,10 +149,11 @@ def insert_devices(
     n, k = len(devices), len(ids)
     if n != index.n_devices + k:
         return None
-    if {d.id for d in devices[n - k :]} == ids:
+    now_ids = [d.id for d in devices]
+    if set(now_ids[n - k :]) == ids:
         positions = list(range(n - k, n))
     else:
-        positions = [i for i, d in enumerate(devices) if d.id in ids]
+        positions = sorted(find_positions(now_ids, ids).values())
     if len(positions) != k:
         return None
     fresh = [devices[i] for i in positions]
@@ -115,19 +161,19 @@ def insert_devices(
     if columns is None:
         return None
     rows, catalog_ids, entries, rack_names = columns
+    cols: dict[str, Any] = {
+        name: put_rows(getattr(index, name), positions, rows[name])
+        for name in _DEVICE_COLUMNS
+    }
+    device_ids = list(index.device_ids)
+    ports = list(index.device_ports)
+    for p in positions:
+        device_ids.insert(p, now_ids[p])
+        ports.insert(p, devices[p].ports)
+    if device_ids != now_ids:
+        return None
     added = np.zeros(n, dtype=np.bool_)
     added[positions] = True
-    cols: dict[str, Any] = {}
-    for name in _DEVICE_COLUMNS:
-        old = getattr(index, name)
-        col = np.empty(n, dtype=old.dtype)
-        col[added] = rows[name]
-        col[~added] = old
-        cols[name] = col
-    device_ids = [d.id for d in devices]
-    kept = [d for d, new in zip(device_ids, added.tolist(), strict=True) if not new]
-    if kept != index.device_ids:
-        return None
     renumber = np.flatnonzero(~added)
     return _finish(
         design,
@@ -137,7 +183,7 @@ def insert_devices(
         entries=entries,
         rack_names=rack_names,
         device_ids=device_ids,
-        device_ports=[d.ports for d in devices],
+        device_ports=ports,
         a=renumber[index.a],
         b=renumber[index.b],
         renumber=renumber,

@@ -59,9 +59,11 @@ from typing import Any
 import numpy as np
 
 from designer.analysis.device_patch import (
+    cut_rows,
     edit_devices,
     find_positions,
     insert_devices,
+    put_rows,
     remove_devices,
 )
 from designer.analysis.ends import EndTable, dense_codes
@@ -319,7 +321,7 @@ class IncrementalIndex:
         ):
             return None
         cols: dict[str, Any] = {
-            name: np.delete(getattr(index, name), positions)
+            name: cut_rows(getattr(index, name), positions)
             for name in (
                 "a",
                 "b",
@@ -336,7 +338,7 @@ class IncrementalIndex:
         new = replace(
             index,
             link_ids=link_ids,
-            link_ids_arr=np.delete(index.link_ids_arr, positions),
+            link_ids_arr=cut_rows(index.link_ids_arr, positions),
             **cols,
         )
         # the first reader (the worker) drops the rows from the old end table
@@ -361,22 +363,18 @@ class IncrementalIndex:
         rows = self._rows(index, table, positions)
         if rows is None:
             return None
-        added = np.zeros(len(table), dtype=np.bool_)
-        added[positions] = True
         cols: dict[str, Any] = {
             "port_names": rows.pop("port_names"),
             "port_keys": rows.pop("port_keys"),
         }
         for name, values in rows.items():
-            col = np.empty(len(table), dtype=np.int64)
-            col[added] = values
-            col[~added] = getattr(index, name)
-            cols[name] = col
+            cols[name] = put_rows(getattr(index, name), positions, values)
         link_ids = list(table.id)
+        new_ids = np.asarray([link_ids[p] for p in positions], dtype=object)
         new = replace(
             index,
             link_ids=link_ids,
-            link_ids_arr=np.asarray(link_ids, dtype=object),
+            link_ids_arr=put_rows(index.link_ids_arr, positions, new_ids),
             **cols,
         )
         new._ends = new._ends_patch = None  # built by the first reader (the worker)

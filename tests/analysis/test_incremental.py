@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from designer.analysis import analyze, analyze_index, build_index
@@ -415,3 +416,20 @@ def test_bulk_link_edits_are_left_to_a_rebuild(monkeypatch: pytest.MonkeyPatch) 
     got = analyze_index(follow.index(), doc.design)
     assert got.model_dump() == analyze(doc.design).model_dump()
     assert follow.rebuilds == 1
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 64, 65, 300])
+def test_cut_and_put_rows_match_numpy_delete_and_insert(k: int) -> None:
+    from designer.analysis.device_patch import cut_rows, put_rows
+
+    rng = np.random.default_rng(k)
+    values = rng.integers(0, 1000, size=500)
+    positions = sorted(rng.choice(500, size=k, replace=False).tolist())
+    cut = cut_rows(values, positions)
+    assert np.array_equal(cut, np.delete(values, positions))
+    back = put_rows(cut, positions, values[positions])
+    assert back.dtype == values.dtype and np.array_equal(back, values)
+    names = np.asarray([f"id{i}" for i in range(500)], dtype=object)
+    assert put_rows(
+        cut_rows(names, positions), positions, names[positions]
+    ).tolist() == (names.tolist())
