@@ -52,7 +52,7 @@ new (G_ref, L) when a report's lower bound beats what is carried.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -129,6 +129,7 @@ class IncrementalIndex:
         self.index: DesignIndex | None = None
         self._dev_pos: dict[str, int] | None = None
         self._refs: list[_Reference] = []
+        self._hints: dict[str, int] = {}
         self.patched = 0
         """How many edits were patched in (for tests and the benchmark)."""
 
@@ -154,6 +155,12 @@ class IncrementalIndex:
             return None
         old = self.index
         link_ids = {i for c in changes if c.kind in _LINK_KINDS for i in c.ids}
+        self._hints = {
+            i: p
+            for c in changes
+            if c.positions is not None and c.kind in _LINK_KINDS
+            for i, p in zip(c.ids, c.positions, strict=True)
+        }
         if link_ids:
             self._track(design, old, link_ids, kinds)
         if old is None:
@@ -190,9 +197,31 @@ class IncrementalIndex:
                 new = self._patch_added(design, old, link_ids)
             self.patched += new is not None
         self.index = new
+        self._hints = {}
         if new is None:
             self._dev_pos = None
         return new
+
+    def _where(
+        self,
+        seq: list[str],
+        ids: Iterable[str],
+        search: Callable[[list[str]], dict[str, int]] | None = None,
+    ) -> dict[str, int]:
+        """Positions of ``ids`` in ``seq``: the edit's hints where they check
+        out, ``search`` (default: a scan of ``seq``) for the rest."""
+        hints = self._hints
+        out: dict[str, int] = {}
+        rest: list[str] = []
+        for lid in ids:
+            p = hints.get(lid)
+            if p is not None and p < len(seq) and seq[p] == lid:
+                out[lid] = p
+            else:
+                rest.append(lid)
+        if rest:
+            out.update(search(rest) if search else find_positions(seq, rest))
+        return out
 
     def _positions(self, index: DesignIndex) -> dict[str, int]:
         if self._dev_pos is None:
@@ -286,7 +315,7 @@ class IncrementalIndex:
         table = design.links
         if len(table) != index.n_links:
             return None
-        positions = sorted(find_positions(table.id, ids).values())
+        positions = sorted(table.positions(ids).values())
         if len(positions) != len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -315,7 +344,7 @@ class IncrementalIndex:
         self, design: Design, index: DesignIndex, ids: set[str]
     ) -> DesignIndex | None:
         """Links deleted: drop their rows."""
-        positions = sorted(find_positions(index.link_ids, ids).values())
+        positions = sorted(self._where(index.link_ids, ids).values())
         if len(positions) != len(ids) or len(design.links) != index.n_links - len(
             positions
         ):
@@ -357,7 +386,7 @@ class IncrementalIndex:
     ) -> DesignIndex | None:
         """Links inserted (appended, or restored by an undo): splice their rows in."""
         table = design.links
-        positions = sorted(find_positions(table.id, ids).values())
+        positions = sorted(self._where(table.id, ids, table.positions).values())
         if len(positions) != len(ids) or len(table) != index.n_links + len(ids):
             return None
         rows = self._rows(index, table, positions)
@@ -444,7 +473,7 @@ class IncrementalIndex:
                 ref.ref_state.update(dict.fromkeys(new_ids))
             elif new_ids:
                 if where is None:
-                    where = find_positions(old.link_ids, ids)
+                    where = self._where(old.link_ids, ids)
                 states = iter(_states(old, [where[i] for i in new_ids if i in where]))
                 for lid in new_ids:
                     ref.ref_state[lid] = next(states) if lid in where else None
@@ -455,7 +484,7 @@ class IncrementalIndex:
             now_state = dict.fromkeys(ids)
         else:
             table = design.links
-            now = table.positions(ids)
+            now = self._where(table.id, ids, table.positions)
             for lid in ids:
                 i = now.get(lid)
                 if i is None:

@@ -346,3 +346,48 @@ def test_core_imports_no_qt() -> None:
         " for m in sys.modules), 'Qt imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_link_changes_carry_the_positions_of_their_links() -> None:
+    """links_removed: where the links were before; links_added: where they are
+    after. Followers trust these only after a check, but they must be right."""
+    doc = Document(fabric())
+    seen: list[list[Change]] = []
+    doc.subscribe(seen.append)
+    before = list(doc.design.links.id)
+
+    def check_last() -> None:
+        for c in seen[-1]:
+            if c.kind not in ("links_added", "links_removed"):
+                continue
+            assert c.positions is not None, c.kind
+            table = before if c.kind == "links_removed" else doc.design.links.id
+            assert [table[p] for p in c.positions] == list(c.ids), c.kind
+
+    node = doc.design.devices[-1].id
+    steps = [
+        lambda: doc.execute(RemoveLinks([before[1], before[4]])),
+        doc.undo,
+        lambda: doc.execute(RemoveDevices([node])),
+        doc.undo,
+        lambda: doc.execute(
+            AddLinks(
+                [
+                    Link(
+                        id="extra",
+                        a=node,
+                        a_port="compute",
+                        b=doc.design.devices[0].id,
+                        b_port="ports",
+                        speed_gbps=400,
+                    )
+                ]
+            )
+        ),
+        doc.undo,
+    ]
+    for step in steps:
+        before = list(doc.design.links.id)
+        step()
+        check_last()
+    assert sum(c.positions is not None for changes in seen for c in changes) >= 6
