@@ -258,6 +258,23 @@ class BlockItem(QGraphicsItem):
         self.cut_fill: QColor | None = None
         self.setZValue(st.Z_BLOCK)
 
+    def set_block(
+        self, group_id: str | None, rect: QRectF, title: str, summary: str
+    ) -> None:
+        """Re-point the item at a block (the same key after an edit)."""
+        changed = (group_id, title, summary) != (
+            self.group_id,
+            self.title,
+            self.summary,
+        )
+        if rect != self.rect:
+            self.prepareGeometryChange()
+            self.rect = rect
+            changed = True
+        self.group_id, self.title, self.summary = group_id, title, summary
+        if changed:
+            self.update()
+
     def boundingRect(self) -> QRectF:
         """The block's rectangle."""
         return self.rect.adjusted(-2, -2, 2, 2)
@@ -375,9 +392,22 @@ class LabelItem(QGraphicsItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         self.setPos(pos)
         self.setZValue(st.Z_TRUNK + 1)
+        self._rect = self._badge(text)
+
+    @staticmethod
+    def _badge(text: str) -> QRectF:
         fm = QFontMetricsF(font("small"))
         w = fm.horizontalAdvance(text) + 8
-        self._rect = QRectF(-w / 2, -fm.height() / 2 - 1, w, fm.height() + 2)
+        return QRectF(-w / 2, -fm.height() / 2 - 1, w, fm.height() + 2)
+
+    def set_text(self, text: str) -> None:
+        """Show another text (the trunk's count changed)."""
+        rect = self._badge(text)
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+        self.text = text
+        self.update()
 
     def boundingRect(self) -> QRectF:
         """Badge rect in device pixels."""

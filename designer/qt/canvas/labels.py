@@ -20,6 +20,7 @@ from designer.qt.canvas import style as st
 from designer.qt.canvas.items import fits_inside, font, render_options
 
 if TYPE_CHECKING:
+    from designer.qt.canvas.items import BlockItem, FrameItem
     from designer.qt.canvas.scene import DesignScene
 
 #: Widest an outside title may be (reference pixels); longer lines are elided.
@@ -122,6 +123,44 @@ def _free(rect: QRectF, taken: list[QRectF]) -> bool:
     return not any(rect.intersects(t) for t in taken)
 
 
+def _coords(r: QRectF) -> tuple[float, float, float, float]:
+    return (r.x(), r.y(), r.width(), r.height())
+
+
+def _transform_key(t: QTransform) -> tuple[float, ...]:
+    return (
+        t.m11(), t.m12(), t.m13(), t.m21(), t.m22(), t.m23(), t.m31(), t.m32(), t.m33()
+    )  # fmt: skip
+
+
+class LabelMemo:
+    """What the last placement read and decided, phase by phase.
+
+    An edit usually leaves blocks, frames and most trunks as they were: a phase
+    whose inputs equal the last run's is not redone (its items still hold the
+    result), which keeps an edit at 100,000 GPUs from re-placing every title.
+    """
+
+    def __init__(self) -> None:
+        self.blocks: tuple[object, ...] | None = None
+        self.block_out: tuple[list[QRectF], set[tuple[str, str]], set[str]] = (
+            [],
+            set(),
+            set(),
+        )
+        self.frames: tuple[object, ...] | None = None
+        self.frame_out: tuple[list[QRectF], set[tuple[str, str]]] = ([], set())
+        #: visible device centres the frame phase saw, and the scene rects it
+        #: asked about (a device change elsewhere cannot alter its answers)
+        self.devices = np.zeros(0, complex)
+        self.device_queries: list[tuple[float, float, float, float]] = []
+        self.trunks: tuple[object, ...] | None = None
+
+    def clear(self) -> None:
+        """Forget everything: the next placement redoes every phase."""
+        self.blocks = self.frames = self.trunks = None
+
+
 def place_labels(
     scene: DesignScene, transform: QTransform, bounds: QRectF | None = None
 ) -> None:
@@ -131,9 +170,62 @@ def place_labels(
     window's visible part): titles outside blocks must lie within it, or they
     would be cut off at its edge.
     """
-    used: set[tuple[str, str]] = set()
+    memo: LabelMemo = scene._label_memo
     isolated = scene._only_rows is not None
     blocks = [b for b in scene._block_items if b.isVisible()] if not isolated else []
+    view_key = (
+        _transform_key(transform),
+        _coords(bounds) if bounds is not None else None,
+        isolated,
+    )
+    block_key = (
+        view_key,
+        tuple((b.key, _coords(b.rect), b.title, b.summary) for b in blocks),
+    )
+    if block_key == memo.blocks:
+        taken_blocks, used_blocks, outside = memo.block_out
+        for b in blocks:
+            flag = b.key in outside
+            if flag != b.title_outside:
+                b.title_outside = flag
+                b.update()
+    else:
+        memo.blocks = memo.frames = memo.trunks = None
+        taken_blocks, used_blocks = _place_block_titles(
+            scene, transform, blocks, bounds
+        )
+        outside = {b.key for b in blocks if b.title_outside}
+        memo.block_out = (taken_blocks, used_blocks, outside)
+        memo.blocks = block_key
+    taken = list(taken_blocks)
+    used = set(used_blocks)
+    if not isolated:
+        _frame_phase(scene, memo, transform, view_key, taken, used, bounds)
+    for key, item in scene.titles().items():
+        item.setVisible(key in used)
+    items = scene._trunk_items
+    q = scene._quotient
+    trunk_key = (
+        view_key,
+        tuple(_coords(t) for t in taken),
+        tuple(
+            (t.p0, t.p1, t.capacity_gbps, label.text, line.isVisible())
+            for t, (line, label) in zip(q.trunks, items, strict=True)
+        ),
+    )
+    if trunk_key != memo.trunks:
+        _place_trunk_labels(scene, transform, taken, isolated)
+        memo.trunks = trunk_key
+
+
+def _place_block_titles(
+    scene: DesignScene,
+    transform: QTransform,
+    blocks: list[BlockItem],
+    bounds: QRectF | None,
+) -> tuple[list[QRectF], set[tuple[str, str]]]:
+    """Block titles: inside the block when they fit, else beside it."""
+    used: set[tuple[str, str]] = set()
     # blocks are drawn over trunks: a label half under one reads as garbage
     taken: list[QRectF] = [transform.mapRect(b.rect) for b in blocks]
     by_area = sorted(blocks, key=lambda b: -b.rect.width() * b.rect.height())
@@ -168,11 +260,69 @@ def place_labels(
         if outside != b.title_outside:
             b.title_outside = outside
             b.update()
-    if not isolated:
-        _place_frame_titles(scene, transform, taken, used, bounds)
-    for key, item in scene.titles().items():
-        item.setVisible(key in used)
-    _place_trunk_labels(scene, transform, taken, isolated)
+    return taken, used
+
+
+def _frame_phase(
+    scene: DesignScene,
+    memo: LabelMemo,
+    transform: QTransform,
+    view_key: tuple[object, ...],
+    taken: list[QRectF],
+    used: set[tuple[str, str]],
+    bounds: QRectF | None,
+) -> None:
+    """Frame titles, or the last run's when frames, text and devices allow."""
+    frames = [f for f in scene._frame_items if f.isVisible()]
+    key = (
+        view_key,
+        tuple(_coords(t) for t in taken),
+        tuple((f.group_id, _coords(f.rect), f.title, f.depth) for f in frames),
+    )
+    g = scene._geom
+    hidden = scene._hidden
+    pts = g.xy[~hidden] if hidden.shape[0] == g.xy.shape[0] else g.xy
+    centres = pts[:, 0] + 1j * pts[:, 1]
+    if key == memo.frames and _same_answers(memo, centres):
+        memo.devices = centres
+        more_taken, more_used = memo.frame_out
+        taken.extend(more_taken)
+        used.update(more_used)
+        return
+    before_taken, before_used = len(taken), set(used)
+    queries: list[tuple[float, float, float, float]] = []
+    _place_frame_titles(scene, transform, taken, used, bounds, frames, queries)
+    memo.frame_out = (taken[before_taken:], used - before_used)
+    memo.frames = key
+    memo.devices = centres
+    memo.device_queries = queries
+    memo.trunks = None
+
+
+def _same_answers(memo: LabelMemo, centres: np.ndarray) -> bool:
+    """Whether every device query of the last frame phase answers as before.
+
+    Only devices added, removed or moved since can change an answer: each
+    query rect is tested against those few centres.
+    """
+    old = memo.devices
+    if old.shape == centres.shape and np.array_equal(old, centres):
+        return True
+    if not memo.device_queries:
+        return True
+    changed = np.setxor1d(old, centres)
+    if changed.size > 4096:
+        return False
+    hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
+    q = np.asarray(memo.device_queries)
+    x, y = changed.real[None, :], changed.imag[None, :]
+    hit = (
+        (x >= q[:, 0:1] - hw)
+        & (x <= q[:, 2:3] + hw)
+        & (y > q[:, 1:2] - hh)
+        & (y < q[:, 3:4] + hh)
+    )
+    return not bool(hit.any())
 
 
 def _place_frame_titles(
@@ -181,9 +331,13 @@ def _place_frame_titles(
     taken: list[QRectF],
     used: set[tuple[str, str]],
     bounds: QRectF | None,
+    frames: list[FrameItem],
+    queries: list[tuple[float, float, float, float]],
 ) -> None:
-    """Frame names: in the header band when it is tall enough, else at the corner."""
-    frames = [f for f in scene._frame_items if f.isVisible()]
+    """Frame names: in the header band when it is tall enough, else at the corner.
+
+    The scene rects tested against devices are appended to ``queries``.
+    """
     if not frames:
         return
     rects = [transform.mapRect(f.rect) for f in frames]
@@ -221,7 +375,9 @@ def _place_frame_titles(
                 continue
             if devices is None:
                 devices = _Devices(scene._geom.xy, scene._hidden)
-            if devices.hit(inverse.mapRect(spot)):
+            probe = inverse.mapRect(spot)
+            queries.append((probe.left(), probe.top(), probe.right(), probe.bottom()))
+            if devices.hit(probe):
                 continue
             title.place(tl, offset)
             taken.append(spot.adjusted(-2, -2, 2, 2))

@@ -26,7 +26,12 @@ from designer.qt.canvas.items import (
     LabelItem,
     LinkLayerItem,
 )
-from designer.qt.canvas.labels import TitleItem, place_labels, trunk_fraction
+from designer.qt.canvas.labels import (
+    LabelMemo,
+    TitleItem,
+    place_labels,
+    trunk_fraction,
+)
 from designer.qt.canvas.quotient import Quotient, moved, quotient, relinked
 from designer.qt.canvas.selection import SelectionMixin
 
@@ -66,6 +71,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._drag_trunks = []
         self._label_transform = QTransform()
         self._label_bounds: QRectF | None = None
+        self._label_memo = LabelMemo()
         self._hidden = np.zeros(0, bool)
         self._pending: list[Change] = []
         self._isolated: list[QGraphicsItem] = []
@@ -248,11 +254,54 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             q = quotient(design, self._geom, self.catalog, self.overview)
             self._quotients[self.overview] = q
         self._quotient = q
-        for block_item in self._block_items:
+        self._sync_blocks(q)
+        if frames:
+            # frames are re-fitted in place: an edit re-creates none of them
+            reuse = {f.group_id: f for f in self._frame_items}
+            self._frame_of = {}
+            new_frames = [] if self.overview else self._make_frames(reuse)
+            for frame in reuse.values():
+                self.removeItem(frame)
+            for frame in new_frames:
+                if frame.scene() is None:
+                    self.addItem(frame)
+            self._frame_items = new_frames
+        self._sync_trunks(q)
+        # devices are top-level items (a hidden parent layer would make
+        # QGraphicsView.render() paint every child): flip only what changed
+        hidden = np.ones(len(self._geom.ids), bool) if self.overview else q.rep >= 0
+        prev = self._hidden
+        if prev.shape != hidden.shape:
+            prev = self._geom.carry_over(prev, ~hidden)
+        ids = self._geom.ids
+        for r in np.nonzero(hidden != prev)[0].tolist():
+            self._items[ids[r]].setVisible(not hidden[r])
+        self._hidden = hidden
+        # after the devices' visibility: frame titles avoid the devices shown
+        self.declutter_labels(self._label_transform, self._label_bounds)
+        self._update_scene_rect()
+        self._apply_cut_and_selection(devices)
+
+    def _sync_blocks(self, q: Quotient) -> None:
+        """Block items for ``q``: the same blocks in the same order are updated in
+        place (an edit); any other change re-creates them in the quotient's order,
+        as a fresh scene stacks them."""
+        hint = "double-click to zoom in" if self.overview else "double-click to expand"
+        old = self._block_items
+        if [b.key for b in q.blocks] == [item.key for item in old]:
+            for item, b in zip(old, q.blocks, strict=True):
+                item.set_block(
+                    b.group_id,
+                    QRectF(
+                        QPointF(b.rect[0], b.rect[1]), QPointF(b.rect[2], b.rect[3])
+                    ),
+                    b.title,
+                    b.summary,
+                )
+                item.hint = hint if b.group_id is not None else ""
+            return
+        for block_item in old:
             self.removeItem(block_item)
-        for line, label in self._trunk_items:
-            self.removeItem(line)
-            self.removeItem(label)
         self._block_items = [
             BlockItem(
                 b.key,
@@ -265,57 +314,49 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         ]
         for item in self._block_items:
             if item.group_id is not None:
-                item.hint = (
-                    "double-click to zoom in"
-                    if self.overview
-                    else "double-click to expand"
-                )
+                item.hint = hint
             self.addItem(item)
-        if frames:
-            # frames are re-fitted in place: an edit re-creates none of them
-            reuse = {f.group_id: f for f in self._frame_items}
-            self._frame_of = {}
-            new_frames = [] if self.overview else self._make_frames(reuse)
-            for frame in reuse.values():
-                self.removeItem(frame)
-            for frame in new_frames:
-                if frame.scene() is None:
-                    self.addItem(frame)
-            self._frame_items = new_frames
-        self._trunk_items = []
+
+    def _sync_trunks(self, q: Quotient) -> None:
+        """One line and label per trunk; item k is re-pointed at trunk k, so the
+        stacking (creation) order is the quotient's, as in a fresh scene."""
         top = max((t.capacity_gbps for t in q.trunks), default=1.0)
+        items = self._trunk_items
+        for line, label in items[len(q.trunks) :]:
+            self.removeItem(line)
+            self.removeItem(label)
+        del items[len(q.trunks) :]
         for k, t in enumerate(q.trunks):
-            line = QGraphicsLineItem(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
-            pen = QPen(
-                QColor(74, 90, 117, 200), 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
+            f = trunk_fraction(k)
+            at = QPointF(
+                t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
             )
+            width = 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
+            if k < len(items):
+                line, label = items[k]
+                seg = line.line()
+                if (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1):
+                    line.setLine(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
+                pen = line.pen()
+                if pen.widthF() != width:
+                    pen.setWidthF(width)
+                    line.setPen(pen)
+                if label.text != t.label:
+                    label.set_text(t.label)
+                    label.setPos(at)
+                if not line.isVisible():
+                    line.setVisible(True)
+                continue
+            line = QGraphicsLineItem(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
+            pen = QPen(QColor(74, 90, 117, 200), width)
             pen.setCosmetic(True)
             pen.setCapStyle(Qt.PenCapStyle.FlatCap)
             line.setPen(pen)
             line.setZValue(st.Z_TRUNK)
-            f = trunk_fraction(k)
-            label = LabelItem(
-                t.label,
-                QPointF(
-                    t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
-                ),
-            )
+            label = LabelItem(t.label, at)
             self.addItem(line)
             self.addItem(label)
-            self._trunk_items.append((line, label))
-        self.declutter_labels(self._label_transform, self._label_bounds)
-        # devices are top-level items (a hidden parent layer would make
-        # QGraphicsView.render() paint every child): flip only what changed
-        hidden = np.ones(len(self._geom.ids), bool) if self.overview else q.rep >= 0
-        prev = self._hidden
-        if prev.shape != hidden.shape:
-            prev = self._geom.carry_over(prev, ~hidden)
-        ids = self._geom.ids
-        for r in np.nonzero(hidden != prev)[0].tolist():
-            self._items[ids[r]].setVisible(not hidden[r])
-        self._hidden = hidden
-        self._update_scene_rect()
-        self._apply_cut_and_selection(devices)
+            items.append((line, label))
 
     def _update_scene_rect(self) -> None:
         x0, y0, x1, y1 = self._geom.bounds()

@@ -149,7 +149,18 @@ class SelectionMixin:
                 item.update()
         q = self._quotient
         ids = self._geom.ids
-        for block, block_item in zip(q.blocks, self._block_items, strict=True):
+        if cut is None and not self._sel_devices:
+            # nothing to show on blocks: no member lists (20,000 ids at 100K GPUs)
+            for block_item in self._block_items:
+                if block_item.selected or block_item.cut_fill is not None:
+                    block_item.selected = False
+                    block_item.cut_fill = None
+                    block_item.update()
+        for block, block_item in zip(
+            q.blocks if cut is not None or self._sel_devices else (),
+            self._block_items,
+            strict=False,
+        ):
             members = [ids[r] for r in block.rows.tolist()]
             block_item.selected = bool(members) and all(
                 m in self._sel_devices for m in members
