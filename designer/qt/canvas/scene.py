@@ -153,8 +153,17 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         dev_touched = dev_added | dev_removed
         changed = ids("devices_changed")
         links = {k: ids(k) for k in ("links_added", "links_removed", "links_changed")}
+        # table positions carried by a lone link change spare a search of the ids
+        link_changes = [c for c in changes if c.kind.startswith("links_")]
+        hint = link_changes[0] if len(link_changes) == 1 else None
         g.sync(
             design,
+            removed_at=hint.positions
+            if hint is not None and hint.kind == "links_removed"
+            else None,
+            added_at=hint.positions
+            if hint is not None and hint.kind == "links_added"
+            else None,
             devices_added=dev_added,
             devices_removed=dev_removed,
             links_added=links["links_added"],
