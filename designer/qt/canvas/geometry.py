@@ -240,6 +240,10 @@ class Geometry:
         self._remap = remap
         return np.append(remap, -1)  # so an empty link list indexes safely
 
+    def last_remap(self) -> np.ndarray | None:
+        """Old row -> new row (-1: removed) of the last device add/remove."""
+        return self._remap
+
     def carry_over(self, old: np.ndarray, fallback: np.ndarray) -> np.ndarray:
         """A per-device flag array of the rows before the last device change, moved
         to the current rows (False for new devices); ``fallback`` when unknown."""

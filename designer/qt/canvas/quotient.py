@@ -7,13 +7,13 @@ one trunk. In the overview, blocks are spread so none overlaps another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.model import Design
+from designer.core.model import Design, Device
 from designer.qt.canvas.geometry import Geometry
 
 
@@ -86,7 +86,7 @@ def _group_chains(design: Design) -> dict[str, list[str]]:
 
 def block_summary(
     rows: np.ndarray,
-    cat_ids: list[str],
+    cat_ids: Sequence[str] | Mapping[int, str],
     catalog: Mapping[str, CatalogEntry],
 ) -> str:
     """Counts such as "32x DGX H100 · 256 GPUs · 8 switches"."""
@@ -136,20 +136,7 @@ def quotient(
     groups = design.group_map()
     cat_ids = [d.catalog_id for d in design.devices]
     for r, d in enumerate(design.devices):
-        chain = chains.get(d.group) if d.group else None
-        if chain:
-            if overview:
-                rep_key[r] = chain[0]
-                continue
-            for member_of in chain:
-                if member_of in collapsed:
-                    rep_key[r] = member_of
-                    break
-        elif overview:
-            entry = catalog.get(d.catalog_id)
-            cat = str(entry.category) if entry is not None else "other"
-            tier = str(d.tier) if d.tier is not None else None
-            rep_key[r] = f"tier:{tier}" if tier else f"category:{cat}"
+        rep_key[r] = _rep_key(d, chains, collapsed, catalog, overview)
     keys = sorted({k for k in rep_key if k is not None})
     block_of = {k: i for i, k in enumerate(keys)}
     rep = np.fromiter(
@@ -175,6 +162,88 @@ def quotient(
     q = Quotient(rep=rep, blocks=blocks, spread=overview)
     _add_trunks(q, geom)
     return q
+
+
+def _rep_key(
+    d: Device,
+    chains: dict[str, list[str]],
+    collapsed: set[str],
+    catalog: Mapping[str, CatalogEntry],
+    overview: bool,
+) -> str | None:
+    """The block a device is drawn in (None: drawn itself)."""
+    chain = chains.get(d.group) if d.group else None
+    if chain:
+        if overview:
+            return chain[0]
+        for member_of in chain:
+            if member_of in collapsed:
+                return member_of
+        return None
+    if overview:
+        entry = catalog.get(d.catalog_id)
+        cat = str(entry.category) if entry is not None else "other"
+        tier = str(d.tier) if d.tier is not None else None
+        return f"tier:{tier}" if tier else f"category:{cat}"
+    return None
+
+
+def with_devices(
+    q: Quotient,
+    design: Design,
+    geom: Geometry,
+    catalog: Mapping[str, CatalogEntry],
+) -> Quotient | None:
+    """``q`` after devices were added or removed (``geom`` already synced).
+
+    Rows are carried over, new devices join existing blocks and only the blocks
+    that gained or lost members are recounted. None when the blocks themselves
+    change (a block emptied, a new one needed): build the quotient afresh.
+    """
+    remap = geom.last_remap()
+    if remap is None or remap.size != q.rep.size:
+        return None
+    n = len(geom.ids)
+    nb = len(q.blocks)
+    ok = remap >= 0
+    rep = np.full(n, -1, np.int64)
+    rep[remap[ok]] = q.rep[ok]
+    touched = set(q.rep[~ok].tolist())
+    fresh = np.ones(n, bool)
+    fresh[remap[ok]] = False
+    new_rows = np.nonzero(fresh)[0].tolist()
+    if new_rows:
+        chains = _group_chains(design)
+        collapsed = {g.id for g in design.groups if g.collapsed}
+        index = {b.key: i for i, b in enumerate(q.blocks)}
+        for r in new_rows:
+            key = _rep_key(design.devices[r], chains, collapsed, catalog, q.spread)
+            if key is None:
+                continue
+            if key not in index:
+                return None
+            rep[r] = index[key]
+            touched.add(index[key])
+    touched.discard(-1)
+    blocks: list[Block] = []
+    for i, b in enumerate(q.blocks):
+        if i in touched:
+            rows = np.nonzero(rep == i)[0]
+            if rows.size == 0:
+                return None
+            cat_ids = {r: design.devices[r].catalog_id for r in rows.tolist()}
+            summary = block_summary(rows, cat_ids, catalog)
+        else:
+            rows, summary = remap[b.rows], b.summary
+        x0, y0, x1, y1 = geom.bounds(rows)
+        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        blocks.append(Block(b.key, b.group_id, b.title, summary, rows, rect))
+    if q.spread:
+        blocks = spread(blocks)
+    out = Quotient(rep=rep, blocks=blocks, spread=q.spread)
+    _add_trunks(out, geom)
+    assert len(out.blocks) == nb
+    return out
 
 
 #: Clear space kept between blocks moved apart in the overview (scene units).

@@ -32,7 +32,13 @@ from designer.qt.canvas.labels import (
     place_labels,
     trunk_fraction,
 )
-from designer.qt.canvas.quotient import Quotient, moved, quotient, relinked
+from designer.qt.canvas.quotient import (
+    Quotient,
+    moved,
+    quotient,
+    relinked,
+    with_devices,
+)
 from designer.qt.canvas.selection import SelectionMixin
 
 
@@ -179,7 +185,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             self._kinds.pop(did, None)
         self._sel_devices -= gone
         restyle = (dev_touched - gone) | (changed & g.row_of.keys())
-        regrouped = bool(dev_touched) or "groups_changed" in kinds
+        regrouped = "groups_changed" in kinds
         for did in restyle:
             before = self._kinds.get(did)
             item = self._items.get(did)
@@ -187,13 +193,22 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
                 self._add_item(did)
             else:
                 self._style_item(item)
-            regrouped = regrouped or before != self._kinds.get(did)
+            # a device that changed group, model or tier may move between blocks
+            regrouped = regrouped or (
+                before is not None and before != self._kinds.get(did)
+            )
         self._sel_links -= links["links_removed"] - links["links_added"]
         if regrouped:
             self._quotients.clear()
             self._refresh_structure(
                 devices=None if "groups_changed" in kinds else restyle
             )
+        elif dev_touched:
+            # devices joined or left: carry the blocks over (None: build afresh)
+            old = self._quotients.get(self.overview)
+            q = with_devices(old, design, g, self.catalog) if old else None
+            self._quotients = {self.overview: q} if q is not None else {}
+            self._refresh_structure(devices=restyle)
         elif any(links.values()) or changed:
             q = self._quotient
             if any(links.values()):
