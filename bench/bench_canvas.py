@@ -33,15 +33,19 @@ from PySide6.QtWidgets import (
 
 from designer.catalog import default_catalog
 from designer.core.commands import (
+    AddDevices,
     AddLinks,
     Command,
     Document,
     RemoveDevices,
+    RemoveLinks,
+    UpdateLinks,
     move_devices,
 )
-from designer.core.model import Design, Fabric, Link
+from designer.core.model import Design, Device, Fabric, Link
 from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView
+from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.style import DEVICE_H, DEVICE_W
 
 W, H = 1600, 1000
@@ -183,6 +187,70 @@ def bench_canvas(design: Design, app: QApplication) -> dict[str, float]:
     return out
 
 
+_FLUSH_EDITS = (
+    "delete a leaf-spine link",
+    "undo (restore the link)",
+    "delete a compute node + links",
+    "undo (restore node + links)",
+    "drop a device",
+    "undo (remove it)",
+    "set a link's cables",
+    "move a device",
+)
+
+
+def bench_flush(design: Design, app: QApplication) -> list[tuple[str, float, float]]:
+    """GUI-thread cost of the scene's reaction to each small edit (fit-all view).
+
+    Per edit: ``scene.flush()`` after ``doc.execute`` (or undo), and in the same
+    run the naive baseline, a full rebuild of the scene (``_rebuild_all``).
+    """
+    doc = Document(design)
+    view = CanvasView(doc, default_catalog())
+    view.resize(W, H)
+    view.show()
+    app.processEvents()
+    view.fit_all()
+    app.processEvents()
+    scene: DesignScene = view.design_scene
+    d = doc.design
+    kinds = {x.id: str(x.tier) for x in d.devices}
+    t = d.links
+    link = next(
+        t.id[i]
+        for i in range(len(t))
+        if {kinds[t.a[i]], kinds[t.b[i]]} == {"leaf", "spine"}
+    )
+    node = next(x for x in d.devices if x.tier is None)
+    extra = Device(id="bench-drop", catalog_id=node.catalog_id, x=node.x, y=node.y)
+    steps: list[Callable[[], object]] = [
+        lambda: doc.execute(RemoveLinks([link])),
+        doc.undo,
+        lambda: doc.execute(RemoveDevices([node.id])),
+        doc.undo,
+        lambda: doc.execute(AddDevices([extra])),
+        doc.undo,
+        lambda: doc.execute(UpdateLinks({link: {"cables": 3}})),
+        lambda: doc.execute(move_devices({node.id: (node.x + 16, node.y)})),
+    ]
+    ours: dict[str, list[float]] = {}
+    for _ in range(3):
+        for name, step in zip(_FLUSH_EDITS, steps, strict=True):
+            step()
+            t0 = time.perf_counter()
+            scene.flush()
+            ours.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+        doc.undo()
+        doc.undo()
+        scene.flush()
+    rebuild = _ms(scene._rebuild_all, repeat=3)
+    view.design_scene.detach()
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return [(name, statistics.median(ours[name]), rebuild) for name in _FLUSH_EDITS]
+
+
 def bench_naive(design: Design, app: QApplication) -> dict[str, float]:
     """Baseline: one QGraphicsItem per device and per link."""
     out: dict[str, float] = {}
@@ -243,9 +311,30 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[12500, 128])
     parser.add_argument("--no-naive", action="store_true")
+    parser.add_argument(
+        "--flush-only", action="store_true", help="only the edit -> scene table"
+    )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
+    flush_rows = []
+    for nodes in args.sizes:
+        design = fat_tree("dgx-h100", nodes, "qm9700")
+        flush_rows.append((nodes, bench_flush(design.model_copy(deep=True), app)))
+    print("\n## Scene update after one small edit (GUI thread, fit-all view)")
+    print(
+        "naive = full scene rebuild (`_rebuild_all`) in the same run; target <= 15 ms"
+    )
+    print("| GPUs | edit | scene flush, ms | naive rebuild, ms | naive/flush |")
+    print("|---|---|---|---|---|")
+    for nodes, table in flush_rows:
+        for name, ms, naive_ms in table:
+            print(
+                f"| {nodes * 8:,} | {name} | {ms:,.1f} | {naive_ms:,.1f} | "
+                f"{naive_ms / max(ms, 1e-6):.1f}x |"
+            )
+    if args.flush_only:
+        return 0
     rows = []
     for nodes in args.sizes:
         design = fat_tree("dgx-h100", nodes, "qm9700")
