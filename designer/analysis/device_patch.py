@@ -316,7 +316,7 @@ def _finish(
                     )
     new._ends = new._ends_patch = None  # built by the first reader (the worker)
     same_catalog = order == list(range(len(index.catalog_ids)))
-    if renumber is not None and same_catalog and _has_ends(index):
+    if renumber is not None and same_catalog and has_ends(index):
         # the worker renumbers the old end table's devices (monotone: codes kept)
         n_ports = max(len(index.port_names), 1)
         new._ends_patch = lambda: _ends_renumbered(index.ends, renumber, n_ports)
@@ -324,7 +324,7 @@ def _finish(
     return new
 
 
-def _has_ends(index: DesignIndex) -> bool:
+def has_ends(index: DesignIndex) -> bool:
     return index._ends is not None or index._ends_patch is not None
 
 

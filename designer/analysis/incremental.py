@@ -62,11 +62,12 @@ from designer.analysis.device_patch import (
     cut_rows,
     edit_devices,
     find_positions,
+    has_ends,
     insert_devices,
     put_rows,
     remove_devices,
 )
-from designer.analysis.ends import EndTable, dense_codes
+from designer.analysis.ends import EndTable
 from designer.analysis.index import (
     FABRIC_CODE,
     KIND_COMPUTE,
@@ -371,14 +372,10 @@ class IncrementalIndex:
             **cols,
         )
         # the first reader (the worker) drops the rows from the old end table
-        new._ends = None
-        old_ends = index._ends
-        at = np.asarray(positions, dtype=np.int64)
-        new._ends_patch = lambda: (
-            _ends_without(old_ends, at, index.n_links, new)
-            if old_ends is not None
-            else None
-        )
+        new._ends = new._ends_patch = None
+        if has_ends(index):
+            at = np.asarray(positions, dtype=np.int64)
+            new._ends_patch = lambda: _ends_without(index.ends, at, index.n_links, new)
         return new
 
     def _patch_added(
@@ -406,7 +403,13 @@ class IncrementalIndex:
             link_ids_arr=put_rows(index.link_ids_arr, positions, new_ids),
             **cols,
         )
-        new._ends = new._ends_patch = None  # built by the first reader (the worker)
+        # the first reader (the worker) puts the new links' ends in
+        new._ends = new._ends_patch = None
+        if has_ends(index) and len(positions) <= MAX_PATCH_LINKS:
+            n_ports = len(index.port_names)
+            new._ends_patch = lambda: _ends_with_added(
+                index.ends, new, positions, n_ports
+            )
         return new
 
     # -- device edits --------------------------------------------------------------
@@ -562,51 +565,202 @@ def _ends_with_cables(
     return replace(ends, cables=c, usage=usage)
 
 
+def _drop_empty(
+    codes: np.ndarray, keys: np.ndarray, removed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes after rows were cut (``removed``: their codes): renumber only
+    when a code lost its last row, as :func:`dense_codes` of the rest would."""
+    if not len(removed):
+        return codes, keys
+    cand = np.unique(removed)
+    counts = np.bincount(codes, minlength=len(keys))
+    empty = cand[counts[cand] == 0]
+    if not len(empty):
+        return codes, keys
+    present = np.ones(len(keys), dtype=np.bool_)
+    present[empty] = False
+    lookup = np.cumsum(present) - 1
+    return lookup[codes], keys[present]
+
+
+def _merge_codes(
+    codes: np.ndarray, keys: np.ndarray, new_keys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(old codes, keys, codes of ``new_keys``) once ``new_keys`` join the sorted
+    distinct ``keys``; old codes shift only when a new key sorts before them."""
+    at = np.searchsorted(keys, new_keys)
+    known = at < len(keys)
+    known[known] = keys[at[known]] == new_keys[known]
+    if known.all():
+        return codes, keys, at.astype(np.int64)
+    missing = np.unique(new_keys[~known])
+    if len(missing):
+        merged = np.union1d(keys, missing)
+        codes = np.searchsorted(merged, keys)[codes]
+        keys = merged
+    return codes, keys, np.searchsorted(keys, new_keys).astype(np.int64)
+
+
 def _ends_without(
     ends: EndTable, at: np.ndarray, old_m: int, index: DesignIndex
 ) -> EndTable:
-    """The end table without links ``at`` (positions in the old table).
+    """The end table without links ``at`` (ascending positions in the old table).
 
-    Per-end facts are row-wise, so they are filtered; the codes that group ends
-    (port groups, cages, cable classes) are re-densified from the kept rows.
+    Per-end facts are row-wise, so their rows are cut; the codes that group ends
+    (port groups, cages, cable classes) are renumbered only where a group lost
+    its last end.
     """
-    keep = np.ones(2 * old_m, dtype=np.bool_)
-    keep[at] = False
-    keep[at + old_m] = False
     m = old_m - len(at)
-    dev, port = ends.dev[keep], ends.port[keep]
-    n_ports = max(len(index.port_names), 1)
-    group_code, group_key = dense_codes(dev * n_ports + port)
-    mcode = ends.module_code[keep]
-    cage_sel = np.flatnonzero(mcode >= 0)
-    n_mod = max(len(ends.module_id), 1)
-    cage_code, cage_key = dense_codes(
-        (dev[cage_sel] * n_ports + port[cage_sel]) * n_mod + mcode[cage_sel]
+    rows = np.concatenate((at, at + old_m))
+    cut_at = rows.tolist()
+
+    def cut(values: np.ndarray) -> np.ndarray:
+        return cut_rows(values, cut_at)
+
+    group_code, group_key = _drop_empty(
+        cut(ends.group_code), ends.group_key, ends.group_code[rows]
     )
-    cable_code, cable_key = dense_codes(np.delete(ends.cable_key[ends.cable_code], at))
+    mcode = cut(ends.module_code)
+    j = np.searchsorted(ends.cage_sel, rows)
+    inside = j < len(ends.cage_sel)
+    j = j[inside]
+    hit = j[ends.cage_sel[j] == rows[inside]]
+    cage_code, cage_key = _drop_empty(
+        cut_rows(ends.cage_code, hit.tolist()), ends.cage_key, ends.cage_code[hit]
+    )
+    cable_code, cable_key = _drop_empty(
+        cut_rows(ends.cable_code, at.tolist()), ends.cable_key, ends.cable_code[at]
+    )
     link = np.arange(m)
     return replace(
         ends,
-        dev=dev,
-        port=port,
-        other=ends.other[keep],
-        cables=ends.cables[keep],
-        speed=ends.speed[keep],
-        fabric=ends.fabric[keep],
+        dev=cut(ends.dev),
+        port=cut(ends.port),
+        other=cut(ends.other),
+        cables=cut(ends.cables),
+        speed=cut(ends.speed),
+        fabric=cut(ends.fabric),
         link=np.concatenate((link, link)),
-        known=ends.known[keep],
-        supported=ends.supported[keep],
-        usage=ends.usage[keep],
-        modules=ends.modules[keep],
+        known=cut(ends.known),
+        supported=cut(ends.supported),
+        usage=cut(ends.usage),
+        modules=cut(ends.modules),
         module_code=mcode,
-        media_ok=ends.media_ok[keep],
-        role_ok=ends.role_ok[keep],
+        media_ok=cut(ends.media_ok),
+        role_ok=cut(ends.role_ok),
+        group_code=group_code,
+        group_key=group_key,
+        cage_sel=np.flatnonzero(mcode >= 0),
+        cage_code=cage_code,
+        cage_key=cage_key,
+        cable_code=cable_code,
+        cable_key=cable_key,
+    )
+
+
+_ROW_FACTS = (
+    "dev",
+    "port",
+    "other",
+    "cables",
+    "speed",
+    "fabric",
+    "known",
+    "supported",
+    "usage",
+    "modules",
+    "media_ok",
+    "role_ok",
+)
+
+
+def _ends_with_added(
+    ends: EndTable, index: DesignIndex, positions: list[int], n_ports: int
+) -> EndTable | None:
+    """The end table of ``index`` from ``ends`` (the table without the links at
+    ``positions``, devices numbered as in ``index``, keys encoded with
+    ``n_ports`` port names): the new links' ends are joined with the catalog on
+    their own and put in. None (rebuild) when a new port name, speed or module
+    type would change how keys are encoded.
+    """
+    from designer.analysis.ends import end_table
+
+    if len(index.port_names) != n_ports or not positions:
+        return None
+    pos = np.asarray(positions, dtype=np.int64)
+    sub = replace(
+        index,
+        link_ids=[index.link_ids[p] for p in positions],
+        **{
+            name: getattr(index, name)[pos]
+            for name in (
+                "a",
+                "b",
+                "a_port",
+                "b_port",
+                "cables",
+                "speed",
+                "cap",
+                "fabric",
+                "rail",
+            )
+        },
+    )
+    sub._ends = sub._ends_patch = None
+    mini = end_table(sub)
+    if (
+        any(x not in ends.module_id for x in mini.module_id)
+        or not np.isin(mini.speeds, ends.speeds).all()
+    ):
+        return None
+    m = index.n_links
+    put_at = [*positions, *(m + p for p in positions)]
+
+    def put(old: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return put_rows(old, put_at, rows)
+
+    module_map = np.asarray(
+        [ends.module_id.index(x) for x in mini.module_id] or [0], dtype=np.int64
+    )
+    mini_mcode = np.where(
+        mini.module_code >= 0, module_map[np.maximum(mini.module_code, 0)], -1
+    )
+    old_codes, group_key, new_codes = _merge_codes(
+        ends.group_code, ends.group_key, mini.dev * n_ports + mini.port
+    )
+    group_code = put(old_codes, new_codes)
+    n_mod = max(len(ends.module_id), 1)
+    sel = np.flatnonzero(mini_mcode >= 0)
+    cage_keys = (mini.dev[sel] * n_ports + mini.port[sel]) * n_mod + mini_mcode[sel]
+    old_codes, cage_key, new_codes = _merge_codes(
+        ends.cage_code, ends.cage_key, cage_keys
+    )
+    module_code = put(ends.module_code, mini_mcode)
+    cage_sel = np.flatnonzero(module_code >= 0)
+    # the new cage rows' places among the cage rows, as ends they sit at put_at
+    new_cage = np.searchsorted(cage_sel, np.asarray(put_at, dtype=np.int64)[sel])
+    cage_code = put_rows(old_codes, new_cage.tolist(), new_codes)
+    n_s = max(len(ends.speeds), 1)
+    scode = np.searchsorted(ends.speeds, sub.speed)
+    cable_keys = (index.dev_catalog[sub.a] * n_ports + sub.a_port) * n_s + scode
+    old_codes, cable_key, new_codes = _merge_codes(
+        ends.cable_code, ends.cable_key, cable_keys
+    )
+    link = np.arange(m)
+    facts: dict[str, Any] = {
+        name: put(getattr(ends, name), getattr(mini, name)) for name in _ROW_FACTS
+    }
+    return replace(
+        ends,
+        **facts,
+        link=np.concatenate((link, link)),
+        module_code=module_code,
         group_code=group_code,
         group_key=group_key,
         cage_sel=cage_sel,
         cage_code=cage_code,
         cage_key=cage_key,
-        cable_code=cable_code,
+        cable_code=put_rows(old_codes, positions, new_codes),
         cable_key=cable_key,
     )
 
