@@ -183,6 +183,11 @@ class AnalysisRunner(QObject):
             return
         self.schedule()
 
+    def forget_index(self) -> None:
+        """Drop the patched index and the carried bounds: the next edit is
+        analysed from scratch (the benchmark's naive baseline does this)."""
+        self._incremental.invalidate()
+
     def schedule(self) -> None:
         """Bump the generation; analyse a lone edit at once, debounce a burst."""
         now = time.perf_counter()

@@ -170,11 +170,11 @@ class CanvasEditsMixin:
             self.refuse("Nothing selected to delete.")
             return
         t = self.document.design.links
-        index = t.index()
+        at = t.positions(links)
         loose = [
             lid
             for lid in links
-            if t.a[index[lid]] not in devices and t.b[index[lid]] not in devices
+            if lid in at and t.a[at[lid]] not in devices and t.b[at[lid]] not in devices
         ]
         commands: list[Command] = []
         if loose:

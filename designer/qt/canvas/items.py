@@ -167,10 +167,38 @@ def _fitted_frame(rect: QRectF) -> tuple[QRectF, bool] | None:
     return rect, False
 
 
+_BoxKey = tuple[float, float, float, float, tuple[tuple[str, str, int], ...]]
+_LINE_BOXES: dict[_BoxKey, list[tuple[str, QFont, QColor, QRectF, bool]]] = {}
+_MAX_LINE_BOXES = 4096
+
+
 def _line_boxes(
     area: QRectF, lines: list[tuple[str, QFont, QColor]]
 ) -> list[tuple[str, QFont, QColor, QRectF, bool]]:
-    """Where each line goes in ``area`` (text, font, colour, box, elided)."""
+    """Where each line goes in ``area`` (text, font, colour, box, elided).
+
+    Remembered per area and text: a repaint or a label placement after an edit
+    asks again for nearly every block, and font metrics are slow to ask.
+    Callers must not change what they get back.
+    """
+    key = (
+        area.left(),
+        area.top(),
+        area.width(),
+        area.height(),
+        tuple((text, f.key(), c.rgba()) for text, f, c in lines),
+    )
+    hit = _LINE_BOXES.get(key)
+    if hit is None:
+        if len(_LINE_BOXES) >= _MAX_LINE_BOXES:
+            _LINE_BOXES.clear()
+        hit = _LINE_BOXES[key] = _measure_lines(area, lines)
+    return hit
+
+
+def _measure_lines(
+    area: QRectF, lines: list[tuple[str, QFont, QColor]]
+) -> list[tuple[str, QFont, QColor, QRectF, bool]]:
     y = area.top() + 4
     width = area.width() - 10
     flags = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap)

@@ -227,7 +227,8 @@ def place_labels(
         view_key,
         tuple((b.key, _coords(b.rect), b.title, b.summary) for b in blocks),
     )
-    if block_key == memo.blocks:
+    if block_key == memo.blocks or _same_fit(memo, block_key, blocks, transform):
+        memo.blocks = block_key
         taken_blocks, used_blocks, outside = memo.block_out
         for b in blocks:
             flag = b.key in outside
@@ -261,6 +262,34 @@ def place_labels(
     if trunk_key != memo.trunks:
         _place_trunk_labels(scene, transform, taken, isolated)
         memo.trunks = trunk_key
+
+
+def _same_fit(
+    memo: LabelMemo,
+    key: tuple[object, ...],
+    blocks: list[BlockItem],
+    transform: QTransform,
+) -> bool:
+    """True when only the text of blocks changed, each had its title inside and
+    the new text fits inside too (an edit's new counts): every title then goes
+    where the last placement put it, so that placement stands."""
+    last = memo.blocks
+    if last is None or last[0] != key[0]:
+        return False
+    old_rows, new_rows = last[1], key[1]
+    assert isinstance(old_rows, tuple) and isinstance(new_rows, tuple)
+    if len(old_rows) != len(new_rows):
+        return False
+    outside = memo.block_out[2]
+    for b, old, new in zip(blocks, old_rows, new_rows, strict=True):
+        if old == new:
+            continue
+        if old[:2] != new[:2] or b.key in outside:
+            return False
+        r = transform.mapRect(b.rect)
+        if not fits_inside(r, b.text_lines(r.width())):
+            return False
+    return True
 
 
 def _place_block_titles(

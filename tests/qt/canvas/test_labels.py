@@ -186,3 +186,62 @@ def test_frames_name_their_group_at_the_top_left_when_zoomed_out(make_view) -> N
     # far out the frame is narrower than its name: left out, never cut
     scene.declutter_labels(QTransform.fromScale(0.02, 0.02))
     assert not any(t.isVisible() for t in scene.titles().values())
+
+
+def _placement(scene) -> list[tuple[str, bool, bool, tuple[float, float]]]:
+    """Per block: key, title outside?, title item shown?, title item position."""
+    out = []
+    for b in scene.block_items():
+        item = scene.titles().get(("block", b.key))
+        shown = item is not None and item.isVisible()
+        pos = (item.pos().x(), item.pos().y()) if shown else (0.0, 0.0)
+        out.append((b.key, b.title_outside, shown, pos))
+    return out
+
+
+def test_a_text_only_change_reuses_titles_only_while_the_text_still_fits(
+    make_view,
+) -> None:
+    """New counts on a block whose title sat inside keep the last placement only
+    when the new text fits inside too; otherwise the titles are placed again,
+    exactly as a fresh placement would put them."""
+    view: CanvasView = make_view(_wired_crowded())
+    scene = view.design_scene
+    scene.set_overview(True)
+    transform = QTransform.fromScale(0.4, 0.4)
+    scene.declutter_labels(transform)
+    inside = [b for b in scene.block_items() if not b.title_outside]
+    assert inside
+    block = max(inside, key=lambda b: b.rect.width())
+    for summary in (block.summary + " ", "x " * 400):  # fits; cannot fit
+        block.set_block(block.group_id, block.rect, block.title, summary)
+        scene.declutter_labels(transform)
+        edited = _placement(scene)
+        scene._label_memo.clear()
+        scene.declutter_labels(transform)
+        assert edited == _placement(scene), summary[:10]
+    assert block.title_outside  # the long text went outside the block
+
+
+def test_remembered_line_boxes_match_a_fresh_measure(qtbot) -> None:
+    from PySide6.QtGui import QColor
+
+    from designer.qt.canvas import items
+
+    font = items.font
+
+    lines = [
+        ("SU 1", font("block"), QColor("black")),
+        ("32 nodes", font("normal"), QColor("gray")),
+    ]
+    for area in (QRectF(0, 0, 200, 60), QRectF(0, 0, 40, 20), QRectF(5, 5, 200, 60)):
+        first = items._line_boxes(area, lines)
+        assert items._line_boxes(area, lines) is first  # remembered
+        assert first == items._measure_lines(area, lines)
+    longer = [
+        ("SU 1", font("block"), QColor("black")),
+        ("x " * 200, font("normal"), QColor("gray")),
+    ]
+    narrow = QRectF(0, 0, 200, 60)
+    assert items._line_boxes(narrow, longer) == items._measure_lines(narrow, longer)
+    assert items._line_boxes(narrow, longer) != items._line_boxes(narrow, lines)
