@@ -42,6 +42,10 @@ _MIN_SCALE = 1e-5
 _MAX_SCALE = 8.0
 
 
+FIT_MARGIN_PX = 28
+"""Screen margin around a fitted rectangle: a frame title sits above its frame."""
+
+
 class CanvasView(CanvasEditsMixin, QGraphicsView):
     """Shows a DesignScene and turns gestures into commands on the document."""
 
@@ -272,10 +276,19 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         self.zoom_changed.emit(self.scale_factor())
 
     def zoom_to_rect(self, rect: QRectF) -> None:
-        """Fit a scene rectangle into the view."""
-        self.fitInView(
-            rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio
-        )
+        """Fit a scene rectangle into the view, with a margin of
+        ``FIT_MARGIN_PX`` screen pixels (room for titles above frames)."""
+        vp = self.viewport().rect()
+        pad = FIT_MARGIN_PX
+        w, h = vp.width() - 2 * pad, vp.height() - 2 * pad
+        if rect.width() > 0 and rect.height() > 0 and w > 40 and h > 40:
+            s = min(w / rect.width(), h / rect.height())
+            self.setTransform(QTransform.fromScale(s, s))
+            self.centerOn(rect.center())
+        else:
+            self.fitInView(
+                rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio
+            )
         self._after_zoom()
 
     def wheelEvent(self, event: QWheelEvent) -> None:

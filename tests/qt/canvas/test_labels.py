@@ -245,3 +245,24 @@ def test_remembered_line_boxes_match_a_fresh_measure(qtbot) -> None:
     narrow = QRectF(0, 0, 200, 60)
     assert items._line_boxes(narrow, longer) == items._measure_lines(narrow, longer)
     assert items._line_boxes(narrow, longer) != items._line_boxes(narrow, lines)
+
+
+def test_fit_to_view_leaves_room_to_name_every_top_level_frame(make_view) -> None:
+    """The 4-SU sample's Storage frame is narrow and full of devices at its top:
+    its name goes above it, which needs a screen margin when the view is fitted."""
+    from pathlib import Path
+
+    from designer.io import load_design
+
+    sample = Path(__file__).parents[3] / "samples" / "dgx-h100-superpod-4su.json"
+    view: CanvasView = make_view(load_design(sample))
+    view.resize(840, 720)  # the canvas of the README screenshot
+    view.fit_all()
+    view.relabel()  # as the view does after a zoom: titles inside the window
+    scene = view.design_scene
+    assert not scene.overview
+    top = [f for f in scene._frame_items if f.isVisible() and f.depth == 0]
+    assert {f.title for f in top} >= {"Storage", "Management"}
+    shown = {k[1] for k, item in scene.titles().items() if item.isVisible()}
+    for frame in top:
+        assert frame.group_id in shown, frame.title
