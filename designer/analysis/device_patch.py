@@ -11,7 +11,7 @@ bound handles that by the compute fingerprint, see :mod:`.incremental`.)
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +24,7 @@ from designer.analysis.index import (
     _endpoint_orders,
     device_columns,
 )
+from designer.analysis.rows import cut_rows, put_rows
 from designer.core.model import Design
 
 MAX_EDITED_DEVICES = 5_000
@@ -58,47 +59,6 @@ def find_positions(seq: list[str], ids: Collection[str]) -> dict[str, int]:
         return out
     want = set(ids)
     return {lid: i for i, lid in enumerate(seq) if lid in want}
-
-
-SPLICE_ROWS = 64
-"""Up to this many rows are cut or put by slices; more by a mask."""
-
-
-def cut_rows(values: np.ndarray, positions: Sequence[int]) -> np.ndarray:
-    """A copy of ``values`` without the rows at ascending ``positions``."""
-    if len(positions) > SPLICE_ROWS:
-        return np.delete(values, positions)
-    pieces = []
-    start = 0
-    for p in positions:
-        pieces.append(values[start:p])
-        start = p + 1
-    pieces.append(values[start:])
-    return np.concatenate(pieces)
-
-
-def put_rows(
-    values: np.ndarray, positions: Sequence[int], rows: np.ndarray
-) -> np.ndarray:
-    """A copy of ``values`` with ``rows`` put in so that they end up at the
-    ascending ``positions`` of the result (the inverse of :func:`cut_rows`)."""
-    n = len(values) + len(positions)
-    if len(positions) > SPLICE_ROWS:
-        added = np.zeros(n, dtype=np.bool_)
-        added[list(positions)] = True
-        out = np.empty(n, dtype=values.dtype)
-        out[added] = rows
-        out[~added] = values
-        return out
-    pieces = []
-    src = 0
-    for j, p in enumerate(positions):
-        upto = p - j
-        pieces.append(values[src:upto])
-        pieces.append(rows[j : j + 1])
-        src = upto
-    pieces.append(values[src:])
-    return np.concatenate(pieces).astype(values.dtype, copy=False)
 
 
 def remove_devices(

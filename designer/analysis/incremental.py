@@ -59,12 +59,10 @@ from typing import Any
 import numpy as np
 
 from designer.analysis.device_patch import (
-    cut_rows,
     edit_devices,
     find_positions,
     has_ends,
     insert_devices,
-    put_rows,
     remove_devices,
 )
 from designer.analysis.ends import EndTable
@@ -75,6 +73,7 @@ from designer.analysis.index import (
     DesignIndex,
     PortKey,
 )
+from designer.analysis.rows import cut_rows, put_rows
 from designer.catalog.loader import Catalog
 from designer.core.commands import Change
 from designer.core.model import Design, Fabric, LinkTable
@@ -594,10 +593,10 @@ def _merge_codes(
     if known.all():
         return codes, keys, at.astype(np.int64)
     missing = np.unique(new_keys[~known])
-    if len(missing):
-        merged = np.union1d(keys, missing)
-        codes = np.searchsorted(merged, keys)[codes]
-        keys = merged
+    # each old key moves up by the number of new keys sorting before it
+    shift = np.searchsorted(missing, keys)
+    codes = codes + shift[codes]
+    keys = np.insert(keys, np.searchsorted(keys, missing), missing)
     return codes, keys, np.searchsorted(keys, new_keys).astype(np.int64)
 
 

@@ -470,7 +470,7 @@ def test_bulk_link_edits_are_left_to_a_rebuild(monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.mark.parametrize("k", [0, 1, 5, 64, 65, 300])
 def test_cut_and_put_rows_match_numpy_delete_and_insert(k: int) -> None:
-    from designer.analysis.device_patch import cut_rows, put_rows
+    from designer.analysis.rows import cut_rows, put_rows
 
     rng = np.random.default_rng(k)
     values = rng.integers(0, 1000, size=500)
@@ -479,6 +479,10 @@ def test_cut_and_put_rows_match_numpy_delete_and_insert(k: int) -> None:
     assert np.array_equal(cut, np.delete(values, positions))
     back = put_rows(cut, positions, values[positions])
     assert back.dtype == values.dtype and np.array_equal(back, values)
+    boxes = rng.random((500, 4))  # rows of a 2-D array (the canvas' link boxes)
+    assert np.array_equal(cut_rows(boxes, positions), np.delete(boxes, positions, 0))
+    back2 = put_rows(cut_rows(boxes, positions), positions, boxes[positions])
+    assert np.array_equal(back2, boxes)
     names = np.asarray([f"id{i}" for i in range(500)], dtype=object)
     assert put_rows(
         cut_rows(names, positions), positions, names[positions]

@@ -9,13 +9,13 @@ with vectorised queries, and follows edits by splicing the arrays. The quotient
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
 
+from designer.analysis.rows import SPLICE_ROWS, cut_rows, put_rows
 from designer.core.model import Design
 from designer.core.specs import rows_touching
 from designer.qt.canvas.style import DEVICE_H, DEVICE_W, FABRICS
@@ -139,7 +139,7 @@ class Geometry:
                 found = _checked(old_ids, np.nonzero(touching)[0], links_removed)
             gone = found if found is not None else _positions_of(old_ids, links_removed)
         la, lb, fabric, cables, speed = (
-            _drop(a, gone)
+            cut_rows(a, gone.tolist())
             for a in (self.la, self.lb, self.fabric, self.cables, self.speed)
         )
         spliced_ids = gone.size > 0
@@ -155,7 +155,7 @@ class Geometry:
             self.update_positions(design, tuple(moved))
             old_boxes = self._boxes
         boxes = (
-            _drop(old_boxes, gone)
+            cut_rows(old_boxes, gone.tolist())
             if old_boxes is not None and old_boxes.shape[0] == len(old_ids)
             else None
         )
@@ -173,11 +173,11 @@ class Geometry:
         if added.size:
             cols = self._link_rows(design, added)
             la, lb, fabric, cables, speed = (
-                _put(old, added, new)
+                put_rows(old, added.tolist(), new)
                 for old, new in zip((la, lb, fabric, cables, speed), cols, strict=True)
             )
             if boxes is not None:
-                boxes = _put(boxes, added, np.zeros((added.size, 4)))
+                boxes = put_rows(boxes, added.tolist(), np.zeros((added.size, 4)))
         at_changed = _EMPTY
         if links_changed:
             # the table's id index finds them without a scan of every id
@@ -375,8 +375,6 @@ class Geometry:
 
 
 _EMPTY = np.zeros(0, np.int64)
-#: Up to this many rows are spliced out of / into arrays by slices (no masks).
-_SLICE_ROWS = 64
 
 
 def _hinted(
@@ -390,39 +388,6 @@ def _hinted(
     if any(not 0 <= p < n for p in pos) or {ids[p] for p in pos} != wanted:
         return None
     return np.asarray(pos, np.int64)
-
-
-def _drop(a: np.ndarray, gone: np.ndarray) -> np.ndarray:
-    """``a`` without the rows at sorted positions ``gone`` (``a`` itself if none)."""
-    if gone.size == 0:
-        return a
-    if gone.size > _SLICE_ROWS:
-        keep = np.ones(a.shape[0], bool)
-        keep[gone] = False
-        return a[keep]
-    bounds = [-1, *gone.tolist(), a.shape[0]]
-    return np.concatenate([a[s + 1 : e] for s, e in itertools.pairwise(bounds)])
-
-
-def _put(a: np.ndarray, at: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``a`` with ``rows`` inserted so they end up at sorted positions ``at``."""
-    n = a.shape[0] + at.size
-    if at.size > _SLICE_ROWS:
-        fresh = np.zeros(n, bool)
-        fresh[at] = True
-        out = np.empty((n, *a.shape[1:]), a.dtype)
-        out[~fresh] = a
-        out[fresh] = rows
-        return out
-    parts: list[np.ndarray] = []
-    src = 0
-    for j, p in enumerate(at.tolist()):
-        upto = p - j  # rows of ``a`` before this one
-        parts.append(a[src:upto])
-        parts.append(rows[j : j + 1].astype(a.dtype, copy=False))
-        src = upto
-    parts.append(a[src:])
-    return np.concatenate(parts)
 
 
 def _agrees(
@@ -443,7 +408,7 @@ def _spliced(
     ids: list[str], gone: np.ndarray, added: np.ndarray, new_ids: list[str]
 ) -> list[str]:
     """The id list after removing ``gone`` and inserting ``added`` (new order)."""
-    if gone.size + added.size > _SLICE_ROWS:
+    if gone.size + added.size > SPLICE_ROWS:
         return list(new_ids)
     out = ids  # spliced in place: a few memmoves, not a copy of 300,000 ids
     for p in reversed(gone.tolist()):
