@@ -90,6 +90,18 @@ MAX_PATCH_LINKS = 5_000
 """Bigger link edits (bulk wiring, a fabric-wide speed change) are rebuilt in the
 worker: patching reads rows one by one on the GUI thread."""
 _COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
+_LINK_ARRAYS = (
+    "a",
+    "b",
+    "a_port",
+    "b_port",
+    "cables",
+    "speed",
+    "cap",
+    "fabric",
+    "rail",
+)
+"""The index's per-link arrays (besides the ids)."""
 
 LinkState = tuple[str, str, int]
 """(end a, end b, compute-fabric capacity in Gb/s; 0 off the compute fabric)."""
@@ -350,18 +362,7 @@ class IncrementalIndex:
         ):
             return None
         cols: dict[str, Any] = {
-            name: cut_rows(getattr(index, name), positions)
-            for name in (
-                "a",
-                "b",
-                "a_port",
-                "b_port",
-                "cables",
-                "speed",
-                "cap",
-                "fabric",
-                "rail",
-            )
+            name: cut_rows(getattr(index, name), positions) for name in _LINK_ARRAYS
         }
         link_ids = list(design.links.id)
         new = replace(
@@ -690,20 +691,7 @@ def _ends_with_added(
     sub = replace(
         index,
         link_ids=[index.link_ids[p] for p in positions],
-        **{
-            name: getattr(index, name)[pos]
-            for name in (
-                "a",
-                "b",
-                "a_port",
-                "b_port",
-                "cables",
-                "speed",
-                "cap",
-                "fabric",
-                "rail",
-            )
-        },
+        **{name: getattr(index, name)[pos] for name in _LINK_ARRAYS},
     )
     sub._ends = sub._ends_patch = None
     mini = end_table(sub)
