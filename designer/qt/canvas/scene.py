@@ -359,15 +359,18 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             if k < len(items):
                 line, label = items[k]
                 seg = line.line()
-                if (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1):
+                moved = (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1)
+                if moved:
                     line.setLine(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
                 pen = line.pen()
                 if pen.widthF() != width:
                     pen.setWidthF(width)
                     line.setPen(pen)
-                if label.text != t.label:
+                relabel = label.text != t.label
+                if relabel:
                     label.set_text(t.label)
-                    label.setPos(at)
+                if moved or relabel:  # the placement (re-run: its key changed)
+                    label.setPos(at)  # slides it along the trunk from here
                 if not line.isVisible():
                     line.setVisible(True)
                 continue
