@@ -161,11 +161,9 @@ class PalettePanel(QWidget):
     def apply_filter(self, text: str) -> None:
         """Show only entries whose name, id or specs contain every word of ``text``."""
         words = text.lower().split()
-        for t in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(t)
+        for top, children in self._groups():
             visible = 0
-            for c in range(top.childCount()):
-                child = top.child(c)
+            for child in children:
                 haystack = str(child.data(0, _SEARCH_ROLE))
                 hide = not all(w in haystack for w in words)
                 child.setHidden(hide)
@@ -175,22 +173,30 @@ class PalettePanel(QWidget):
     def visible_ids(self) -> list[str]:
         """Catalog ids currently shown (after the search filter)."""
         out: list[str] = []
-        for t in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(t)
-            for c in range(top.childCount()):
-                child = top.child(c)
+        for top, children in self._groups():
+            for child in children:
                 if not child.isHidden() and not top.isHidden():
                     out.append(str(child.data(0, _ID_ROLE)))
         return out
 
     def find_item(self, catalog_id: str) -> QTreeWidgetItem | None:
         """The tree item of a catalog entry."""
+        for _, children in self._groups():
+            for child in children:
+                if child.data(0, _ID_ROLE) == catalog_id:
+                    return child
+        return None
+
+    def _groups(self) -> list[tuple[QTreeWidgetItem, list[QTreeWidgetItem]]]:
+        """Each category row with its entry rows."""
+        out = []
         for t in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(t)
-            for c in range(top.childCount()):
-                if top.child(c).data(0, _ID_ROLE) == catalog_id:
-                    return top.child(c)
-        return None
+            if top is None:
+                continue
+            children = [top.child(c) for c in range(top.childCount())]
+            out.append((top, [c for c in children if c is not None]))
+        return out
 
     def _on_item_activated(self, item: QTreeWidgetItem, column: int) -> None:
         catalog_id = item.data(0, _ID_ROLE)

@@ -124,7 +124,9 @@ class PropertiesPanel(QWidget):
         self.monitoring_edit.editingFinished.connect(self._commit_settings)
         self.purpose_combo.activated.connect(self._commit_settings)
         self.scheduler_combo.activated.connect(self._commit_settings)
-        self.scheduler_combo.lineEdit().editingFinished.connect(self._commit_settings)
+        scheduler_text = self.scheduler_combo.lineEdit()
+        assert scheduler_text is not None  # the combo box is editable
+        scheduler_text.editingFinished.connect(self._commit_settings)
         self.price_id_combo.currentTextChanged.connect(self._show_unit_price)
         self._show_unit_price(self.price_id_combo.currentText())
         add.clicked.connect(self._set_price_override)

@@ -207,7 +207,9 @@ class TemplateDialog(QDialog):
         ignored, preferred = QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
         for i in range(self.pages.count()):
             policy = preferred if i == self.pages.currentIndex() else ignored
-            self.pages.widget(i).setSizePolicy(preferred, policy)
+            page = self.pages.widget(i)
+            if page is not None:
+                page.setSizePolicy(preferred, policy)
         self.pages.adjustSize()
 
     def _ok_button(self) -> QPushButton:

@@ -132,7 +132,9 @@ class ValidatorPanel(QWidget):
         """Cap the metrics area at the height its text needs at the current width."""
         width = self.metrics_area.viewport().width() or self.width()
         layout = self._body.layout()
-        need = layout.heightForWidth(width) if layout.hasHeightForWidth() else -1
+        need = -1
+        if layout is not None and layout.hasHeightForWidth():
+            need = layout.heightForWidth(width)
         if need <= 0:
             need = self._body.sizeHint().height()
         # Leave the findings list at least ~130 px; below that the metrics scroll.

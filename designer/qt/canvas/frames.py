@@ -38,7 +38,7 @@ class FramesMixin:
         if not design.groups:
             return []
         gids = [g.id for g in design.groups]
-        gi = {g: i for i, g in enumerate(gids)}
+        gi: dict[str | None, int] = {g: i for i, g in enumerate(gids)}
         par = np.array(
             [gi.get(g.parent, -1) if g.parent else -1 for g in design.groups]
         )
