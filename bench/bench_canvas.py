@@ -323,7 +323,10 @@ def main() -> int:
         flush_rows.append((nodes, bench_flush(design.model_copy(deep=True), app)))
     print("\n## Scene update after one small edit (GUI thread, fit-all view)")
     print(
-        "naive = full scene rebuild (`_rebuild_all`) in the same run; target <= 15 ms"
+        "naive = full scene rebuild (`_rebuild_all`) in the same run. Our aim is "
+        "<= 15 ms; a drop that creates a block (the first ungrouped device) "
+        "rebuilds the blocks and takes ~30 ms at 100K. The issue's budget is the "
+        "whole edit to metrics on screen (bench_gui.py)."
     )
     print("| GPUs | edit | scene flush, ms | naive rebuild, ms | naive/flush |")
     print("|---|---|---|---|---|")
