@@ -280,13 +280,14 @@ class LinkTable(_Strict):
         self.insert(len(self.id), link)
 
     def insert(self, i: int, link: Link) -> None:
-        """Insert a link at position ``i``."""
-        at_end = i >= len(self.id)
+        """Insert a link at position ``i`` (as ``list.insert`` reads ``i``)."""
+        n = len(self.id)
+        i = min(max(i + n, 0) if i < 0 else i, n)
         for name in LINK_COLUMNS:
             getattr(self, name).insert(i, getattr(link, name))
         if self._index is not None:
-            self._index[link.id] = min(i, len(self.id) - 1)
-            if not at_end:
+            self._index[link.id] = i
+            if i < n:
                 self._moved(1)
 
     def extend(self, links: Iterable[Link] | LinkTable) -> None:

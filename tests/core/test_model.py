@@ -243,7 +243,7 @@ def test_linktable_lookups_stay_exact_across_splices(data: st.DataObject) -> Non
                 positions, rows = undo.pop()
                 table.restore(positions, rows)
             elif op == "insert":
-                at = data.draw(st.integers(0, n))
+                at = data.draw(st.integers(-n - 2, n + 2))  # as list.insert reads it
                 table.insert(at, _rows(f"n{next(fresh)}-", 1)[0])
                 undo.clear()  # positions recorded before are stale now
             elif op == "append":
