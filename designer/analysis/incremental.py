@@ -167,12 +167,17 @@ class IncrementalIndex:
             return None
         old = self.index
         link_ids = {i for c in changes if c.kind in _LINK_KINDS for i in c.ids}
-        self._hints = {
-            i: p
-            for c in changes
-            if c.positions is not None and c.kind in _LINK_KINDS
-            for i, p in zip(c.ids, c.positions, strict=True)
-        }
+        # bulk edits are neither patched nor tracked: no hints to index for them
+        self._hints = (
+            {
+                i: p
+                for c in changes
+                if c.positions is not None and c.kind in _LINK_KINDS
+                for i, p in zip(c.ids, c.positions, strict=True)
+            }
+            if len(link_ids) <= MAX_TRACKED_LINKS
+            else {}
+        )
         if link_ids:
             self._track(design, old, link_ids, kinds)
         if old is None:
