@@ -46,7 +46,7 @@ from designer.core.model import Design, Device, Fabric, Link
 from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView
 from designer.qt.canvas.scene import DesignScene
-from designer.qt.canvas.style import DEVICE_H, DEVICE_W
+from designer.view.sizes import DEVICE_H, DEVICE_W
 
 W, H = 1600, 1000
 _EDITS = (

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.index import (
-    FABRICS,
     BoolArray,
     DesignIndex,
     FloatArray,
     IntArray,
 )
+from designer.core.model import FABRICS
 
 
 @dataclass

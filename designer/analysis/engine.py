@@ -12,8 +12,6 @@ from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.findings import Context, all_findings
 from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.index import (
-    FABRIC_CODE,
-    FABRICS,
     KIND_COMPUTE,
     DesignIndex,
     build_index,
@@ -29,7 +27,7 @@ from designer.analysis.metrics import (
 )
 from designer.analysis.report import Bisection, Report, TierOversubscription
 from designer.catalog.loader import Catalog
-from designer.core.model import Design, Fabric
+from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
 
 
 def analyze(design: Design, catalog: Catalog | None = None) -> Report:

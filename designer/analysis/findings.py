@@ -47,7 +47,6 @@ from designer.analysis.bisection import BisectionResult
 from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import (
-    FABRIC_CODE,
     KIND_COMPUTE,
     KIND_STORAGE,
     KIND_UNKNOWN,
@@ -57,7 +56,7 @@ from designer.analysis.index import (
 from designer.analysis.metrics import Tiers
 from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
-from designer.core.model import Design, Fabric, Purpose
+from designer.core.model import FABRIC_CODE, Design, Fabric, Purpose
 
 MAX_ITEMS = 50
 EXACT_SPOF_MAX_LINKS = 8_000

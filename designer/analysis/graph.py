@@ -16,7 +16,6 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from designer.analysis.index import (
-    FABRIC_CODE,
     KIND_COMPUTE,
     KIND_SWITCH,
     BoolArray,
@@ -24,7 +23,7 @@ from designer.analysis.index import (
     FloatArray,
     IntArray,
 )
-from designer.core.model import Fabric
+from designer.core.model import FABRIC_CODE, Fabric
 
 PENDANT_MAX_LINKS = 16
 

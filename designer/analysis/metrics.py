@@ -17,12 +17,12 @@ import numpy as np
 from designer.analysis.ends import EndTable, dense_codes
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import (
-    FABRICS,
     KIND_SWITCH,
     DesignIndex,
     FloatArray,
     IntArray,
 )
+from designer.core.model import FABRICS
 
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 

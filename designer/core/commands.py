@@ -1,18 +1,32 @@
 """Edits as commands (do/undo with a label), a history with macros, and a document.
 
-Commands change the model, never a view. A :class:`Document` owns one design and
-its history, and tells subscribers what changed through :class:`Change` events.
+Commands change the model, never a view. Each ``do``/``undo`` returns the typed
+events of :mod:`designer.core.events` with the exact rows it touched. A
+:class:`Document` owns one design and its history, and hands every step's
+events to its followers, in the order they subscribed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 
 from pydantic import ValidationError
 
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    SettingsChanged,
+)
 from designer.core.model import (
-    LINK_COLUMNS,
     Design,
     Device,
     Group,
@@ -21,24 +35,6 @@ from designer.core.model import (
     Settings,
     reference_problems,
 )
-from designer.core.specs import rows_touching
-
-
-@dataclass(frozen=True)
-class Change:
-    """What an edit touched; views use it to update only what they must.
-
-    ``kind`` is one of: devices_added, devices_removed, devices_changed,
-    links_added, links_removed, links_changed, groups_changed, settings_changed,
-    reset (the whole design was replaced).
-    """
-
-    kind: str
-    ids: tuple[str, ...] = ()
-    positions: Sequence[int] | None = field(default=None, compare=False)
-    """For links_added / links_removed: where ``ids`` sit in the link table
-    (after the insertion / before the removal), so that followers need not
-    search 300,000 ids; None when not given. A hint: check before use."""
 
 
 class Command:
@@ -46,11 +42,11 @@ class Command:
 
     label: str = "Edit"
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         """Apply the edit; return what changed."""
         raise NotImplementedError
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         """Revert the edit exactly; return what changed."""
         raise NotImplementedError
 
@@ -62,8 +58,8 @@ class Macro(Command):
         self.label = label
         self.commands = list(commands)
 
-    def do(self, design: Design) -> list[Change]:
-        changes: list[Change] = []
+    def do(self, design: Design) -> list[Event]:
+        changes: list[Event] = []
         done: list[Command] = []
         try:
             for c in self.commands:
@@ -76,8 +72,8 @@ class Macro(Command):
             raise
         return changes
 
-    def undo(self, design: Design) -> list[Change]:
-        changes: list[Change] = []
+    def undo(self, design: Design) -> list[Event]:
+        changes: list[Event] = []
         for c in reversed(self.commands):
             changes += c.undo(design)
         return changes
@@ -98,7 +94,7 @@ class AddDevices(Command):
             else f"Add {n} devices"
         )
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         existing = {d.id for d in design.devices}
         groups = {g.id for g in design.groups}
         for d in self.devices:
@@ -107,12 +103,20 @@ class AddDevices(Command):
             if d.group is not None and d.group not in groups:
                 raise ValueError(f"device {d.id!r}: unknown group {d.group!r}")
             existing.add(d.id)
+        start = len(design.devices)
         design.devices.extend(self.devices)
-        return [Change("devices_added", tuple(d.id for d in self.devices))]
+        at = tuple(range(start, len(design.devices)))
+        return [DevicesAdded(self._ids(), at, tuple(self.devices))]
 
-    def undo(self, design: Design) -> list[Change]:
-        del design.devices[len(design.devices) - len(self.devices) :]
-        return [Change("devices_removed", tuple(d.id for d in self.devices))]
+    def undo(self, design: Design) -> list[Event]:
+        start = len(design.devices) - len(self.devices)
+        del design.devices[start:]
+        return [
+            DevicesRemoved(self._ids(), tuple(range(start, start + len(self.devices))))
+        ]
+
+    def _ids(self) -> tuple[str, ...]:
+        return tuple(d.id for d in self.devices)
 
 
 class RemoveDevices(Command):
@@ -127,46 +131,37 @@ class RemoveDevices(Command):
         self._link_positions: list[int] = []
         self._links: LinkTable = LinkTable()
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         self._devices = [
             (i, d) for i, d in enumerate(design.devices) if d.id in self.ids
         ]
-        ids = self.ids
         table = design.links
-        if len(ids) <= 64:
-            self._link_positions = rows_touching(design, ids)
-        else:
-            self._link_positions = [
-                i
-                for i, (a, b) in enumerate(zip(table.a, table.b, strict=True))
-                if a in ids or b in ids
-            ]
+        self._link_positions = table.rows_touching(self.ids)
         self._links = table.delete(self._link_positions)
         for i, _ in reversed(self._devices):
             del design.devices[i]
-        out = []
+        out: list[Event] = []
         if self._link_positions:
-            out.append(
-                Change(
-                    "links_removed",
-                    tuple(self._links.id),
-                    tuple(self._link_positions),
-                )
-            )
-        out.append(Change("devices_removed", tuple(d.id for _, d in self._devices)))
+            out.append(LinksRemoved(tuple(self._links.id), tuple(self._link_positions)))
+        out.append(self._device_event(DevicesRemoved))
         return out
 
-    def undo(self, design: Design) -> list[Change]:
+    def _device_event(
+        self, kind: type[DevicesAdded] | type[DevicesRemoved]
+    ) -> DevicesAdded | DevicesRemoved:
+        ids = tuple(d.id for _, d in self._devices)
+        at = tuple(i for i, _ in self._devices)
+        if kind is DevicesAdded:
+            return DevicesAdded(ids, at, tuple(d for _, d in self._devices))
+        return DevicesRemoved(ids, at)
+
+    def undo(self, design: Design) -> list[Event]:
         for i, d in self._devices:
             design.devices.insert(i, d)
         design.links.restore(self._link_positions, self._links)
-        out = [Change("devices_added", tuple(d.id for _, d in self._devices))]
+        out: list[Event] = [self._device_event(DevicesAdded)]
         if self._link_positions:
-            out.append(
-                Change(
-                    "links_added", tuple(self._links.id), tuple(self._link_positions)
-                )
-            )
+            out.append(LinksAdded(tuple(self._links.id), tuple(self._link_positions)))
         return out
 
 
@@ -188,7 +183,7 @@ class UpdateDevices(Command):
         self.label = label
         self._old: dict[int, Device] = {}
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         positions = {d.id: i for i, d in enumerate(design.devices)}
         groups = {g.id for g in design.groups}
         new: dict[int, Device] = {}
@@ -224,12 +219,18 @@ class UpdateDevices(Command):
         self._old = {i: design.devices[i] for i in new}
         for i, d in new.items():
             design.devices[i] = d
-        return [Change("devices_changed", tuple(self.updates))]
+        return [self._event(design)]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         for i, d in self._old.items():
             design.devices[i] = d
-        return [Change("devices_changed", tuple(self.updates))]
+        return [self._event(design)]
+
+    def _event(self, design: Design) -> DevicesChanged:
+        rows = sorted(self._old)
+        fields = frozenset(k for f in self.updates.values() for k in f)
+        now = tuple(design.devices[i] for i in rows)
+        return DevicesChanged(tuple(d.id for d in now), tuple(rows), fields, now)
 
 
 def move_devices(positions: dict[str, tuple[float, float]]) -> UpdateDevices:
@@ -267,7 +268,7 @@ class AddLinks(Command):
         """The links this command adds, as rows."""
         return list(self.table)
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         new_ids = self.table.id
         if len(set(new_ids)) != len(new_ids):
             seen: set[str] = set()
@@ -288,14 +289,13 @@ class AddLinks(Command):
             if a == b:
                 raise ValueError(f"a link cannot join {a!r} to itself")
         self._start = len(design.links)
-        design.links.extend(self.table)
-        span = range(self._start, len(design.links))
-        return [Change("links_added", tuple(new_ids), span)]
+        span = design.links.extend(self.table)
+        return [LinksAdded(tuple(new_ids), tuple(span))]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         design.links.truncate(self._start)
         span = range(self._start, self._start + len(self.table))
-        return [Change("links_removed", tuple(self.table.id), span)]
+        return [LinksRemoved(tuple(self.table.id), tuple(span))]
 
 
 class RemoveLinks(Command):
@@ -309,17 +309,21 @@ class RemoveLinks(Command):
         self._positions: list[int] = []
         self._removed: LinkTable = LinkTable()
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         table = design.links
         self._positions = sorted(table.positions(self.ids).values())
         self._removed = table.delete(self._positions)
+        if not self._positions:
+            return []
         ids, at = tuple(self._removed.id), tuple(self._positions)
-        return [Change("links_removed", ids, at)]
+        return [LinksRemoved(ids, at)]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         design.links.restore(self._positions, self._removed)
+        if not self._positions:
+            return []
         ids, at = tuple(self._removed.id), tuple(self._positions)
-        return [Change("links_added", ids, at)]
+        return [LinksAdded(ids, at)]
 
 
 class UpdateLinks(Command):
@@ -332,7 +336,7 @@ class UpdateLinks(Command):
         self.label = label
         self._old: dict[int, Link] = {}
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         table = design.links
         index = table.positions(self.updates)
         device_ids: set[str] | None = None
@@ -364,15 +368,20 @@ class UpdateLinks(Command):
                         f"link {link_id!r} cannot join {link.a!r} to itself"
                     )
             new[i] = link
-        self._old = {i: table.row(i) for i in new}
-        for i, link in new.items():
-            table.replace(i, link)
-        return [Change("links_changed", tuple(self.updates))]
+        rows = sorted(new)
+        old = table.replace_rows(rows, [new[i] for i in rows])
+        self._old = dict(zip(rows, old, strict=True))
+        return [self._event()]
 
-    def undo(self, design: Design) -> list[Change]:
-        for i, link in self._old.items():
-            design.links.replace(i, link)
-        return [Change("links_changed", tuple(self.updates))]
+    def undo(self, design: Design) -> list[Event]:
+        rows = sorted(self._old)
+        design.links.replace_rows(rows, [self._old[i] for i in rows])
+        return [self._event()]
+
+    def _event(self) -> LinksChanged:
+        rows = sorted(self._old)
+        fields = frozenset(k for f in self.updates.values() for k in f)
+        return LinksChanged(tuple(self._old[i].id for i in rows), tuple(rows), fields)
 
 
 class UpdateLink(UpdateLinks):
@@ -397,17 +406,17 @@ class SetGroups(Command):
         self.label = label
         self._old: list[Group] = []
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         problems = group_problems(self.groups, design.devices)
         if problems:
             raise ValueError("; ".join(problems[:5]))
         self._old = list(design.groups)
         design.groups[:] = self.groups
-        return [Change("groups_changed")]
+        return [GroupsChanged()]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         design.groups[:] = self._old
-        return [Change("groups_changed")]
+        return [GroupsChanged()]
 
 
 def group_problems(groups: Sequence[Group], devices: Sequence[Device]) -> list[str]:
@@ -432,15 +441,15 @@ class SetSettings(Command):
         self.label = label
         self._old: Settings | None = None
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         self._old = design.settings
         design.settings = self.settings
-        return [Change("settings_changed")]
+        return [SettingsChanged()]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         assert self._old is not None
         design.settings = self._old
-        return [Change("settings_changed")]
+        return [SettingsChanged()]
 
 
 class ReplaceDesign(Command):
@@ -461,7 +470,7 @@ class ReplaceDesign(Command):
         for name in self._FIELDS:
             setattr(design, name, getattr(source, name))
 
-    def do(self, design: Design) -> list[Change]:
+    def do(self, design: Design) -> list[Event]:
         self._old = Design.model_construct(
             **{n: getattr(design, n) for n in self._FIELDS}
         )
@@ -473,17 +482,15 @@ class ReplaceDesign(Command):
             settings=new.settings,
             groups=list(new.groups),
             devices=list(new.devices),
-            links=LinkTable.from_columns(
-                {n: list(getattr(new.links, n)) for n in LINK_COLUMNS}
-            ),
+            links=new.links.copy(),
         )
         self._swap(design, copy)
-        return [Change("reset")]
+        return [DesignReplaced()]
 
-    def undo(self, design: Design) -> list[Change]:
+    def undo(self, design: Design) -> list[Event]:
         assert self._old is not None
         self._swap(design, self._old)
-        return [Change("reset")]
+        return [DesignReplaced()]
 
 
 # --- history and document ----------------------------------------------------
@@ -518,7 +525,28 @@ class History:
         return self.clean_index == len(self.done)
 
 
-Listener = Callable[[list[Change]], None]
+Listener = Callable[[list[Event]], None]
+"""A follower of a document: called with the events of every step, in order."""
+
+
+class Stage(IntEnum):
+    """When a follower hears of a step: every follower of an earlier stage first.
+
+    The one place that fixes the order of a document's followers:
+
+    * ``ANALYSIS``: the analysis runner takes its snapshot and starts the worker
+      first, so the analysis runs while the views update;
+    * ``VIEWS``: the canvas (scene, then view) brings its items up to date;
+    * ``PANELS``: properties, history and other panels re-read the model;
+    * ``WINDOW``: the window's title, actions and status bar, last.
+
+    Followers of one stage are called in the order they subscribed.
+    """
+
+    ANALYSIS = 0
+    VIEWS = 1
+    PANELS = 2
+    WINDOW = 3
 
 
 class Document:
@@ -528,22 +556,28 @@ class Document:
         self.design = design if design is not None else Design()
         self.history = History()
         self.revision = 0
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Stage, Listener]] = []
 
-    def subscribe(self, listener: Listener) -> None:
-        """Call ``listener(changes)`` after every edit, undo, redo or reset."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: Listener, stage: Stage = Stage.PANELS) -> None:
+        """Call ``listener(events)`` after every edit, undo, redo or reset, in
+        the order :class:`Stage` sets."""
+        at = sum(1 for s, _ in self._listeners if s <= stage)
+        self._listeners.insert(at, (stage, listener))
 
     def unsubscribe(self, listener: Listener) -> None:
         """Stop calling ``listener``."""
-        self._listeners.remove(listener)
+        for i, (_, known) in enumerate(self._listeners):
+            if known == listener:
+                del self._listeners[i]
+                return
+        raise ValueError("not a follower of this document")
 
-    def _notify(self, changes: list[Change]) -> None:
+    def _notify(self, events: list[Event]) -> None:
         self.revision += 1
-        for listener in list(self._listeners):
-            listener(changes)
+        for _, listener in list(self._listeners):
+            listener(events)
 
-    def execute(self, command: Command) -> list[Change]:
+    def execute(self, command: Command) -> list[Event]:
         """Do ``command`` and push it on the history (clears redo)."""
         changes = command.do(self.design)
         self.history.done.append(command)
@@ -556,7 +590,7 @@ class Document:
         self._notify(changes)
         return changes
 
-    def undo(self) -> list[Change]:
+    def undo(self) -> list[Event]:
         """Undo the last step; nothing when there is none."""
         if not self.history.done:
             return []
@@ -566,7 +600,7 @@ class Document:
         self._notify(changes)
         return changes
 
-    def redo(self) -> list[Change]:
+    def redo(self) -> list[Event]:
         """Redo the last undone step."""
         if not self.history.undone:
             return []
@@ -580,8 +614,13 @@ class Document:
         """Replace the design (open, new); clears the history."""
         self.design = design
         self.history = History()
-        self._notify([Change("reset")])
+        self._notify([DesignReplaced()])
 
     def mark_clean(self) -> None:
         """The current state is saved."""
         self.history.clean_index = len(self.history.done)
+
+    def mark_unsaved(self) -> None:
+        """The current state was never saved (a generated or recovered design):
+        no step of the history is clean, so closing asks first."""
+        self.history.clean_index = None

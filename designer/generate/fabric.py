@@ -87,7 +87,7 @@ class _Columns:
 
     def table(self) -> LinkTable:
         """The finished table; a few rows are validated as :class:`Link`."""
-        table = LinkTable.model_construct(**self.cols)  # type: ignore[arg-type]
+        table = LinkTable.model_construct(**self.cols)
         n = len(table)
         for i in sorted({0, n // 3, n // 2, n - 1} if n else set()):
             Link.model_validate(table.row(i).__dict__)

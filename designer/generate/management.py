@@ -156,7 +156,7 @@ def add_management(design: Design, catalog: CatalogLike) -> Design:
     groups = list(design.groups)
     if GROUP_ID not in {g.id for g in groups}:
         groups.append(Group(id=GROUP_ID, label="Management", kind=GroupKind.CUSTOM))
-    table = LinkTable.model_construct(**out.cols)  # type: ignore[arg-type]
+    table = LinkTable.model_construct(**out.cols)
     return Design(
         settings=design.settings, groups=groups, devices=out.devices, links=table
     )

@@ -210,7 +210,7 @@ def add_storage(
         *design.groups,
         Group(id=GROUP_ID, label="Storage", kind=GroupKind.CUSTOM),
     ]
-    table = LinkTable.model_construct(**cols)  # type: ignore[arg-type]
+    table = LinkTable.model_construct(**cols)
     return Design(
         settings=design.settings, groups=groups, devices=devices, links=table
     ), p

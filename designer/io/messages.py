@@ -13,7 +13,7 @@ from designer.core.model import (
     Device,
     Group,
     Link,
-    LinkTable,
+    LinkColumns,
     Placement,
     Settings,
 )
@@ -28,7 +28,7 @@ _MODEL_UNDER: dict[str, type[BaseModel]] = {
     "groups": Group,
     "devices": Device,
     "placement": Placement,
-    "links": LinkTable,
+    "links": LinkColumns,
 }
 
 _NOUNS: dict[type[BaseModel], str] = {
@@ -38,7 +38,7 @@ _NOUNS: dict[type[BaseModel], str] = {
     Device: "device",
     Placement: "placement",
     Link: "link",
-    LinkTable: "link table",
+    LinkColumns: "link table",
 }
 
 _ID_TEXT = "an id made of letters, digits and _ . : - / (no spaces)"

@@ -2,15 +2,16 @@
 
 Pattern (reference/performance.md §4): every edit bumps a generation number; a
 lone edit is analysed at once, edits in a burst restart a ~100 ms single-shot
-timer. Each edit is also patched into an
-:class:`~designer.analysis.incremental.IncrementalIndex` on the GUI thread (a few
-ms: link edits give new arrays, settings and moves reuse the index), and that
-immutable index goes to a one-thread pool (queued, unstarted jobs are dropped).
-When the edit cannot be patched, the job gets a snapshot of the design and
-rebuilds the index in the worker; the GUI adopts it if no edit came meanwhile.
-A result whose generation is not the current one is dropped; an accepted one
-certifies its bisection lower bound, which later edits carry (minus the
-capacity they remove).
+timer. A job gets a snapshot of the design: the device and group lists (their
+items are replaced by commands, never changed) and the current state of the
+link column store (read-only arrays, :class:`~designer.core.links.LinkArrays`),
+so taking it costs next to nothing on the GUI thread. The worker derives the
+analysis index from it and analyses it on a one-thread pool (queued, unstarted
+jobs are dropped); a result whose generation is not the current one is dropped.
+
+The carried bisection bound (:class:`~designer.analysis.ledger.BoundLedger`)
+lives with the worker: only jobs read and write it, one at a time, and nothing
+a job computes is written back into state the GUI thread owns.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from designer.analysis.incremental import IncrementalIndex, hint_for
-from designer.analysis.index import DesignIndex
+from designer.analysis.ledger import BoundLedger
 from designer.catalog.loader import Catalog
-from designer.core.commands import Change, Document
-from designer.core.model import LINK_COLUMNS, Design, LinkTable
+from designer.core.commands import Document, Stage
+from designer.core.events import DevicesChanged, Event, only, replaced
+from designer.core.model import Design, LinkArrays, LinkTable
 
 BURST_DEBOUNCE_MS = 100
 """Debounce while edits arrive in a burst (typing, spin-box arrows)."""
@@ -32,26 +33,20 @@ RESET_DELAY_MS = 50
 """Wait after a new design is loaded before analysing it."""
 BURST_GAP_S = 0.15
 """Edits closer together than this count as a burst."""
+_UNANALYSED_FIELDS = frozenset({"x", "y", "label"})
+"""Device fields the analysis never reads: moving or renaming keeps the report."""
 
 
-def snapshot(design: Design) -> Design:
-    """A copy the worker can read while the GUI keeps editing.
-
-    Commands replace devices, groups and settings rather than mutating them, so
-    copying the containers (and the link columns) is enough and takes ~1 ms for
-    a 100,000-GPU design.
-    """
-    columns: dict[str, Any] = {
-        name: list(getattr(design.links, name)) for name in LINK_COLUMNS
-    }
-    links = LinkTable.model_construct(**columns)
-    return Design.model_construct(
+def snapshot(design: Design) -> tuple[Design, LinkArrays]:
+    """What a worker may read while the GUI keeps editing (see module doc)."""
+    light = Design.model_construct(
         schema_version=design.schema_version,
         settings=design.settings,
         groups=list(design.groups),
         devices=list(design.devices),
-        links=links,
+        links=LinkTable(),
     )
+    return light, design.links.arrays
 
 
 class _JobSignals(QObject):
@@ -60,56 +55,47 @@ class _JobSignals(QObject):
     finished = Signal(object)
 
 
-def light_snapshot(design: Design) -> Design:
-    """The design without links, for analysing a prebuilt index (reads settings)."""
-    return Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        groups=list(design.groups),
-        devices=list(design.devices),
-        links=LinkTable(),
-    )
-
-
 class _AnalysisJob(QRunnable):
-    """Analyse one index (or build it from a snapshot); emit
-    ``(generation, report or exception, seconds, index built here or None)``."""
+    """Analyse one snapshot; emit ``(generation, report or exception, seconds)``."""
 
     def __init__(
         self,
         generation: int,
         design: Design,
-        index: DesignIndex | None,
-        hint: Any,
+        links: LinkArrays,
+        ledger: BoundLedger,
         catalog: Catalog | None,
         signals: _JobSignals,
     ) -> None:
         super().__init__()
         self.generation = generation
         self.design = design
-        self.index = index
-        self.hint = hint
+        self.links = links
+        self.ledger = ledger
         self.catalog = catalog
         self.signals = signals
+        self.from_scratch = False
 
     def run(self) -> None:
         """Analyse; never raise into the pool."""
         start = time.perf_counter()
         result: Any
-        built: DesignIndex | None = None
         try:
             from designer.analysis import analyze_index, build_index
 
-            index = self.index
-            if index is None:
-                index = built = build_index(self.design, self.catalog)
+            links = self.links
+            if self.from_scratch:  # as strings, coded again (see the runner)
+                strings = LinkTable.from_arrays(links).to_columns()
+                links = LinkTable.from_columns(strings).arrays
+            index = build_index(self.design, self.catalog, links=links)
             result = analyze_index(
-                index, self.design, known_lower=hint_for(self.hint, index)
+                index, self.design, known_lower=self.ledger.lower_bound(index)
             )
+            self.ledger.record(float(result.bisection.lower_gbps), index)
         except Exception as exc:  # shown in the panel, never a crash
-            result, built = exc, None
+            result = exc
         self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start, built)
+            (self.generation, result, time.perf_counter() - start)
         )
 
 
@@ -134,7 +120,11 @@ class AnalysisRunner(QObject):
         self.last_seconds: float | None = None
         self.busy = False
         self._last_edit = float("-inf")
-        self._incremental = IncrementalIndex(catalog)
+        self.from_scratch = False
+        """Analyse each edit as an editor without the column store would: the
+        links re-read as strings and coded again, no carried bound (the
+        benchmark's naive baseline)."""
+        self._ledger = BoundLedger()
         self._last_report: object | None = None
         self._report_generation = -1
         self._pool = QThreadPool(self)
@@ -144,26 +134,22 @@ class AnalysisRunner(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start_job)
-        document.subscribe(self._on_changes)
+        document.subscribe(self._on_changes, Stage.ANALYSIS)
 
     def set_document(self, document: Document) -> None:
         """Follow another document and analyse it at once."""
         self._document.unsubscribe(self._on_changes)
         self._document = document
-        self._incremental.invalidate()
-        document.subscribe(self._on_changes)
+        self._ledger = BoundLedger()  # a running job keeps the old one
+        document.subscribe(self._on_changes, Stage.ANALYSIS)
         self.run_now()
 
-    def _on_changes(self, changes: list[Change]) -> None:
-        before = self._incremental.index
-        try:
-            self._incremental.update(self._document.design, changes)
-        except Exception:  # never let bookkeeping break an edit: rebuild instead
-            self._incremental.invalidate()
+    def _on_changes(self, events: list[Event]) -> None:
+        if not events:
+            return  # nothing changed (the saved state was re-marked)
         if (
-            before is not None
-            and self._incremental.index is before
-            and all(c.kind == "devices_changed" for c in changes)
+            only(events, DevicesChanged)
+            and all(e.fields <= _UNANALYSED_FIELDS for e in events)  # type: ignore[attr-defined]
             and self._report_generation == self.generation
             and self._last_report is not None
         ):
@@ -174,7 +160,7 @@ class AnalysisRunner(QObject):
             report, generation = self._last_report, self.generation
             QTimer.singleShot(0, lambda: self._replay(generation, report))
             return
-        if any(c.kind == "reset" for c in changes):
+        if replaced(events):
             # A new design: let the window build and paint it first, so the
             # worker does not compete with that for the GIL.
             self.generation += 1
@@ -182,11 +168,6 @@ class AnalysisRunner(QObject):
             self._timer.start(RESET_DELAY_MS)
             return
         self.schedule()
-
-    def forget_index(self) -> None:
-        """Drop the patched index and the carried bounds: the next edit is
-        analysed from scratch (the benchmark's naive baseline does this)."""
-        self._incremental.invalidate()
 
     def schedule(self) -> None:
         """Bump the generation; analyse a lone edit at once, debounce a burst."""
@@ -210,23 +191,21 @@ class AnalysisRunner(QObject):
 
     def _start_job(self) -> None:
         self._pool.clear()  # queued, unstarted jobs are stale now
-        design = self._document.design
-        index = self._incremental.index
+        design, links = snapshot(self._document.design)
         job = _AnalysisJob(
             self.generation,
-            light_snapshot(design) if index is not None else snapshot(design),
-            index,
-            self._incremental.lower_hint(),
+            design,
+            links,
+            BoundLedger() if self.from_scratch else self._ledger,
             self._catalog,
             self._signals,
         )
+        job.from_scratch = self.from_scratch
         self.started.emit()
         self._pool.start(job)
 
-    def _on_job_finished(
-        self, payload: tuple[int, object, float, DesignIndex | None]
-    ) -> None:
-        generation, result, seconds, built = payload
+    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
+        generation, result, seconds = payload
         self.last_seconds = seconds
         if generation != self.generation:
             return  # an edit came in meanwhile; a newer job is (or will be) queued
@@ -234,13 +213,6 @@ class AnalysisRunner(QObject):
         if isinstance(result, BaseException):
             self.failed.emit(f"{type(result).__name__}: {result}")
             return
-        # No edit since the job started: its index shows the current design.
-        if built is not None:
-            self._incremental.adopt(built)
-        index = self._incremental.index
-        bis = getattr(result, "bisection", None)
-        if index is not None and bis is not None:
-            self._incremental.certify(float(bis.lower_gbps), index)
         self._last_report, self._report_generation = result, generation
         self.report_ready.emit(result)
 

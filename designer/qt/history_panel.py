@@ -6,7 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from designer.core.commands import Change, Document
+from designer.core.commands import Document
+from designer.core.events import Event
 
 _STEP_ROLE = Qt.ItemDataRole.UserRole
 
@@ -27,7 +28,7 @@ class HistoryPanel(QWidget):
         document.subscribe(self._on_changes)
         self.refresh()
 
-    def _on_changes(self, changes: list[Change]) -> None:
+    def _on_changes(self, events: list[Event]) -> None:
         self.refresh()
 
     def set_origin(self, text: str) -> None:

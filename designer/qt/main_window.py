@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 
 from designer.analysis.report import Report
 from designer.catalog.loader import Catalog, default_catalog
-from designer.core.commands import Change, Document
+from designer.core.commands import Document, Stage
+from designer.core.events import Event
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
 from designer.qt import formatting as fmt
@@ -110,7 +111,7 @@ class MainWindow(QMainWindow):
         self.runner.report_ready.connect(self._on_report)
         self.runner.failed.connect(self._on_analysis_failed)
         self.actions_ = WindowActions(self)
-        self.document.subscribe(self._on_changes)
+        self.document.subscribe(self._on_changes, Stage.WINDOW)
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
@@ -211,7 +212,7 @@ class MainWindow(QMainWindow):
         self.setWindowModified(not self.document.history.is_clean)
         self.actions_.update_undo_state()
 
-    def _on_changes(self, changes: list[Change]) -> None:
+    def _on_changes(self, events: list[Event]) -> None:
         self._update_title()
 
     # --- files ---------------------------------------------------------------
@@ -260,7 +261,7 @@ class MainWindow(QMainWindow):
     def adopt_generated(self, design: Design) -> None:
         """Show a generated design as a new, unsaved document."""
         self._replace_design(design, None, f"From template: {design.settings.name}")
-        self.document.history.clean_index = None  # never saved: closing asks
+        self.document.mark_unsaved()  # never saved: closing asks
         self._update_title()
 
     def open_dialog(self) -> None:

@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
 
 from designer.catalog.loader import Catalog
 from designer.core.commands import (
-    Change,
     Document,
     SetSettings,
     UpdateDevices,
     UpdateLink,
 )
+from designer.core.events import Event
 from designer.core.model import Device, Fabric, Purpose
 from designer.qt.formatting import entry_specs, usd
 
@@ -208,7 +208,7 @@ class PropertiesPanel(QWidget):
         self.selection = list(ids)
         self.refresh()
 
-    def _on_changes(self, changes: list[Change]) -> None:
+    def _on_changes(self, events: list[Event]) -> None:
         self.refresh()
 
     def _selected(self) -> tuple[list[Device], list[str]]:

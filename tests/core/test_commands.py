@@ -7,7 +7,6 @@ import pytest
 from designer.core.commands import (
     AddDevices,
     AddLinks,
-    Change,
     Command,
     Document,
     Macro,
@@ -20,6 +19,16 @@ from designer.core.commands import (
     UpdateLink,
     UpdateLinks,
     move_devices,
+)
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
 )
 from designer.core.model import (
     Design,
@@ -71,7 +80,7 @@ def roundtrip(command: Command, design: Design | None = None) -> Design:
     command.undo(d)
     assert d.model_dump() == before
     # The id index stays right after all of that.
-    assert d.links.index() == {lid: i for i, lid in enumerate(d.links.id)}
+    assert d.links.positions(d.links.id) == {lid: i for i, lid in enumerate(d.links.id)}
     command.do(d)
     return d
 
@@ -102,10 +111,10 @@ def test_remove_devices_restores_links_at_the_same_positions() -> None:
     changes = cmd.do(d)
     assert [dev.id for dev in d.devices] == ["leaf-2", "n0", "n1", "n2"]
     assert d.links.id == ["n0-l2", "n1-l2", "n2-l2"]
-    assert changes[0] == Change(
-        "links_removed", ("n0-l1", "n1-l1", "n2-l1", "n3-l1", "n3-l2")
+    assert changes[0] == LinksRemoved(
+        ("n0-l1", "n1-l1", "n2-l1", "n3-l1", "n3-l2"), (0, 2, 4, 6, 7)
     )
-    assert changes[1] == Change("devices_removed", ("leaf-1", "n3"))
+    assert changes[1] == DevicesRemoved(("leaf-1", "n3"), (0, 5))
     cmd.undo(d)
     assert d.links.id == order
     assert d.model_dump() == fabric().model_dump()
@@ -228,11 +237,11 @@ def test_replace_design_keeps_the_object_and_undoes() -> None:
     roundtrip(ReplaceDesign(new))
     doc = Document(fabric())
     same = doc.design
-    seen: list[list[Change]] = []
+    seen: list[list[Event]] = []
     doc.subscribe(seen.append)
     doc.execute(ReplaceDesign(new, label="Apply template"))
     assert doc.design is same and [x.id for x in same.devices] == ["only"]
-    assert seen[-1] == [Change("reset")] and doc.history.undo_label == "Apply template"
+    assert seen[-1] == [DesignReplaced()] and doc.history.undo_label == "Apply template"
     doc.execute(AddDevices([Device(id="more", catalog_id="x")]))
     assert [x.id for x in new.devices] == ["only"]  # the template is not aliased
     doc.undo()
@@ -308,19 +317,23 @@ def test_failed_command_leaves_no_history_entry() -> None:
 
 def test_document_listeners_receive_changes() -> None:
     doc = Document(fabric())
-    seen: list[list[Change]] = []
+    seen: list[list[Event]] = []
     doc.subscribe(seen.append)
+    n0 = [d.id for d in doc.design.devices].index("n0")
     doc.execute(RemoveDevices(["n0"]))
     assert seen[-1] == [
-        Change("links_removed", ("n0-l1", "n0-l2")),
-        Change("devices_removed", ("n0",)),
+        LinksRemoved(("n0-l1", "n0-l2"), (0, 1)),
+        DevicesRemoved(("n0",), (n0,)),
     ]
     doc.undo()
-    assert seen[-1][0] == Change("devices_added", ("n0",))
+    added = seen[-1][0]
+    assert isinstance(added, DevicesAdded)
+    assert (added.ids, added.positions) == (("n0",), (n0,))
+    assert added.devices == (doc.design.devices[n0],)
     doc.redo()
-    assert seen[-1][1].kind == "devices_removed"
+    assert type(seen[-1][1]) is DevicesRemoved
     doc.reset(Design())
-    assert seen[-1] == [Change("reset")]
+    assert seen[-1] == [DesignReplaced()]
     assert doc.revision == 4 and not doc.history.can_undo
     doc.unsubscribe(seen.append)
     doc.execute(AddDevices([Device(id="a", catalog_id="c")]))
@@ -349,25 +362,39 @@ def test_core_imports_no_qt() -> None:
 
 
 def test_link_changes_carry_the_positions_of_their_links() -> None:
-    """links_removed: where the links were before; links_added: where they are
-    after. Followers trust these only after a check, but they must be right."""
+    """Removed: where the rows were before; added: where they are after;
+    changed: where they are. Followers rely on these without checking."""
     doc = Document(fabric())
-    seen: list[list[Change]] = []
+    seen: list[list[Event]] = []
     doc.subscribe(seen.append)
     before = list(doc.design.links.id)
+    devices_before = [d.id for d in doc.design.devices]
 
     def check_last() -> None:
+        assert seen[-1], "every step reports what it changed"
+        links_now = doc.design.links.id
+        devices_now = [d.id for d in doc.design.devices]
         for c in seen[-1]:
-            if c.kind not in ("links_added", "links_removed"):
+            if isinstance(c, LinksRemoved):
+                table = before
+            elif isinstance(c, LinksAdded | LinksChanged):
+                table = links_now
+            elif isinstance(c, DevicesRemoved):
+                table = devices_before
+            elif isinstance(c, DevicesAdded | DevicesChanged):
+                table = devices_now
+            else:
                 continue
-            assert c.positions is not None, c.kind
-            table = before if c.kind == "links_removed" else doc.design.links.id
-            assert [table[p] for p in c.positions] == list(c.ids), c.kind
+            assert list(c.positions) == sorted(c.positions), c
+            assert [table[p] for p in c.positions] == list(c.ids), c
 
     node = doc.design.devices[-1].id
     steps = [
         lambda: doc.execute(RemoveLinks([before[1], before[4]])),
         doc.undo,
+        lambda: doc.execute(UpdateLinks({before[3]: {"cables": 2}, before[0]: {}})),
+        doc.undo,
+        lambda: doc.execute(move_devices({node: (5.0, 6.0)})),
         lambda: doc.execute(RemoveDevices([node])),
         doc.undo,
         lambda: doc.execute(
@@ -388,6 +415,7 @@ def test_link_changes_carry_the_positions_of_their_links() -> None:
     ]
     for step in steps:
         before = list(doc.design.links.id)
+        devices_before = [d.id for d in doc.design.devices]
         step()
         check_last()
-    assert sum(c.positions is not None for changes in seen for c in changes) >= 6
+    assert sum(len(changes) for changes in seen) >= 8

@@ -243,5 +243,5 @@ def test_undo_all_restores_and_redo_all_replays(data: st.DataObject) -> None:
     while doc.history.can_redo:
         doc.redo()
     assert doc.design.model_dump() == final
-    index = doc.design.links.index()
-    assert index == {lid: i for i, lid in enumerate(doc.design.links.id)}
+    table = doc.design.links
+    assert table.positions(table.id) == {lid: i for i, lid in enumerate(table.id)}

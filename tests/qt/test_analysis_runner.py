@@ -79,40 +79,39 @@ def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
     doc = Document()
     runner = AnalysisRunner(doc, None)
     try:
-        from designer.core.commands import AddDevices
-        from designer.core.model import Device
+        from designer.core.commands import AddDevices, AddLinks
+        from designer.core.model import Device, Link
 
         doc.execute(AddDevices([Device(id="a", catalog_id="dgx-h100")]))
-        copy = snapshot(doc.design)
+        doc.execute(AddDevices([Device(id="s", catalog_id="qm9700")]))
+        copy, links = snapshot(doc.design)
         doc.execute(AddDevices([Device(id="b", catalog_id="dgx-h100")]))
-        assert [d.id for d in copy.devices] == ["a"]
+        link = Link(
+            id="l", a="a", a_port="compute", b="s", b_port="ports", speed_gbps=400
+        )
+        doc.execute(AddLinks([link]))
+        assert [d.id for d in copy.devices] == ["a", "s"]
+        assert len(links) == 0 and len(doc.design.links.arrays) == 1
         assert copy.model_dump() != doc.design.model_dump()
     finally:
         runner.shutdown()
 
 
-def test_link_edits_are_patched_and_moves_replay_the_report(
+def test_link_edits_are_analysed_in_the_worker_and_moves_replay_the_report(
     qtbot: Any, monkeypatch: Any
 ) -> None:
     from designer.analysis import analyze
     from designer.core.commands import RemoveLinks, UpdateLink, move_devices
     from designer.generate import fat_tree
 
-    builds: list[int] = []
-    real_build = designer.analysis.build_index
-
-    def counting_build(design: Any, catalog: Any = None) -> Any:
-        builds.append(len(design.links))
-        return real_build(design, catalog)
-
-    monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    builds = _spy_builds(monkeypatch)
     doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
     runner = AnalysisRunner(doc, None)
     try:
         with qtbot.waitSignal(runner.report_ready, timeout=30_000) as first:
             runner.run_now()
         assert first.args[0].bisection.exact
-        assert len(builds) == 1
+        assert builds
         lid = doc.design.links.id[0]
         for edit in (
             UpdateLink(lid, {"cables": 3}),
@@ -127,8 +126,8 @@ def test_link_edits_are_patched_and_moves_replay_the_report(
             assert report.bisection.lower_gbps >= want.bisection.lower_gbps
             assert report.bisection.lower_gbps <= report.bisection.upper_gbps
         with qtbot.waitSignal(runner.report_ready, timeout=30_000):
-            doc.undo()  # the link comes back: spliced in, not rebuilt
-        assert len(builds) == 1  # every link edit was patched
+            doc.undo()  # the link comes back
+        assert threading.main_thread() not in builds  # never on the GUI thread
         started: list[int] = []
         runner.started.connect(lambda: started.append(1))
         last = runner._last_report
@@ -140,20 +139,28 @@ def test_link_edits_are_patched_and_moves_replay_the_report(
         runner.shutdown()
 
 
-def test_device_edits_are_patched_not_rebuilt(qtbot: Any, monkeypatch: Any) -> None:
+def _spy_builds(monkeypatch: Any) -> list[threading.Thread]:
+    """Record the thread of every index build."""
+    builds: list[threading.Thread] = []
+    real_build = designer.analysis.build_index
+
+    def counting_build(*args: Any, **kwargs: Any) -> Any:
+        builds.append(threading.current_thread())
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    return builds
+
+
+def test_device_edits_give_the_report_of_a_fresh_analysis(
+    qtbot: Any, monkeypatch: Any
+) -> None:
     from designer.analysis import analyze
     from designer.core.commands import AddDevices, RemoveDevices, UpdateDevices
     from designer.core.model import Device
     from designer.generate import fat_tree
 
-    builds: list[int] = []
-    real_build = designer.analysis.build_index
-
-    def counting_build(design: Any, catalog: Any = None) -> Any:
-        builds.append(len(design.devices))
-        return real_build(design, catalog)
-
-    monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    builds = _spy_builds(monkeypatch)
     doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
     runner = AnalysisRunner(doc, None)
     try:
@@ -172,6 +179,6 @@ def test_device_edits_are_patched_not_rebuilt(qtbot: Any, monkeypatch: Any) -> N
             assert report.gpus == want.gpus and report.cost_usd == want.cost_usd
             assert report.findings == want.findings
             assert report.bisection.gbps == want.bisection.gbps
-        assert len(builds) == 1  # only the first analysis built the index
+        assert len(builds) == 6 and threading.main_thread() not in builds
     finally:
         runner.shutdown()

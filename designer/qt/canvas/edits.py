@@ -23,9 +23,13 @@ from designer.core.commands import (
     RemoveLinks,
     move_devices,
 )
+from designer.core.edits import copy_selection, duplicate, paste, set_group_collapsed
+from designer.core.errors import ConnectionRefused
 from designer.core.model import Link
-from designer.qt.canvas import editing, rules
-from designer.qt.canvas import style as st
+from designer.core.rules import suggest_link
+from designer.core.wiring import connect_all_to_all, wire_rail_optimized
+from designer.view import editing
+from designer.view import sizes as sz
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -93,7 +97,7 @@ class CanvasEditsMixin:
             command = build()
             self.document.execute(command)
         except (
-            rules.ConnectionRefused,
+            ConnectionRefused,
             editing.EditRefused,
             ValueError,
             KeyError,
@@ -147,7 +151,7 @@ class CanvasEditsMixin:
         design = self.document.design
 
         def build() -> Command:
-            link = rules.suggest_link(design, a_id, b_id, self.catalog)
+            link = suggest_link(design, a_id, b_id, self.catalog)
             self._last_link = link
             return AddLinks([link])
 
@@ -196,7 +200,7 @@ class CanvasEditsMixin:
         if not ids:
             self.refuse("Select devices to copy.")
             return
-        self._clip = rules.copy_selection(self.document.design, ids)
+        self._clip = copy_selection(self.document.design, ids)
         self._paste_count = 0
         mime = QMimeData()
         mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
@@ -220,7 +224,7 @@ class CanvasEditsMixin:
             self.refuse("Nothing to paste: copy devices first.")
             return
         self._paste_count += 1
-        self._paste(data, self._paste_count * st.PASTE_OFFSET, "Paste")
+        self._paste(data, self._paste_count * sz.PASTE_OFFSET, "Paste")
 
     def duplicate_selection(self) -> None:
         """Copy and paste the selection in one go."""
@@ -229,8 +233,8 @@ class CanvasEditsMixin:
             self.refuse("Select devices to duplicate.")
             return
         before = len(self.document.design.devices)
-        offset = (st.PASTE_OFFSET, st.PASTE_OFFSET)
-        if self._run(lambda: rules.duplicate(self.document.design, ids, offset)):
+        offset = (sz.PASTE_OFFSET, sz.PASTE_OFFSET)
+        if self._run(lambda: duplicate(self.document.design, ids, offset)):
             self.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
             )
@@ -238,9 +242,7 @@ class CanvasEditsMixin:
     def _paste(self, data: Mapping[str, object], offset: float, label: str) -> None:
         before = len(self.document.design.devices)
         if self._run(
-            lambda: rules.paste(
-                self.document.design, data, (offset, offset), label=label
-            )
+            lambda: paste(self.document.design, data, (offset, offset), label=label)
         ):
             self.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
@@ -257,9 +259,7 @@ class CanvasEditsMixin:
             lower, upper = editing.split_tiers(
                 design, self.catalog, self.selected_ids()
             )
-            return rules.connect_all_to_all(
-                design, lower, upper, cables_each, self.catalog
-            )
+            return connect_all_to_all(design, lower, upper, cables_each, self.catalog)
 
         return self._run(build)
 
@@ -285,7 +285,7 @@ class CanvasEditsMixin:
             leaves = sorted(
                 (i for i in switches if ranks[i] == low), key=lambda i: devs[i].x
             )
-            return rules.wire_rail_optimized(design, nodes, leaves, self.catalog)
+            return wire_rail_optimized(design, nodes, leaves, self.catalog)
 
         return self._run(build)
 
@@ -301,7 +301,7 @@ class CanvasEditsMixin:
             self.refuse(f"No group {group_id!r}.")
             return False
         return self._run(
-            lambda: rules.set_group_collapsed(
+            lambda: set_group_collapsed(
                 self.document.design, group_id, not group.collapsed
             )
         )

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 
-from designer.qt.canvas import style as st
 from designer.qt.canvas.items import FrameItem
-from designer.qt.canvas.quotient import BLOCK_PAD
+from designer.view import sizes as sz
+from designer.view.quotient import BLOCK_PAD
 
 if TYPE_CHECKING:
     from designer.core.commands import Document
-    from designer.qt.canvas.geometry import Geometry
+    from designer.view.geometry import Geometry
 
 
 class FramesMixin:
@@ -91,7 +91,7 @@ class FramesMixin:
         self._frame_members = (pg, pr, starts)
         self._frame_of = {}
         frames = []
-        hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
+        hw, hh = sz.DEVICE_W / 2, sz.DEVICE_H / 2
         for i, g in enumerate(design.groups):
             if hidden[i] or not np.isfinite(lo[i, 0]):
                 continue

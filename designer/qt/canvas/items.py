@@ -23,11 +23,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
+from designer.view import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene
 
-_BODY = QRectF(-st.DEVICE_W / 2, -st.DEVICE_H / 2, st.DEVICE_W, st.DEVICE_H)
+_BODY = QRectF(-sz.DEVICE_W / 2, -sz.DEVICE_H / 2, sz.DEVICE_W, sz.DEVICE_H)
 _BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
 _FONTS: dict[tuple[str, float], QFont] = {}
 #: Font sizes in pixels at the reference 96 dpi: scene units for device labels,
@@ -112,7 +113,7 @@ class DeviceItem(QGraphicsItem):
         text_scale, labels = render_options(self)
         lod = option.levelOfDetailFromTransform(painter.worldTransform()) / text_scale
         fill = self.cut_fill or self.fill
-        if lod < st.LOD_FILL_ONLY and not labels:
+        if lod < sz.LOD_FILL_ONLY and not labels:
             painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
             return
         if self.selected:
@@ -121,7 +122,7 @@ class DeviceItem(QGraphicsItem):
             painter.setPen(_cosmetic(fill.darker(140), 1.0, text_scale))
         painter.setBrush(QBrush(fill))
         painter.drawRect(_BODY)
-        if labels is False or (lod < st.LOD_TEXT and not labels):
+        if labels is False or (lod < sz.LOD_TEXT and not labels):
             return
         ink = st.text_on(fill)
         painter.setPen(ink)
@@ -540,7 +541,7 @@ class LinkLayerItem(QGraphicsItem):
         pa = g.xy[g.la[idx]]
         pb = g.xy[g.lb[idx]]
         self.hidden_through = 0
-        if idx.size > st.THROUGH_LINK_BUDGET:
+        if idx.size > sz.THROUGH_LINK_BUDGET:
             x0, y0, x1, y1 = rect
             in_a = _inside(pa, rect)
             in_b = _inside(pb, rect)
@@ -559,8 +560,8 @@ class LinkLayerItem(QGraphicsItem):
             reach = 0.15 * float(np.hypot(x1 - x0, y1 - y0))
             pa = _stub(pa, pb, ~in_a & in_b, reach)
             pb = _stub(pb, pa, in_a & ~in_b, reach)
-        if idx.size > st.MAX_DRAWN_LINKS:
-            step = int(np.ceil(idx.size / st.MAX_DRAWN_LINKS))
+        if idx.size > sz.MAX_DRAWN_LINKS:
+            step = int(np.ceil(idx.size / sz.MAX_DRAWN_LINKS))
             idx, pa, pb = idx[::step], pa[::step], pb[::step]
         pos = np.arange(idx.size)
         layers: list[tuple[QPen, np.ndarray]] = []

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
 from designer.qt.canvas.items import fits_inside, font, render_options
+from designer.view import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.items import BlockItem, FrameItem
@@ -113,7 +114,7 @@ class _Devices:
 
     def hit(self, r: QRectF) -> bool:
         """True when a device box meets the scene rect ``r``."""
-        hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
+        hw, hh = sz.DEVICE_W / 2, sz.DEVICE_H / 2
         i0 = int(np.searchsorted(self.x, r.left() - hw, "left"))
         i1 = int(np.searchsorted(self.x, r.right() + hw, "right"))
         ys = self.y[i0:i1]
@@ -387,7 +388,7 @@ def _same_answers(memo: LabelMemo, centres: np.ndarray) -> bool:
     changed = np.setxor1d(old, centres)
     if changed.size > 4096:
         return False
-    hw, hh = st.DEVICE_W / 2, st.DEVICE_H / 2
+    hw, hh = sz.DEVICE_W / 2, sz.DEVICE_H / 2
     q = np.asarray(memo.device_queries)
     x, y = changed.real[None, :], changed.imag[None, :]
     hit = (

@@ -8,8 +8,8 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QTransform
 
-from designer.qt.canvas import style as st
 from designer.qt.canvas.items import REFERENCE_DPI
+from designer.view import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene
@@ -67,8 +67,8 @@ def render_design(
             # the quotient of a long flat fabric is stretched vertically
             iso_h = source.width() * target.height() / target.width()
             new_h = max(
-                source.height() / st.OVERVIEW_FILL,
-                iso_h / st.OVERVIEW_MAX_STRETCH,
+                source.height() / sz.OVERVIEW_FILL,
+                iso_h / sz.OVERVIEW_MAX_STRETCH,
             )
             if new_h < iso_h:
                 c = source.center()

@@ -1,8 +1,9 @@
 """DesignScene: mirrors a Document's design as thin items and answers hit tests.
 
-The scene subscribes to the document's Change events and updates only what they
-touch. It owns no design state: positions, groups and collapse flags are read
-from the model; selection, the cut overlay and the overview flag are view state.
+The scene follows the document's typed events (:mod:`designer.core.events`)
+and updates only what they touch. It owns no design state: positions, groups and
+collapse flags are read from the model; selection, the cut overlay and the
+overview flag are view state.
 """
 
 from __future__ import annotations
@@ -15,10 +16,21 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Change, Document
+from designer.core.commands import Document, Stage
+from designer.core.events import (
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    ids_of,
+    replaced,
+)
 from designer.qt.canvas import style as st
 from designer.qt.canvas.frames import FramesMixin
-from designer.qt.canvas.geometry import Geometry
 from designer.qt.canvas.items import (
     BlockItem,
     DeviceItem,
@@ -32,14 +44,16 @@ from designer.qt.canvas.labels import (
     place_labels,
     trunk_fraction,
 )
-from designer.qt.canvas.quotient import (
+from designer.qt.canvas.selection import SelectionMixin
+from designer.view import sizes as sz
+from designer.view.geometry import Geometry
+from designer.view.quotient import (
     Quotient,
     moved,
     quotient,
     relinked,
     with_devices,
 )
-from designer.qt.canvas.selection import SelectionMixin
 
 
 class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
@@ -79,7 +93,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._label_bounds: QRectF | None = None
         self._label_memo = LabelMemo()
         self._hidden = np.zeros(0, bool)
-        self._pending: list[Change] = []
+        self._pending: list[Event] = []
         self._isolated: list[QGraphicsItem] = []
         self._titles: dict[tuple[str, str], TitleItem] = {}
         #: True while render_to draws for an export (no screen-only hints)
@@ -93,7 +107,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._make_layers()
-        document.subscribe(self._on_changes)
+        document.subscribe(self._on_changes, Stage.VIEWS)
         self._rebuild_all()
 
     # --- document -----------------------------------------------------------
@@ -108,7 +122,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         """Mirror another document."""
         self.document.unsubscribe(self._on_changes)
         self.document = document
-        document.subscribe(self._on_changes)
+        document.subscribe(self._on_changes, Stage.VIEWS)
         self._pending = []
         self._sel_devices.clear()
         self._sel_links.clear()
@@ -125,7 +139,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._links = LinkLayerItem(self)
         self.addItem(self._links)
 
-    def _on_changes(self, changes: list[Change]) -> None:
+    def _on_changes(self, changes: list[Event]) -> None:
         # Edits arriving in one event loop turn (a History jump, a script) are
         # applied in one pass; anything that reads the scene flushes first.
         # Posted before any item update, so it runs before the repaint.
@@ -144,39 +158,23 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         changes, self._pending = self._pending, []
         self._apply(changes)
 
-    def _apply(self, changes: list[Change]) -> None:
-        kinds = {c.kind for c in changes}
-        if "reset" in kinds:
+    def _apply(self, events: list[Event]) -> None:
+        if replaced(events):
             self._rebuild_all()
             return
-
-        def ids(kind: str) -> set[str]:
-            return {i for c in changes if c.kind == kind for i in c.ids}
-
         design = self.document.design
         g = self._geom
-        dev_added, dev_removed = ids("devices_added"), ids("devices_removed")
+        g.apply(design, events)
+        dev_added = ids_of(events, DevicesAdded)
+        dev_removed = ids_of(events, DevicesRemoved)
         dev_touched = dev_added | dev_removed
-        changed = ids("devices_changed")
-        links = {k: ids(k) for k in ("links_added", "links_removed", "links_changed")}
-        # table positions carried by a lone link change spare a search of the ids
-        link_changes = [c for c in changes if c.kind.startswith("links_")]
-        hint = link_changes[0] if len(link_changes) == 1 else None
-        g.sync(
-            design,
-            removed_at=hint.positions
-            if hint is not None and hint.kind == "links_removed"
-            else None,
-            added_at=hint.positions
-            if hint is not None and hint.kind == "links_added"
-            else None,
-            devices_added=dev_added,
-            devices_removed=dev_removed,
-            links_added=links["links_added"],
-            links_removed=links["links_removed"],
-            links_changed=links["links_changed"],
-            moved=changed,
-        )
+        changed = ids_of(events, DevicesChanged)
+        links = {
+            "links_added": ids_of(events, LinksAdded),
+            "links_removed": ids_of(events, LinksRemoved),
+            "links_changed": ids_of(events, LinksChanged),
+        }
+        groups_changed = any(type(e) is GroupsChanged for e in events)
         gone = {i for i in dev_touched if i not in g.row_of}
         for did in gone:
             item = self._items.pop(did, None)
@@ -185,7 +183,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             self._kinds.pop(did, None)
         self._sel_devices -= gone
         restyle = (dev_touched - gone) | (changed & g.row_of.keys())
-        regrouped = "groups_changed" in kinds
+        regrouped = groups_changed
         for did in restyle:
             before = self._kinds.get(did)
             item = self._items.get(did)
@@ -200,9 +198,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._sel_links -= links["links_removed"] - links["links_added"]
         if regrouped:
             self._quotients.clear()
-            self._refresh_structure(
-                devices=None if "groups_changed" in kinds else restyle
-            )
+            self._refresh_structure(devices=None if groups_changed else restyle)
         elif dev_touched:
             # devices joined or left: carry the blocks over (None: build afresh)
             old = self._quotients.get(self.overview)
@@ -219,7 +215,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             self._refresh_structure(frames=False, devices=restyle)
             if changed and not self.overview:
                 self._refit_frames(changed)
-        if kinds & {"devices_removed", "links_removed"}:
+        if dev_removed or links["links_removed"]:
             self.selection_changed_ids.emit(self.selected_ids())
 
     def _rebuild_all(self) -> None:
@@ -456,21 +452,21 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         """
         self.flush()
         n = len(self._geom.ids)
-        if n < st.OVERVIEW_MIN_DEVICES or (
-            not self.document.design.groups and n < 3 * st.OVERVIEW_VISIBLE_DEVICES
+        if n < sz.OVERVIEW_MIN_DEVICES or (
+            not self.document.design.groups and n < 3 * sz.OVERVIEW_VISIBLE_DEVICES
         ):
             return False
         shown = self._geom.count_in_rect(
             rect.left(), rect.top(), rect.right(), rect.bottom()
         )
-        limit = st.OVERVIEW_VISIBLE_DEVICES
+        limit = sz.OVERVIEW_VISIBLE_DEVICES
         # hysteresis, so a view at the threshold does not flicker between modes
         slack = 0.8 if self.overview else 1.0
         if shown > limit * slack:
             return True
         if px_per_unit is None or not self.document.design.groups or shown < 2:
             return False
-        return px_per_unit * st.DEVICE_W < st.OVERVIEW_DEVICE_PX / slack
+        return px_per_unit * sz.DEVICE_W < sz.OVERVIEW_DEVICE_PX / slack
 
     # --- links ---------------------------------------------------------------
 
@@ -503,14 +499,12 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             g = self._geom
             out: list[tuple[QColor, float, np.ndarray]] = []
             if self._cut is not None and self._cut[1]:
-                cut = np.fromiter(
-                    (i in self._cut[1] for i in g.link_ids), bool, len(g.link_ids)
-                )
+                cut = np.zeros(len(g.link_ids), bool)
+                cut[g.link_rows(list(self._cut[1]))] = True
                 out.append((st.CUT_LINK, 1.0, cut))
             if self._sel_links:
-                sel = np.fromiter(
-                    (i in self._sel_links for i in g.link_ids), bool, len(g.link_ids)
-                )
+                sel = np.zeros(len(g.link_ids), bool)
+                sel[g.link_rows(list(self._sel_links))] = True
                 out.append((st.SELECTED, 3.0, sel))
             self._highlights = out
         return self._highlights

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QGraphicsLineItem
 
-    from designer.qt.canvas.geometry import Geometry
     from designer.qt.canvas.items import LabelItem
     from designer.qt.canvas.labels import TitleItem
-    from designer.qt.canvas.quotient import Quotient
+    from designer.view.geometry import Geometry
+    from designer.view.quotient import Quotient
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,9 @@ class SelectionMixin:
     def selected_ids(self) -> list[str]:
         """Selected device ids (model order) then selected link ids."""
         self.flush()
-        links = (
-            [i for i in self._geom.link_ids if i in self._sel_links]
-            if self._sel_links
-            else []
-        )
-        return self._selected_devices() + links
+        g = self._geom
+        rows = g.link_rows(list(self._sel_links)).tolist() if self._sel_links else []
+        return self._selected_devices() + [g.link_ids[r] for r in rows]
 
     def _selected_devices(self) -> list[str]:
         row_of = self._geom.row_of
@@ -105,11 +102,7 @@ class SelectionMixin:
         if not add and not toggle:
             self._sel_devices.clear()
             self._sel_links.clear()
-        link_index = (
-            set(self._geom.link_ids)
-            if any(i not in self._geom.row_of for i in ids)
-            else set()
-        )
+        link_index = self._geom.link_id_set()
         for i in ids:
             target = (
                 self._sel_devices
@@ -179,9 +172,8 @@ class SelectionMixin:
             block_item.update()
         cut_trunks: set[int] = set()
         if cut is not None and q.link_trunk.size == len(self._geom.link_ids):
-            for k, lid in enumerate(self._geom.link_ids):
-                if lid in cut[1] and q.link_trunk[k] >= 0:
-                    cut_trunks.add(int(q.link_trunk[k]))
+            trunks = q.link_trunk[self._geom.link_rows(list(cut[1]))]
+            cut_trunks = set(trunks[trunks >= 0].tolist())
         sel_trunks = self._selected_trunks()
         for t, (line, label) in enumerate(self._trunk_items):
             on = t in cut_trunks
@@ -203,7 +195,8 @@ class SelectionMixin:
         ids = self._geom.link_ids
         if not self._sel_links or lt.size != len(ids) or not self._trunk_items:
             return set()
-        sel = np.fromiter((i in self._sel_links for i in ids), bool, len(ids))
+        sel = np.zeros(len(ids), bool)
+        sel[self._geom.link_rows(list(self._sel_links))] = True
         m = len(self._trunk_items)
         bundled = lt >= 0
         total = np.bincount(lt[bundled], minlength=m)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
 
 from designer.qt.canvas import style as st
+from designer.view import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.view import CanvasView
@@ -198,8 +199,8 @@ class SelectTool(CanvasTool):
             self.view.design_scene.begin_drag(ids)
             self._dragging = True
         snap_on = self.view.grid_snap
-        dx = st.snap(pos.x() - self._press.x(), snap_on)
-        dy = st.snap(pos.y() - self._press.y(), snap_on)
+        dx = sz.snap(pos.x() - self._press.x(), snap_on)
+        dy = sz.snap(pos.y() - self._press.y(), snap_on)
         self.view.design_scene.drag_by(dx, dy)
 
     def release(self, event: QMouseEvent, pos: QPointF) -> None:

@@ -27,14 +27,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsView, QLabel, QWidget
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import (
-    Change,
-    Document,
-)
+from designer.core.commands import Document, Stage
+from designer.core.events import Event, replaced
 from designer.qt.canvas import style as st
 from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEditsMixin
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.tools import TOOLS, CanvasTool
+from designer.view import sizes as sz
 
 __all__ = ["CATALOG_MIME", "FRAGMENT_MIME", "CanvasView"]
 
@@ -103,7 +102,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         self._zoom_timer.timeout.connect(self._on_view_changed)
         self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
-        document.subscribe(self._on_changes)
+        document.subscribe(self._on_changes, Stage.VIEWS)
 
     def _schedule_zoom_check(self, *_: object) -> None:
         self._zoom_timer.start()
@@ -126,13 +125,13 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         """Show another document."""
         self.document.unsubscribe(self._on_changes)
         self.document = document
-        document.subscribe(self._on_changes)
+        document.subscribe(self._on_changes, Stage.VIEWS)
         self.design_scene.set_document(document)
         self._paste_count = 0
         self.fit_all()
 
-    def _on_changes(self, changes: list[Change]) -> None:
-        if any(c.kind == "reset" for c in changes):
+    def _on_changes(self, events: list[Event]) -> None:
+        if replaced(events):
             QTimer.singleShot(0, self.fit_all)
 
     # --- feedback -----------------------------------------------------------
@@ -164,10 +163,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         if center:
             g = self.design_scene.geometry
             rows = {g.row_of[i] for i in ids if i in g.row_of}
-            index = g.link_ids and {
-                lid: k for k, lid in enumerate(g.link_ids) if lid in set(ids)
-            }
-            for k in (index or {}).values():
+            for k in g.link_rows(ids).tolist():
                 rows.update((int(g.la[k]), int(g.lb[k])))
             if rows:
                 import numpy as np
@@ -267,8 +263,8 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         scene.set_overview(True)
         sx = 0.97 * vp.width() / rect.width()
         sy = min(
-            st.OVERVIEW_FILL * vp.height() / rect.height(),
-            sx * st.OVERVIEW_MAX_STRETCH,
+            sz.OVERVIEW_FILL * vp.height() / rect.height(),
+            sx * sz.OVERVIEW_MAX_STRETCH,
         )
         self.setTransform(QTransform.fromScale(sx, max(sx, sy)))
         self.centerOn(rect.center())
@@ -419,7 +415,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         super().drawBackground(painter, rect)
         rect = QRectF(rect)
         scale = self.scale_factor()
-        pitch = st.GRID if scale >= 0.9 else st.GRID * 4 if scale >= 0.3 else 0.0
+        pitch = sz.GRID if scale >= 0.9 else sz.GRID * 4 if scale >= 0.3 else 0.0
         if not pitch:
             return
         pen = QPen(st.GRID_COLOUR, 0)

@@ -23,7 +23,6 @@ def synthetic_fat_tree(nodes: int, su_size: int = 32, pod_sus: int = 16) -> Desi
     """
     devices: list[Device] = []
     groups: list[Group] = []
-    t = LinkTable()
     cols: dict[str, list[object]] = {
         k: []
         for k in (
@@ -161,6 +160,5 @@ def synthetic_fat_tree(nodes: int, su_size: int = 32, pod_sus: int = 16) -> Desi
             for leaf in leaves:
                 for sp in spines:
                     link(leaf, "ports", sp, "ports", None)
-    for k, v in cols.items():
-        setattr(t, k, v)
+    t = LinkTable.from_columns(cols)
     return Design.model_construct(groups=groups, devices=devices, links=t)

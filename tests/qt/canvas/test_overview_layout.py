@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from designer.core.model import Design, Group, GroupKind, Tier
-from designer.qt.canvas.quotient import Block, spread
+from designer.view.quotient import Block, spread
 from tests.qt.canvas.helpers import dev
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design, Device
-from designer.qt.canvas.geometry import Geometry
+from designer.view.geometry import Geometry
 
 
 @dataclass

@@ -20,7 +20,7 @@ from designer.core.commands import (
     UpdateDevices,
 )
 from designer.core.model import Design, Device, Group, GroupKind, Tier
-from designer.qt.canvas.style import GRID, PLACE_STEP_X, snap
+from designer.view.sizes import GRID, PLACE_STEP_X, snap
 
 TIER_RANK = {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
 RANK_TIER = {v: k for k, v in TIER_RANK.items()}

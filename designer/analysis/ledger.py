@@ -1,0 +1,122 @@
+"""A certified bisection lower bound, carried to later states of the same design.
+
+Proving a lower bound can be the expensive part of the bisection (an uneven
+fabric fails the hose certificate). The ledger keeps the last few bounds that
+were proven, each with the link arrays it was proven on, and carries them to a
+later state of the design (why it is sound):
+
+Let B(G) be the bisection of the compute fabric G: the minimum, over balanced
+splits of the compute nodes (balance set by the compute nodes and their GPU
+counts) and over placements of every other node, of the capacity crossing.
+
+1. adding a link, a node, or capacity never lowers B: every cut of the larger
+   graph, restricted to the old nodes, is a cut of the old graph with the same
+   compute split and no more crossing capacity;
+2. lowering capacities by D in total (a removed link lowers its own capacity to
+   0) lowers every cut by at most D, hence B by at most D;
+3. removing a switch, storage or management device with its links is 2 for its
+   links followed by dropping an isolated node, which leaves every cut as it
+   was; a compute node that comes or goes changes the splits themselves, so a
+   bound holds only while the compute nodes are the ones it was proven for.
+
+So if B(G_ref) >= L was proven and G has the same compute nodes and GPU counts,
+take G_min with, per link of G_ref, capacity min(ref, now) (0 when the link is
+gone, left the compute fabric or changed ends): G contains G_min plus extra
+capacity and G_min is G_ref minus D = sum(ref - min(ref, now)), so
+B(G) >= L - D. Links are matched by their serial in the design's column store
+(stable across edits and undo; :mod:`designer.core.links`), so no edit has to be
+reported: the ledger compares two states of the arrays.
+
+The ledger belongs to whoever runs the analysis (the GUI's worker thread); it
+only ever reads the arrays it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis.index import KIND_COMPUTE, DesignIndex
+from designer.core.links import FABRIC_CODE, Fabric, LinkArrays
+
+MAX_REFERENCES = 4
+"""Bounds kept, each for its own compute nodes (so that deleting a compute node
+and undoing it finds its bound again)."""
+
+_COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
+
+
+def _fingerprint(index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
+    """Compute nodes and their GPU counts: what every bisection split depends on."""
+    comp = np.flatnonzero(index.kind == KIND_COMPUTE)
+    return tuple(index.device_ids[i] for i in comp.tolist()), index.gpus[comp].tobytes()
+
+
+def _compute_capacity(links: LinkArrays) -> np.ndarray:
+    """Gb/s of each link on the compute fabric (0 on the other fabrics)."""
+    cap = links.cables.astype(np.int64) * links.speed
+    return np.where(links.fabric == _COMPUTE, cap, 0)
+
+
+@dataclass(frozen=True)
+class _Reference:
+    lower: float
+    fingerprint: tuple[tuple[str, ...], bytes]
+    table: int
+    links: LinkArrays
+    capacity: np.ndarray
+
+    def carried(self, now: LinkArrays) -> float:
+        """L - D for the state ``now`` of the same table (see module doc)."""
+        if now is self.links:
+            return self.lower
+        ref = self.links
+        at = np.searchsorted(now.serial, ref.serial)
+        at = np.minimum(at, max(len(now) - 1, 0))
+        kept = np.zeros(len(ref), dtype=np.int64)
+        if len(now):
+            same = (now.serial[at] == ref.serial) & (
+                ((now.a[at] == ref.a) & (now.b[at] == ref.b))
+                | ((now.a[at] == ref.b) & (now.b[at] == ref.a))
+            )
+            kept = np.where(same, _compute_capacity(now)[at], 0)
+        deficit = np.maximum(self.capacity - kept, 0).sum()
+        return max(0.0, self.lower - float(deficit))
+
+
+class BoundLedger:
+    """Proven bisection lower bounds and the states they were proven on."""
+
+    def __init__(self) -> None:
+        self._refs: list[_Reference] = []
+
+    def lower_bound(self, index: DesignIndex) -> float | None:
+        """The best bound carried to the state ``index`` shows (None: none)."""
+        fp = _fingerprint(index)
+        bounds = [
+            r.carried(index.links)
+            for r in self._refs
+            if r.table == index.links.table and r.fingerprint == fp
+        ]
+        return max(bounds) if bounds else None
+
+    def record(self, lower: float, index: DesignIndex) -> None:
+        """``lower`` was proven for the state ``index`` shows; keep the best."""
+        fp = _fingerprint(index)
+        table, links = index.links.table, index.links
+        same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
+        if any(r.carried(links) >= lower for r in same):
+            return
+        self._refs = [r for r in self._refs if r not in same]
+        self._refs.append(
+            _Reference(float(lower), fp, table, links, _compute_capacity(links))
+        )
+        del self._refs[:-MAX_REFERENCES]
+
+    def clear(self) -> None:
+        """Forget every bound (a new document)."""
+        self._refs.clear()
+
+
+__all__ = ["MAX_REFERENCES", "BoundLedger"]

@@ -1,0 +1,208 @@
+"""What an edit changed, as typed events that commands emit and views apply.
+
+Every command's ``do`` and ``undo`` return the events of that step, in the order
+they happened, and :class:`~designer.core.commands.Document` hands them to its
+followers. Positions are exact: they are the rows the command itself touched,
+so a follower never searches ids and never second-guesses an event.
+
+* :class:`DevicesAdded` / :class:`LinksAdded`: ``positions`` are the new rows,
+  ascending, in the list *after* the insertion;
+* :class:`DevicesRemoved` / :class:`LinksRemoved`: ``positions`` are the rows,
+  ascending, in the list *before* the removal;
+* :class:`DevicesChanged` / :class:`LinksChanged`: rows edited in place
+  (nothing moved); ``fields`` names what changed (a drag is ``{"x", "y"}``);
+* device events that add or change rows carry the devices themselves, so a view
+  that applies several steps at once never reads a later state of the design;
+* :class:`GroupsChanged`, :class:`SettingsChanged`: the group list or the
+  settings were replaced; :class:`DesignReplaced`: everything was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from designer.core.model import Device
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every edit event."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows(Event):
+    ids: tuple[str, ...]
+    positions: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.ids) != len(self.positions):
+            raise ValueError("an event names one position per id")
+        rows = getattr(self, "devices", None)
+        if rows is not None and len(rows) != len(self.ids):
+            raise ValueError("an event carries one device per id")
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesAdded(_Rows):
+    """Devices inserted at ``positions`` (ascending, in the new device list)."""
+
+    devices: tuple[Device, ...] = ()
+    """The devices inserted, one per position (views need not read the design:
+    when they apply several steps at once, it may have moved on)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesRemoved(_Rows):
+    """Devices removed from ``positions`` (ascending, in the old device list)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesChanged(_Rows):
+    """Devices at ``positions`` replaced in place; ``fields`` names what changed."""
+
+    fields: frozenset[str] = field(default_factory=frozenset)
+    devices: tuple[Device, ...] = ()
+    """The devices as they are after this step, one per position."""
+
+    @property
+    def moved_only(self) -> bool:
+        """True when only positions on the canvas changed (a drag, a layout)."""
+        return bool(self.fields) and self.fields <= {"x", "y"}
+
+
+@dataclass(frozen=True, slots=True)
+class LinksAdded(_Rows):
+    """Links inserted at ``positions`` (ascending, in the new link table)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinksRemoved(_Rows):
+    """Links removed from ``positions`` (ascending, in the old link table)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinksChanged(_Rows):
+    """Links at ``positions`` replaced in place; ``fields`` names what changed."""
+
+    fields: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupsChanged(Event):
+    """The group list was replaced (added, removed, renamed, collapsed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged(Event):
+    """The design settings were replaced."""
+
+
+@dataclass(frozen=True, slots=True)
+class DesignReplaced(Event):
+    """The whole design was replaced (open, new, a template): rebuild."""
+
+
+ROW_EVENTS: tuple[type[_Rows], ...] = (
+    DevicesAdded,
+    DevicesRemoved,
+    DevicesChanged,
+    LinksAdded,
+    LinksRemoved,
+    LinksChanged,
+)
+
+S = TypeVar("S", list[Any], npt.NDArray[Any])
+
+
+def splice(
+    rows: S,
+    *,
+    removed: Sequence[int] = (),
+    added: Sequence[int] = (),
+    values: Sequence[Any] | npt.NDArray[Any] = (),
+) -> S:
+    """Per-row values of a view after rows were removed or added.
+
+    The one routine every view uses to follow :class:`DevicesAdded` /
+    :class:`DevicesRemoved` (or the link events) for the arrays it keeps per
+    row: ``removed`` are positions before the removal, ``added`` final positions
+    after the insertion, with their ``values`` (a list or an array along axis 0).
+    Returns a new list or array; the one given is not changed.
+    """
+    if isinstance(rows, np.ndarray):
+        out = (
+            np.delete(rows, np.asarray(removed, np.int64), axis=0) if removed else rows
+        )
+        if added:
+            at = np.asarray(added, np.int64) - np.arange(len(added))
+            out = np.insert(out, at, np.asarray(values, dtype=rows.dtype), axis=0)
+        return out if (removed or added) else rows.copy()
+    kept = list(rows)
+    for p in reversed(removed):
+        del kept[p]
+    for p, value in zip(added, values, strict=True):
+        kept.insert(p, value)
+    return kept
+
+
+E = TypeVar("E", bound=Event)
+Handler = Callable[[Event], None]
+
+
+def dispatch(events: Iterable[Event], handlers: Mapping[type[Event], Handler]) -> None:
+    """Call the handler registered for each event's exact type, in order.
+
+    An event type with no handler is an error: a follower states what it does
+    with every kind of edit (an explicit no-op included).
+    """
+    for event in events:
+        handler = handlers.get(type(event))
+        if handler is None:
+            raise TypeError(f"no handler for {type(event).__name__}")
+        handler(event)
+
+
+def of_type(events: Sequence[Event], kind: type[E]) -> list[E]:
+    """The events of exactly one type, in order."""
+    return [e for e in events if type(e) is kind]
+
+
+def ids_of(events: Sequence[Event], kind: type[_Rows]) -> set[str]:
+    """All ids named by the events of one row-event type."""
+    return {i for e in events if type(e) is kind for i in e.ids}
+
+
+def only(events: Sequence[Event], *kinds: type[Event]) -> bool:
+    """True when every event is of one of ``kinds`` (and there is at least one)."""
+    return bool(events) and all(type(e) in kinds for e in events)
+
+
+def replaced(events: Sequence[Event]) -> bool:
+    """True when the step replaced the whole design."""
+    return any(type(e) is DesignReplaced for e in events)
+
+
+__all__ = [
+    "ROW_EVENTS",
+    "DesignReplaced",
+    "DevicesAdded",
+    "DevicesChanged",
+    "DevicesRemoved",
+    "Event",
+    "GroupsChanged",
+    "LinksAdded",
+    "LinksChanged",
+    "LinksRemoved",
+    "SettingsChanged",
+    "dispatch",
+    "ids_of",
+    "of_type",
+    "only",
+    "replaced",
+    "splice",
+]

@@ -1,0 +1,721 @@
+"""The design's links as one column store: numpy arrays, changed only by commands.
+
+:class:`LinkTable` is the single source of truth for links. It keeps one array
+per field, with strings interned as integer codes (device ids into
+:attr:`LinkTable.names`, port groups into :attr:`LinkTable.port_names`), so the
+analysis and the canvas read the same arrays instead of keeping copies of their
+own. A mutation never writes into an array: it puts new arrays in place
+(:class:`LinkArrays` is a frozen bundle of them), so a view or a worker thread
+holding the arrays of an earlier state may go on reading them.
+
+Ids are found by position through a *serial* column: every row carries a serial
+number that increases along the table (appends get new, larger serials; an undo
+puts rows back with their old serials, between their old neighbours). A look-up
+is a dict get and a binary search, so deleting a row in the middle of 300,000
+never rebuilds an index.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+Id = Annotated[
+    str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
+]
+"""A stable id: 1-200 characters of letters, digits and ``_ . : - /``."""
+
+
+class Fabric(StrEnum):
+    """Which network a link belongs to."""
+
+    COMPUTE = "compute"
+    STORAGE = "storage"
+    INBAND = "inband"
+    OOB = "oob"
+
+
+FABRICS: tuple[Fabric, ...] = tuple(Fabric)
+"""The fabrics in code order (the table stores ``FABRICS.index(fabric)``)."""
+FABRIC_CODE: dict[Fabric, int] = {f: i for i, f in enumerate(FABRICS)}
+
+
+class Link(BaseModel):
+    """A bundle of ``cables`` identical cables between two devices' port groups.
+
+    A row of :class:`LinkTable`; the design stores links column-wise so that a
+    100,000-GPU design loads fast and the analysis reads arrays directly.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Id
+    a: Id
+    a_port: str = Field(min_length=1, max_length=64)
+    b: Id
+    b_port: str = Field(min_length=1, max_length=64)
+    cables: int = Field(default=1, ge=1, le=100_000)
+    speed_gbps: int = Field(ge=1, le=100_000)
+    fabric: Fabric = Fabric.COMPUTE
+    rail: int | None = Field(default=None, ge=0, le=1024)
+
+
+LINK_COLUMNS: tuple[str, ...] = tuple(Link.model_fields)
+"""The link fields, in file order: the columns of the ``links`` table."""
+
+_Port = Annotated[str, Field(min_length=1, max_length=64)]
+_NO_RAIL = -1
+
+
+class LinkColumns(BaseModel):
+    """The ``links`` table as the design file stores it: one list per field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: list[Id] = Field(default_factory=list)
+    a: list[Id] = Field(default_factory=list)
+    a_port: list[_Port] = Field(default_factory=list)
+    b: list[Id] = Field(default_factory=list)
+    b_port: list[_Port] = Field(default_factory=list)
+    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(default_factory=list)
+    speed_gbps: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=list
+    )
+    fabric: list[Fabric] = Field(default_factory=list)
+    rail: list[Annotated[int, Field(ge=0, le=1024)] | None] = Field(
+        default_factory=list
+    )
+
+
+def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+    out = np.array(values, dtype=dtype)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class LinkArrays:
+    """One state of the link table: read-only arrays, one row per link."""
+
+    ids: npt.NDArray[np.object_]
+    a: npt.NDArray[np.int32]
+    b: npt.NDArray[np.int32]
+    a_port: npt.NDArray[np.int32]
+    b_port: npt.NDArray[np.int32]
+    cables: npt.NDArray[np.int32]
+    speed: npt.NDArray[np.int32]
+    fabric: npt.NDArray[np.int8]
+    rail: npt.NDArray[np.int16]
+    serial: npt.NDArray[np.int64]
+    names: tuple[str, ...]
+    """Device id of each device code (codes only grow; a code may be unused)."""
+    port_names: tuple[str, ...]
+    """Port group name of each port code."""
+    table: int = 0
+    """The :attr:`LinkTable.uid` of the table this is a state of (serials of
+    one table are comparable; another table's are not)."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    _ROW = ("ids", "a", "b", "a_port", "b_port", "cables", "speed", "fabric", "rail")
+    _ALL = (*_ROW, "serial")
+
+    @classmethod
+    def empty(cls) -> LinkArrays:
+        """No links."""
+        return cls(
+            ids=_frozen([], object),
+            a=_frozen([], np.int32),
+            b=_frozen([], np.int32),
+            a_port=_frozen([], np.int32),
+            b_port=_frozen([], np.int32),
+            cables=_frozen([], np.int32),
+            speed=_frozen([], np.int32),
+            fabric=_frozen([], np.int8),
+            rail=_frozen([], np.int16),
+            serial=_frozen([], np.int64),
+            names=(),
+            port_names=(),
+        )
+
+    def with_columns(self, **columns: npt.NDArray[Any]) -> LinkArrays:
+        """A new state with some arrays replaced (made read-only)."""
+        for array in columns.values():
+            array.flags.writeable = False
+        return LinkArrays(**{**self.__dict__, **columns})
+
+    def rows(self, positions: npt.ArrayLike) -> dict[str, npt.NDArray[Any]]:
+        """The arrays of some rows (serial included), as fresh arrays."""
+        at = np.asarray(positions, dtype=np.int64)
+        return {n: getattr(self, n)[at] for n in self._ALL}
+
+
+class _Intern:
+    """Strings to dense integer codes, append-only."""
+
+    __slots__ = ("code", "names")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self.names: tuple[str, ...] = ()
+        self.code: dict[str, int] = {}
+        self.add(names)
+
+    def add(self, values: Iterable[str]) -> None:
+        new = [v for v in dict.fromkeys(values) if v not in self.code]
+        if new:
+            start = len(self.names)
+            self.code.update(zip(new, range(start, start + len(new)), strict=True))
+            self.names = (*self.names, *new)
+
+    def recode(self, names: tuple[str, ...]) -> npt.NDArray[np.int32]:
+        """This intern's code of each of ``names`` (added when new)."""
+        mine = self.names
+        if names is mine or mine[: len(names)] == names:
+            return np.arange(len(names), dtype=np.int32)  # a prefix: same codes
+        self.add(names)
+        return np.fromiter(map(self.code.__getitem__, names), np.int32, len(names))
+
+    def encode(self, values: Sequence[str], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        self.add(values)
+        code = self.code
+        return np.fromiter(map(code.__getitem__, values), dtype, len(values))
+
+
+_UIDS = itertools.count(1)
+
+
+class LinkTable:
+    """All links of a design (see module doc). Mutate only through commands."""
+
+    __slots__ = (
+        "_arrays",
+        "_devices",
+        "_lists",
+        "_next_serial",
+        "_ports",
+        "_serial",
+        "uid",
+    )
+
+    def __init__(self) -> None:
+        self.uid = next(_UIDS)
+        """Identity of this table (states of one table share serials)."""
+        self._arrays = LinkArrays.empty()
+        self._devices = _Intern()
+        self._ports = _Intern()
+        self._serial: dict[str, int] = {}
+        self._next_serial = 0
+        self._lists: dict[str, list[Any]] = {}
+
+    # -- construction -----------------------------------------------------------
+
+    @classmethod
+    def from_columns(
+        cls, columns: Mapping[str, Sequence[Any]], *, validate: bool = False
+    ) -> LinkTable:
+        """A table from column lists (the file's ``links``); ``rail`` is optional.
+
+        Trusted unless ``validate``: then pydantic checks every entry and raises
+        ``ValidationError`` with the column and row of the first problems.
+        """
+        cols = dict(columns)
+        n = len(cols.get("id", []))
+        cols.setdefault("rail", [None] * n)
+        if validate:
+            return cls._from_model(LinkColumns.model_validate(cols))
+        missing = [name for name in LINK_COLUMNS if name not in cols]
+        if missing or any(len(cols[name]) != n for name in LINK_COLUMNS):
+            raise ValueError(f"columns missing or of unequal length: {missing}")
+        table = cls()
+        table._append_columns(cols)
+        return table
+
+    @classmethod
+    def _from_model(cls, model: LinkColumns) -> LinkTable:
+        n = len(model.id)
+        for name in LINK_COLUMNS:
+            if len(getattr(model, name)) != n:
+                raise ValueError(
+                    f"column {name!r} has {len(getattr(model, name))} entries, "
+                    f"expected {n} (one per link id)"
+                )
+        table = cls()
+        table._append_columns({name: getattr(model, name) for name in LINK_COLUMNS})
+        return table
+
+    @classmethod
+    def from_arrays(cls, arrays: LinkArrays) -> LinkTable:
+        """A new table holding the rows of a state of another one."""
+        table = cls()
+        table._adopt_rows(arrays, arrays.rows(np.arange(len(arrays))))
+        return table
+
+    @classmethod
+    def from_links(cls, links: Iterable[Link]) -> LinkTable:
+        """A table from link rows."""
+        table = cls()
+        table.extend(links)
+        return table
+
+    @classmethod
+    def model_construct(cls, **columns: Sequence[Any]) -> LinkTable:
+        """A table from trusted column lists (as pydantic's ``model_construct``)."""
+        return cls.from_columns(columns)
+
+    @classmethod
+    def model_validate(cls, value: Any) -> LinkTable:
+        """A table from column lists, every entry checked (``ValidationError``)."""
+        if isinstance(value, LinkTable):
+            return value
+        return cls._from_model(LinkColumns.model_validate(value))
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """Validated as :class:`LinkColumns`, held as arrays, saved as columns."""
+        columns = core_schema.no_info_after_validator_function(
+            cls._from_model, handler.generate_schema(LinkColumns)
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=columns,
+            python_schema=core_schema.union_schema(
+                [core_schema.is_instance_schema(cls), columns]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda table: table.to_columns()
+            ),
+        )
+
+    def _encode(self, cols: dict[str, Sequence[Any]]) -> dict[str, npt.NDArray[Any]]:
+        """Arrays for rows given as column lists (codes interned here)."""
+        n = len(cols["id"])
+        fabric = cols["fabric"]
+        rail = cols["rail"]
+        return {
+            "ids": np.fromiter(cols["id"], object, n),
+            "a": self._devices.encode(cols["a"], np.int32),
+            "b": self._devices.encode(cols["b"], np.int32),
+            "a_port": self._ports.encode(cols["a_port"], np.int32),
+            "b_port": self._ports.encode(cols["b_port"], np.int32),
+            "cables": np.fromiter(cols["cables"], np.int32, n),
+            "speed": np.fromiter(cols["speed_gbps"], np.int32, n),
+            "fabric": np.fromiter((FABRIC_CODE[Fabric(f)] for f in fabric), np.int8, n),
+            "rail": np.fromiter(
+                (_NO_RAIL if r is None else r for r in rail), np.int16, n
+            ),
+        }
+
+    def _append_columns(self, cols: dict[str, Sequence[Any]]) -> range:
+        rows = self._encode(cols)
+        n = len(rows["ids"])
+        start_serial = self._next_serial
+        serial = np.arange(start_serial, start_serial + n, dtype=np.int64)
+        self._next_serial += n
+        for lid, s in zip(cols["id"], serial.tolist(), strict=True):
+            self._serial[lid] = s
+        start = len(self)
+        old = self._arrays
+        self._set(
+            {
+                name: np.concatenate((getattr(old, name), rows[name]))
+                for name in LinkArrays._ROW
+            }
+            | {"serial": np.concatenate((old.serial, serial))}
+        )
+        return range(start, start + n)
+
+    def _set(self, columns: dict[str, npt.NDArray[Any]]) -> None:
+        self._arrays = self._arrays.with_columns(**columns)
+        if (
+            self._arrays.names is not self._devices.names
+            or self._arrays.port_names is not self._ports.names
+            or self._arrays.table != self.uid
+        ):
+            self._arrays = LinkArrays(
+                **{
+                    **self._arrays.__dict__,
+                    "names": self._devices.names,
+                    "port_names": self._ports.names,
+                    "table": self.uid,
+                }
+            )
+        self._lists = {}
+
+    # -- reading ----------------------------------------------------------------
+
+    @property
+    def arrays(self) -> LinkArrays:
+        """The current state (read-only arrays; later edits replace, never write)."""
+        return self._arrays
+
+    def __len__(self) -> int:
+        return len(self._arrays.ids)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LinkTable):
+            return NotImplemented
+        return self.to_columns() == other.to_columns()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LinkTable({len(self)} links)"
+
+    def __iter__(self) -> Iterator[Link]:
+        for i in range(len(self)):
+            yield self.row(i)
+
+    def _list(self, name: str) -> list[Any]:
+        """A column as a list of its file values (kept until the next edit)."""
+        cached = self._lists.get(name)
+        if cached is not None:
+            return cached
+        t = self._arrays
+        out: list[Any]
+        if name == "id":
+            out = t.ids.tolist()
+        elif name in ("a", "b"):
+            names = np.asarray(t.names, dtype=object)
+            out = names[getattr(t, name)].tolist() if len(t) else []
+        elif name in ("a_port", "b_port"):
+            ports = np.asarray(t.port_names, dtype=object)
+            out = ports[getattr(t, name)].tolist() if len(t) else []
+        elif name == "cables":
+            out = t.cables.tolist()
+        elif name == "speed_gbps":
+            out = t.speed.tolist()
+        elif name == "fabric":
+            out = [FABRICS[f] for f in t.fabric.tolist()]
+        elif name == "rail":
+            out = [None if r == _NO_RAIL else r for r in t.rail.tolist()]
+        else:
+            raise AttributeError(name)
+        self._lists[name] = out
+        return out
+
+    # The columns as lists of file values (read-only: edit through commands).
+    @property
+    def id(self) -> list[str]:
+        """Link ids in table order."""
+        return self._list("id")
+
+    @property
+    def a(self) -> list[str]:
+        """Device id of each link's a end."""
+        return self._list("a")
+
+    @property
+    def b(self) -> list[str]:
+        """Device id of each link's b end."""
+        return self._list("b")
+
+    @property
+    def a_port(self) -> list[str]:
+        """Port group of each link's a end."""
+        return self._list("a_port")
+
+    @property
+    def b_port(self) -> list[str]:
+        """Port group of each link's b end."""
+        return self._list("b_port")
+
+    @property
+    def cables(self) -> list[int]:
+        """Cables per link."""
+        return self._list("cables")
+
+    @property
+    def speed_gbps(self) -> list[int]:
+        """Speed of each link's cables, Gb/s."""
+        return self._list("speed_gbps")
+
+    @property
+    def fabric(self) -> list[Fabric]:
+        """Fabric of each link."""
+        return self._list("fabric")
+
+    @property
+    def rail(self) -> list[int | None]:
+        """Rail of each link (None: not on a rail)."""
+        return self._list("rail")
+
+    def to_columns(self) -> dict[str, list[Any]]:
+        """The table as the file stores it (one list per field)."""
+        return {name: list(self._list(name)) for name in LINK_COLUMNS}
+
+    def model_dump(self, **_: Any) -> dict[str, list[Any]]:
+        """Same as :meth:`to_columns` (so a table dumps like the rest of the model)."""
+        return self.to_columns()
+
+    def row(self, i: int) -> Link:
+        """The link at position ``i``."""
+        t = self._arrays
+        rail = int(t.rail[i])
+        return Link.model_construct(
+            id=t.ids[i],
+            a=t.names[t.a[i]],
+            a_port=t.port_names[t.a_port[i]],
+            b=t.names[t.b[i]],
+            b_port=t.port_names[t.b_port[i]],
+            cables=int(t.cables[i]),
+            speed_gbps=int(t.speed[i]),
+            fabric=FABRICS[int(t.fabric[i])],
+            rail=None if rail == _NO_RAIL else rail,
+        )
+
+    def has(self, link_id: str) -> bool:
+        """Whether a link with this id exists."""
+        return link_id in self._serial
+
+    def id_set(self) -> Container[str]:
+        """The link ids, for membership tests (kept current, not rebuilt)."""
+        return self._serial.keys()
+
+    def position(self, link_id: str) -> int | None:
+        """Position of the link with this id, or None."""
+        s = self._serial.get(link_id)
+        if s is None:
+            return None
+        return int(np.searchsorted(self._arrays.serial, s))
+
+    def positions(self, link_ids: Iterable[str]) -> dict[str, int]:
+        """Positions of the links with these ids (unknown ids are left out)."""
+        serial = self._serial
+        known = [lid for lid in link_ids if lid in serial]
+        if not known:
+            return {}
+        at = np.searchsorted(
+            self._arrays.serial, np.fromiter(map(serial.__getitem__, known), np.int64)
+        )
+        return dict(zip(known, at.tolist(), strict=True))
+
+    def get(self, link_id: str) -> Link | None:
+        """The link with this id, or None."""
+        i = self.position(link_id)
+        return None if i is None else self.row(i)
+
+    def device_code(self, device_id: str) -> int | None:
+        """The code of a device id in :attr:`LinkArrays.names` (None: never linked)."""
+        return self._devices.code.get(device_id)
+
+    def rows_touching(self, device_ids: Iterable[str]) -> list[int]:
+        """Ascending positions of the links with an end on any of these devices."""
+        codes = [c for d in device_ids if (c := self._devices.code.get(d)) is not None]
+        if not codes or not len(self):
+            return []
+        t = self._arrays
+        if len(codes) == 1:
+            hit = (t.a == codes[0]) | (t.b == codes[0])
+        else:
+            mark = np.zeros(len(t.names), dtype=np.bool_)
+            mark[codes] = True
+            hit = mark[t.a] | mark[t.b]
+        out: list[int] = np.flatnonzero(hit).tolist()
+        return out
+
+    def copy(self) -> LinkTable:
+        """An independent table with the same links (the arrays are shared:
+        they are never written, so neither table sees the other's edits)."""
+        table = LinkTable()
+        table._arrays = LinkArrays(**{**self._arrays.__dict__, "table": table.uid})
+        table._devices = _Intern(self._arrays.names)
+        table._ports = _Intern(self._arrays.port_names)
+        table._serial = dict(self._serial)
+        table._next_serial = self._next_serial
+        return table
+
+    def model_copy(self, *, deep: bool = False) -> LinkTable:
+        """Same as :meth:`copy` (a table copies like the rest of the model)."""
+        return self.copy()
+
+    def __copy__(self) -> LinkTable:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LinkTable:
+        return self.copy()
+
+    def take(self, positions: Sequence[int]) -> LinkTable:
+        """The rows at ``positions`` as a new table (their serials kept)."""
+        rows = self._arrays.rows(positions)
+        table = LinkTable()
+        table._adopt_rows(self._arrays, rows)
+        return table
+
+    def _adopt_rows(
+        self, source: LinkArrays, rows: dict[str, npt.NDArray[Any]]
+    ) -> None:
+        """Become a table of ``rows`` taken from ``source`` (codes re-interned)."""
+        self._devices = _Intern(source.names)
+        self._ports = _Intern(source.port_names)
+        self._serial = dict(
+            zip(rows["ids"].tolist(), rows["serial"].tolist(), strict=True)
+        )
+        self._next_serial = int(rows["serial"].max()) + 1 if len(rows["ids"]) else 0
+        self._set(rows)
+
+    # -- mutation (commands only) -------------------------------------------------
+
+    def _recode(self, other: LinkTable) -> dict[str, npt.NDArray[Any]]:
+        """``other``'s rows with its codes translated into this table's codes."""
+        t = other._arrays
+        dmap = self._devices.recode(t.names)
+        pmap = self._ports.recode(t.port_names)
+        rows = {n: getattr(t, n) for n in LinkArrays._ROW}
+        if len(t):
+            rows |= {
+                "a": dmap[t.a],
+                "b": dmap[t.b],
+                "a_port": pmap[t.a_port],
+                "b_port": pmap[t.b_port],
+            }
+        return rows
+
+    def append(self, link: Link) -> None:
+        """Add a link at the end."""
+        self.extend([link])
+
+    def extend(self, links: Iterable[Link] | LinkTable) -> range:
+        """Append links (rows or a whole table); return their positions."""
+        if isinstance(links, LinkTable):
+            other = links
+        else:
+            rows = list(links)
+            other = LinkTable.from_columns(
+                {name: [getattr(r, name) for r in rows] for name in LINK_COLUMNS}
+            )
+        rows_ = self._recode(other)
+        n = len(other)
+        serial = np.arange(self._next_serial, self._next_serial + n, dtype=np.int64)
+        self._next_serial += n
+        self._serial.update(zip(rows_["ids"].tolist(), serial.tolist(), strict=True))
+        start = len(self)
+        old = self._arrays
+        self._set(
+            {
+                n_: np.concatenate((getattr(old, n_), rows_[n_]))
+                for n_ in LinkArrays._ROW
+            }
+            | {"serial": np.concatenate((old.serial, serial))}
+        )
+        return range(start, start + n)
+
+    def insert(self, i: int, link: Link) -> None:
+        """Insert a link at position ``i`` (as ``list.insert`` reads ``i``)."""
+        n = len(self)
+        i = min(max(i + n, 0) if i < 0 else i, n)
+        if i == n:
+            self.extend([link])
+            return
+        one = LinkTable.from_links([link])
+        rows = self._recode(one)
+        old = self._arrays
+        s = int(old.serial[i]) - 1 if i < n else self._next_serial
+        lo = int(old.serial[i - 1]) if i > 0 else -1
+        rows["serial"] = np.array([max(s, lo)], dtype=np.int64)
+        self._splice_in([i], rows)
+
+    def truncate(self, n: int) -> None:
+        """Keep only the first ``n`` links (undo of :meth:`extend`)."""
+        old = self._arrays
+        for lid in old.ids[n:].tolist():
+            self._serial.pop(lid, None)
+        self._set({name: getattr(old, name)[:n] for name in LinkArrays._ALL})
+
+    def delete(self, positions: Sequence[int]) -> LinkTable:
+        """Remove the rows at ascending ``positions``; return them."""
+        removed = self.take(positions)
+        if not len(positions):
+            return removed
+        old = self._arrays
+        at = np.asarray(positions, dtype=np.int64)
+        for lid in removed._arrays.ids.tolist():
+            self._serial.pop(lid, None)
+        self._set({name: np.delete(getattr(old, name), at) for name in LinkArrays._ALL})
+        return removed
+
+    def restore(self, positions: Sequence[int], rows: LinkTable) -> None:
+        """Put ``rows`` back at ascending final ``positions`` (undoes ``delete``)."""
+        if not len(positions):
+            return
+        cols = self._recode(rows)
+        cols["serial"] = rows._arrays.serial
+        self._splice_in(list(positions), cols)
+
+    def _splice_in(
+        self, positions: list[int], cols: dict[str, npt.NDArray[Any]]
+    ) -> None:
+        """Insert rows at ascending final ``positions``; keep serials increasing."""
+        old = self._arrays
+        at = np.asarray(positions, dtype=np.int64) - np.arange(len(positions))
+        new = {
+            name: np.insert(getattr(old, name), at, cols[name])
+            for name in LinkArrays._ALL
+        }
+        serial = new["serial"]
+        self._next_serial = max(self._next_serial, int(serial.max()) + 1)
+        if len(serial) > 1 and not bool((np.diff(serial) > 0).all()):
+            # rows came back out of stack order (not an undo): renumber
+            serial = np.arange(len(serial), dtype=np.int64)
+            new["serial"] = serial
+            self._serial = dict(zip(new["ids"].tolist(), serial.tolist(), strict=True))
+            self._next_serial = len(serial)
+        else:
+            self._serial.update(
+                zip(cols["ids"].tolist(), cols["serial"].tolist(), strict=True)
+            )
+        self._set(new)
+
+    def pop(self, i: int) -> Link:
+        """Remove and return the link at position ``i``."""
+        link = self.row(i)
+        self.delete([i])
+        return link
+
+    def replace(self, i: int, link: Link) -> Link:
+        """Put ``link`` at position ``i``; return the old one."""
+        return self.replace_rows([i], [link])[0]
+
+    def replace_rows(
+        self, positions: Sequence[int], links: Sequence[Link]
+    ) -> list[Link]:
+        """Put ``links`` at ``positions`` (same rows, new values); return the old."""
+        old_links = [self.row(i) for i in positions]
+        if not positions:
+            return old_links
+        one = LinkTable.from_links(links)
+        rows = self._recode(one)
+        old = self._arrays
+        at = np.asarray(positions, dtype=np.int64)
+        new: dict[str, npt.NDArray[Any]] = {}
+        for name in LinkArrays._ROW:
+            column = getattr(old, name).copy()
+            column[at] = rows[name]
+            new[name] = column
+        for prev, link in zip(old_links, links, strict=True):
+            if prev.id != link.id:
+                self._serial[link.id] = self._serial.pop(prev.id)
+        self._set(new)
+        return old_links
+
+
+__all__ = [
+    "FABRICS",
+    "FABRIC_CODE",
+    "LINK_COLUMNS",
+    "Fabric",
+    "Id",
+    "Link",
+    "LinkArrays",
+    "LinkColumns",
+    "LinkTable",
+]

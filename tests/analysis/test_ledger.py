@@ -1,0 +1,205 @@
+"""The carried bisection lower bound (designer.analysis.ledger): sound against the
+brute-force oracle across edits, undo and redo; exact on hand-checked edits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from designer.analysis import analyze_index, build_index
+from designer.analysis.ledger import BoundLedger
+from designer.core.commands import (
+    AddDevices,
+    AddLinks,
+    Command,
+    Document,
+    Macro,
+    RemoveDevices,
+    RemoveLinks,
+    SetSettings,
+    UpdateDevices,
+    UpdateLink,
+    move_devices,
+)
+from designer.core.model import Design, Device, Fabric, Link, Purpose
+from designer.generate import fat_tree
+from tests.analysis.builders import oracle_bisection, random_design
+
+
+def _random_edit(rng: random.Random, design: Design, removed: list[Link]) -> Command:
+    links = design.links
+    devices = {d.id for d in design.devices}
+    # left out: brought back by an undo, or an end deleted since
+    removed[:] = [x for x in removed if not links.has(x.id) and {x.a, x.b} <= devices]
+    if len(links) < 4:
+        if removed:
+            return AddLinks([removed.pop()])
+        purpose = rng.choice(list(Purpose))  # a delete took the rest with a device
+        return SetSettings(design.settings.model_copy(update={"purpose": purpose}))
+    lid = links.id[rng.randrange(len(links))]
+    pick = rng.random()
+    if pick < 0.25:
+        return UpdateLink(lid, {"cables": rng.randint(1, 4)})
+    if pick < 0.35:
+        return UpdateLink(lid, {"speed_gbps": rng.choice((200, 400))})
+    if pick < 0.42:
+        return UpdateLink(lid, {"fabric": rng.choice(list(Fabric)).value})
+    if pick < 0.55:
+        ids = rng.sample(links.id, min(len(links), rng.randint(1, 3)))
+        removed.extend(links.get(i) for i in ids)  # type: ignore[misc]
+        return RemoveLinks(ids)
+    if pick < 0.65 and removed:
+        return AddLinks([removed.pop()])
+    d = design.devices[rng.randrange(len(design.devices))]
+    if pick < 0.8:
+        return move_devices({d.id: (d.x + 10, d.y - 5)})
+    return UpdateDevices({d.id: {"label": f"renamed {rng.random():.3f}"}})
+
+
+def _random_device_edit(rng: random.Random, design: Design) -> Command:
+    """Add or remove a switch (capacity only), now and then a host; swap a model."""
+    tag = rng.randrange(10**9)
+    switches = [d.id for d in design.devices if d.catalog_id == "generic-switch"]
+    pick = rng.random()
+    if pick < 0.4 and len(switches) > 1:
+        return RemoveDevices([rng.choice(switches)])
+    if pick < 0.5:
+        hosts = [d.id for d in design.devices if d.id not in switches]
+        if len(hosts) > 3:
+            return RemoveDevices([rng.choice(hosts)])
+    if pick < 0.6:
+        return AddDevices([Device(id=f"host{tag}", catalog_id="dgx-h100")])
+    if pick < 0.75:  # a model swap: same GPU count (bound kept) or not (dropped)
+        hosts = [d for d in design.devices if d.catalog_id != "generic-switch"]
+        host = rng.choice(hosts)
+        other = rng.choice(("dgx-h100", "dgx-b200", "generic-host"))
+        return UpdateDevices({host.id: {"catalog_id": other}})
+    new = Device(id=f"sw{tag}", catalog_id="generic-switch", ports={"ports": 256})
+    links = [
+        Link(
+            id=f"l{tag}-{s}",
+            a=new.id,
+            a_port="ports",
+            b=s,
+            b_port="ports",
+            cables=rng.randint(1, 3),
+            speed_gbps=400,
+        )
+        for s in rng.sample(switches, min(len(switches), 2))
+    ]
+    return Macro("Paste", [AddDevices([new]), AddLinks(links)])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    design = random_design(seed, hosts=4 + seed % 6, switches=2 + seed % 4)
+    doc = Document(design)
+    ledger = BoundLedger()
+    ledger.record(oracle_bisection(design), build_index(doc.design))
+    removed: list[Link] = []
+    for _ in range(16):
+        roll = rng.random()
+        if roll < 0.2 and doc.history.can_undo:
+            doc.undo()  # back to compute nodes proven before (kept references)
+        elif roll < 0.25 and doc.history.can_redo:
+            doc.redo()
+        elif roll < 0.45:
+            doc.execute(_random_device_edit(rng, doc.design))
+        else:
+            doc.execute(_random_edit(rng, doc.design, removed))
+        index = build_index(doc.design)
+        carried = ledger.lower_bound(index)
+        truth = oracle_bisection(doc.design)
+        if carried is not None:
+            assert carried <= truth + 1e-6
+        report = analyze_index(index, doc.design, known_lower=carried)
+        assert report.bisection.lower_gbps <= truth + 1e-6
+        ledger.record(report.bisection.lower_gbps, index)
+
+
+def test_carried_bound_follows_capacity_exactly() -> None:
+    """Hand-checked: remove 2 x 400G from the reference, add them back."""
+    doc = Document(random_design(3, hosts=8, switches=4))
+    ledger = BoundLedger()
+    ledger.record(5000.0, build_index(doc.design))
+
+    def carried() -> float | None:
+        return ledger.lower_bound(build_index(doc.design))
+
+    link = next(x for x in doc.design.links if x.fabric is Fabric.COMPUTE)
+    cap = link.cables * link.speed_gbps
+    doc.execute(RemoveLinks([link.id]))
+    assert carried() == 5000.0 - cap
+    doc.undo()
+    assert carried() == 5000.0
+    doc.execute(UpdateLink(link.id, {"cables": link.cables + 1}))
+    assert carried() == 5000.0
+    doc.execute(UpdateLink(link.id, {"fabric": "storage"}))
+    assert carried() == 5000.0 - cap
+    doc.execute(UpdateLink(link.id, {"fabric": "compute", "b": link.a, "a": link.b}))
+    assert carried() == 5000.0  # the same two ends, either way round
+    switch = Device(id="new-switch", catalog_id="generic-switch", ports={"ports": 64})
+    doc.execute(AddDevices([switch]))  # capacity only: the bound carries over
+    assert carried() == 5000.0
+    doc.execute(AddDevices([Device(id="new-host", catalog_id="dgx-h100")]))
+    assert carried() is None  # the compute nodes changed: the bound does not hold
+    doc.undo()  # ... until they are the proven ones again
+    assert carried() == 5000.0
+
+
+def test_deleting_a_compute_node_and_undoing_finds_the_bound_again() -> None:
+    """The node's links are a deficit of the old reference while it is gone; the
+    undo brings them back, and another edit meanwhile counts."""
+    doc = Document(random_design(3, hosts=8, switches=4))
+    ledger = BoundLedger()
+    ledger.record(5000.0, build_index(doc.design))
+    host = next(d for d in doc.design.devices if d.catalog_id != "generic-switch")
+    doc.execute(RemoveDevices([host.id]))
+    index = build_index(doc.design)
+    assert ledger.lower_bound(index) is None
+    ledger.record(1234.0, index)  # the smaller design's own bound
+    assert ledger.lower_bound(index) == 1234.0
+    other = next(
+        x
+        for x in doc.design.links
+        if x.fabric is Fabric.COMPUTE and host.id not in (x.a, x.b)
+    )
+    doc.execute(RemoveLinks([other.id]))
+    doc.undo()
+    doc.execute(RemoveLinks([other.id]))
+    cap = other.cables * other.speed_gbps
+    assert ledger.lower_bound(build_index(doc.design)) == max(0, 1234.0 - cap)
+    doc.undo()
+    doc.undo()  # the compute node and its links are back
+    assert ledger.lower_bound(build_index(doc.design)) == 5000.0
+
+
+def test_a_bound_of_another_table_is_never_carried() -> None:
+    """A replaced design starts its serials afresh: its links are not the old ones."""
+    doc = Document(random_design(3, hosts=8, switches=4))
+    ledger = BoundLedger()
+    ledger.record(5000.0, build_index(doc.design))
+    doc.reset(random_design(3, hosts=8, switches=4))
+    assert ledger.lower_bound(build_index(doc.design)) is None
+
+
+def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
+    doc = Document(fat_tree("dgx-h100", 128, "qm9700"))
+    ledger = BoundLedger()
+    index = build_index(doc.design)
+    first = analyze_index(index, doc.design)
+    assert first.bisection.exact
+    ledger.record(first.bisection.lower_gbps, index)
+    lid = doc.design.links.id[0]
+    for cables in (2, 3, 4, 1):
+        doc.execute(UpdateLink(lid, {"cables": cables}))
+        index = build_index(doc.design)
+        hint = ledger.lower_bound(index)
+        report = analyze_index(index, doc.design, known_lower=hint)
+        assert report.bisection.exact, cables
+        assert report.bisection.gbps == first.bisection.gbps
+        if cables != 1:  # uneven: the certificate fails, the carried bound holds
+            assert "carried" in report.bisection.method
+        ledger.record(report.bisection.lower_gbps, index)
