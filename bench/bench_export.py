@@ -39,7 +39,7 @@ from designer.io.export import (
     write_cabling_csv,
     write_slurm_topology,
 )
-from designer.qt.export import make_scene, write_pdf, write_png, write_svg
+from designer.qt.export import make_renderer, write_pdf, write_png, write_svg
 
 
 def _timed(fn: Callable[[], object]) -> tuple[float, object]:
@@ -151,7 +151,7 @@ def main() -> int:
         calls.append((done, total))
         return True
 
-    t_scene, scene = _timed(lambda: make_scene(design))
+    t_scene, scene = _timed(lambda: make_renderer(design))
     rows: list[tuple[str, float, float | None, str, str]] = []
 
     def size(p: Path) -> str:
@@ -168,18 +168,20 @@ def main() -> int:
     t, _ = _timed(lambda: write_slurm_topology(design, out / "topology.conf"))
     rows.append(("Slurm topology.conf", t, None, "-", size(out / "topology.conf")))
     t, _ = _timed(
-        lambda: write_pdf(out / "r.pdf", design, report, scene=scene, progress=progress)  # type: ignore[arg-type]
+        lambda: write_pdf(
+            out / "r.pdf", design, report, renderer=scene, progress=progress
+        )  # type: ignore[arg-type]
     )
     naive = (
         None if args.no_naive else _timed(lambda: naive_pdf(design, out / "n.pdf"))[0]
     )
     rows.append(("PDF report", t, naive, "<= 10 s", size(out / "r.pdf")))
-    t, _ = _timed(lambda: write_svg(out / "d.svg", design, scene=scene))
+    t, _ = _timed(lambda: write_svg(out / "d.svg", design, renderer=scene))
     naive = (
         None if args.no_naive else _timed(lambda: naive_svg(design, out / "n.svg"))[0]
     )
     rows.append(("SVG drawing", t, naive, "-", size(out / "d.svg")))
-    t, _ = _timed(lambda: write_png(out / "d.png", design, scene=scene))
+    t, _ = _timed(lambda: write_png(out / "d.png", design, renderer=scene))
     rows.append(("PNG drawing", t, None, "-", size(out / "d.png")))
 
     print(f"canvas scene built once for the drawings: {t_scene:.2f} s")

@@ -117,25 +117,27 @@ def _export(
     if wanted["pdf"] or wanted["svg"] or wanted["png"]:
         from designer.qt.export import (
             ensure_app,
-            make_scene,
+            make_renderer,
             write_pdf,
             write_png,
             write_svg,
         )
 
         ensure_app()
-        scene = make_scene(design)
+        renderer = make_renderer(design)
         if path := wanted["pdf"]:
             t0 = time.perf_counter()
             assert report is not None
-            write_pdf(path, design, report, page_size=page_size, scene=scene, ids=ids)
+            write_pdf(
+                path, design, report, page_size=page_size, renderer=renderer, ids=ids
+            )
             done("pdf", path, t0, page_size)
         if path := wanted["svg"]:
             t0 = time.perf_counter()
-            write_svg(path, design, scene=scene, ids=ids)
+            write_svg(path, design, renderer=renderer, ids=ids)
             done("svg", path, t0, "drawing")
         if path := wanted["png"]:
             t0 = time.perf_counter()
-            write_png(path, design, scene=scene, ids=ids)
+            write_png(path, design, renderer=renderer, ids=ids)
             done("png", path, t0, "drawing")
     return EXIT_OK

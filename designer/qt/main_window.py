@@ -340,15 +340,24 @@ class MainWindow(QMainWindow):
     def export(self) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
         try:
+            from designer.qt.canvas.offscreen import OffscreenRenderer
+            from designer.qt.export import make_renderer
             from designer.qt.export.dialog import ExportDialog
         except ImportError:
             self._show_message("Export is not available in this build")
             return
+        design = self.document.design
+        selection = self.canvas.selected_ids()
+        cut = self.canvas.design_scene.selection.cut
+
+        def renderer() -> OffscreenRenderer:
+            return make_renderer(design, self.catalog, selection=selection, cut=cut)
+
         dialog = ExportDialog(
             self,
-            self.document.design,
-            self.canvas.design_scene,
-            self.canvas.selected_ids(),
+            design,
+            renderer,
+            selection,
             report=self.latest_report,
             catalog=self.catalog,
             directory=str(self.path.parent) if self.path else None,

@@ -199,8 +199,9 @@ def test_export_opens_the_export_dialog_with_the_design(
     assert len(seen) == 1
     dialog = seen[0]
     assert dialog.design is window.document.design
-    assert dialog.scene is window.canvas.design_scene
-    assert dialog.selection == ids[:1]
+    drawing = dialog.renderer()  # a scene of its own: the canvas's is never used
+    assert drawing.scene is not window.canvas.design_scene
+    assert drawing.selected_ids() == ids[:1] == dialog.selection
     assert dialog.report is report
 
 

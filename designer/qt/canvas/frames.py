@@ -1,7 +1,7 @@
-"""Group frames of the DesignScene: dashed outlines around expanded groups.
+"""Group frames: dashed outlines around expanded groups.
 
-A mixin of :class:`designer.qt.canvas.scene.DesignScene`. Frames are computed
-with numpy per group and re-fitted in place when members move.
+:class:`FrameLayout` computes the frames with numpy per group, remembers which
+devices each holds, and re-fits them in place when members move.
 """
 
 from __future__ import annotations
@@ -17,25 +17,33 @@ from designer.view import sizes as sz
 from designer.view.quotient import BLOCK_PAD
 
 if TYPE_CHECKING:
-    from designer.core.commands import Document
+    from designer.core.model import Design
     from designer.view.geometry import Geometry
 
+_NO_MEMBERS = (np.zeros(0, np.int64),) * 3
 
-class FramesMixin:
-    """Builds and re-fits the frames of expanded groups."""
 
-    document: Document
-    _geom: Geometry
-    _frame_members: tuple[np.ndarray, np.ndarray, np.ndarray]
-    _frame_of: dict[int, FrameItem]
+class FrameLayout:
+    """The frames of expanded groups and the member rows of each."""
 
-    def _make_frames(self, reuse: dict[str, FrameItem]) -> list[FrameItem]:
+    def __init__(self) -> None:
+        self._frame_members: tuple[np.ndarray, np.ndarray, np.ndarray] = _NO_MEMBERS
+        self._frame_of: dict[int, FrameItem] = {}
+
+    def clear(self) -> None:
+        """No frames (the overview draws none)."""
+        self._frame_members, self._frame_of = _NO_MEMBERS, {}
+
+    def build(
+        self, design: Design, geom: Geometry, reuse: dict[str, FrameItem]
+    ) -> list[FrameItem]:
         """Frames of expanded groups around their members (numpy bounds per group).
 
         Items in ``reuse`` (by group id) are updated and taken out of it.
         """
-        design = self.document.design
+        self._geom = geom
         if not design.groups:
+            self._frame_members, self._frame_of = _NO_MEMBERS, {}
             return []
         gids = [g.id for g in design.groups]
         gi: dict[str | None, int] = {g: i for i, g in enumerate(gids)}
@@ -109,8 +117,9 @@ class FramesMixin:
             frames.append(frame)
         return frames
 
-    def _refit_frames(self, device_ids: set[str]) -> None:
+    def refit(self, geom: Geometry, device_ids: set[str]) -> None:
         """Re-fit the frames of the groups holding these (moved) devices."""
+        self._geom = geom
         pg, pr, starts = self._frame_members
         moved_rows = [
             self._geom.row_of[d] for d in device_ids if d in self._geom.row_of

@@ -6,7 +6,7 @@ behaviour and no state the model lacks beyond what they paint.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyqtgraph.functions as pgf
@@ -26,7 +26,7 @@ from designer.qt.canvas import style as st
 from designer.view import sizes as sz
 
 if TYPE_CHECKING:
-    from designer.qt.canvas.scene import DesignScene
+    from designer.view.geometry import Geometry
 
 _BODY = QRectF(-sz.DEVICE_W / 2, -sz.DEVICE_H / 2, sz.DEVICE_W, sz.DEVICE_H)
 _BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
@@ -55,18 +55,45 @@ def font(kind: str, scale: float = 1.0) -> QFont:
     return f
 
 
-def render_options(item: QGraphicsItem) -> tuple[float, bool | None]:
-    """(text scale, device labels) of the item's scene: 1.0 and None on screen.
+class RenderContext(Protocol):
+    """What items read from the scene they are drawn in (and nothing else).
 
-    While ``DesignScene.render_to`` draws, the text scale is the device's dpi
+    On screen: text scale 1.0, device labels by the zoom rule (None), not an
+    export. An offscreen export scene sets the text scale to the device's dpi
     over 96 (screen-sized text keeps its physical size at any resolution) and
-    device labels may be forced on or off.
+    may force device labels on or off.
     """
+
+    text_scale: float
+    device_labels: bool | None
+    exporting: bool
+
+
+class LinkSource(Protocol):
+    """What the link layer draws from: the links shown, and when they change."""
+
+    link_state: int
+    text_scale: float
+
+    def drawn_links(
+        self,
+    ) -> tuple[Geometry, np.ndarray, list[tuple[QColor, float, np.ndarray]]]:
+        """Geometry, single-link mask and highlight layers (never flushes)."""
+        ...
+
+
+def render_options(item: QGraphicsItem) -> tuple[float, bool | None]:
+    """(text scale, device labels) of the item's :class:`RenderContext`: 1.0 and
+    None on screen (an item outside such a scene gets those too). Read with
+    ``getattr``: it runs for every item painted, an ``isinstance`` check of the
+    protocol would cost more than the paint."""
     sc = item.scene()
-    return (
-        float(getattr(sc, "text_scale", 1.0)),
-        getattr(sc, "device_labels", None),
-    )
+    return float(getattr(sc, "text_scale", 1.0)), getattr(sc, "device_labels", None)
+
+
+def exporting(item: QGraphicsItem) -> bool:
+    """True when the item is drawn for an export (no screen-only hints)."""
+    return bool(getattr(item.scene(), "exporting", False))
 
 
 def _blend(colour: QColor, keep: float) -> QColor:
@@ -330,7 +357,7 @@ class BlockItem(QGraphicsItem):
             return  # a TitleItem beside the block carries the text
         device_rect = painter.worldTransform().mapRect(self.rect)
         lines = self.text_lines(device_rect.width() / scale, st.text_on(fill))
-        if self.hint and not getattr(self.scene(), "exporting", False):
+        if self.hint and not exporting(self):
             # the hint is for the screen only: a printed page cannot be clicked
             lines.append((self.hint, font("small"), st.TEXT_MUTED))
         _draw_fitted_text(painter, device_rect, lines, scale)
@@ -469,9 +496,9 @@ class LinkLayerItem(QGraphicsItem):
     links; ``shape()`` is empty, picking is the scene's numpy query.
     """
 
-    def __init__(self, scene: DesignScene) -> None:
+    def __init__(self, source: LinkSource) -> None:
         super().__init__()
-        self._scene = scene
+        self._scene = source
         self._bounds = QRectF()
         self._cache: dict[tuple[object, ...], list[tuple[QPen, QPainterPath]]] = {}
         self.hidden_through = 0

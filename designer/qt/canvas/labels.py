@@ -9,7 +9,8 @@ slid along its trunk to the first spot free of blocks and text already placed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,8 +23,10 @@ from designer.qt.canvas.items import fits_inside, font, render_options
 from designer.view import sizes as sz
 
 if TYPE_CHECKING:
-    from designer.qt.canvas.items import BlockItem, FrameItem
-    from designer.qt.canvas.scene import DesignScene
+    from PySide6.QtWidgets import QGraphicsLineItem
+
+    from designer.qt.canvas.items import BlockItem, FrameItem, LabelItem
+    from designer.view.quotient import Trunk
 
 #: Widest an outside title may be (reference pixels); longer lines are elided.
 TITLE_MAX_PX = 300.0
@@ -207,18 +210,48 @@ class LabelMemo:
         self.blocks = self.frames = self.trunks = None
 
 
+TitleKey = tuple[str, str]
+"""``("block", block key)`` or ``("frame", group id)``."""
+
+
+@dataclass
+class LabelInputs:
+    """Everything the layout reads; the scene gathers it (nothing else is read)."""
+
+    blocks: list[BlockItem]
+    """Block items shown (none while a selection is isolated)."""
+    frames: list[FrameItem]
+    """Frame items shown."""
+    trunks: list[Trunk]
+    trunk_items: list[tuple[QGraphicsLineItem, LabelItem]]
+    """One (line, label) per trunk, in the quotient's order."""
+    xy: np.ndarray
+    """Device centres, one row per device."""
+    hidden: np.ndarray
+    """Devices not drawn (in blocks, or the overview)."""
+    isolated: bool
+    """Only a selection is drawn (an export of it): no titles, no trunks."""
+    titles: dict[TitleKey, TitleItem]
+    """Title items made so far (``title_item`` adds to it)."""
+    title_item: Callable[[TitleKey], TitleItem]
+    """The title item for a key, made on first use."""
+
+
 def place_labels(
-    scene: DesignScene, transform: QTransform, bounds: QRectF | None = None
+    inputs: LabelInputs,
+    memo: LabelMemo,
+    transform: QTransform,
+    bounds: QRectF | None = None,
 ) -> None:
     """Lay out titles and trunk labels for ``transform`` (scene -> reference px).
 
     ``bounds`` (reference px) is the drawn area (an export's picture, or the
     window's visible part): titles outside blocks must lie within it, or they
-    would be cut off at its edge.
+    would be cut off at its edge. ``memo`` remembers the last layout's inputs
+    and results phase by phase.
     """
-    memo: LabelMemo = scene._label_memo
-    isolated = scene._only_rows is not None
-    blocks = [b for b in scene._block_items if b.isVisible()] if not isolated else []
+    isolated = inputs.isolated
+    blocks = [] if isolated else inputs.blocks
     view_key = (
         _transform_key(transform),
         _coords(bounds) if bounds is not None else None,
@@ -239,7 +272,7 @@ def place_labels(
     else:
         memo.blocks = memo.frames = memo.trunks = None
         taken_blocks, used_blocks = _place_block_titles(
-            scene, transform, blocks, bounds
+            inputs, transform, blocks, bounds
         )
         outside = {b.key for b in blocks if b.title_outside}
         memo.block_out = (taken_blocks, used_blocks, outside)
@@ -247,21 +280,19 @@ def place_labels(
     taken = _Taken(taken_blocks)
     used = set(used_blocks)
     if not isolated:
-        _frame_phase(scene, memo, transform, view_key, taken, used, bounds)
-    for key, item in scene.titles().items():
+        _frame_phase(inputs, memo, transform, view_key, taken, used, bounds)
+    for key, item in inputs.titles.items():
         item.setVisible(key in used)
-    items = scene._trunk_items
-    q = scene._quotient
     trunk_key = (
         view_key,
         tuple(_coords(t) for t in taken),
         tuple(
             (t.p0, t.p1, t.capacity_gbps, label.text, line.isVisible())
-            for t, (line, label) in zip(q.trunks, items, strict=True)
+            for t, (line, label) in zip(inputs.trunks, inputs.trunk_items, strict=True)
         ),
     )
     if trunk_key != memo.trunks:
-        _place_trunk_labels(scene, transform, taken, isolated)
+        _place_trunk_labels(inputs, transform, taken, isolated)
         memo.trunks = trunk_key
 
 
@@ -294,7 +325,7 @@ def _same_fit(
 
 
 def _place_block_titles(
-    scene: DesignScene,
+    inputs: LabelInputs,
     transform: QTransform,
     blocks: list[BlockItem],
     bounds: QRectF | None,
@@ -308,7 +339,7 @@ def _place_block_titles(
         r = transform.mapRect(b.rect)
         outside = False
         if not fits_inside(r, b.text_lines(r.width())):
-            title = scene.title_item(("block", b.key))
+            title = inputs.title_item(("block", b.key))
             lines = [(b.title, font("block")), (b.summary, font("normal"))]
             title_w = QFontMetricsF(font("block")).horizontalAdvance(b.title)
             # the natural width first, then wrapped to the block's own width
@@ -339,7 +370,7 @@ def _place_block_titles(
 
 
 def _frame_phase(
-    scene: DesignScene,
+    inputs: LabelInputs,
     memo: LabelMemo,
     transform: QTransform,
     view_key: tuple[object, ...],
@@ -348,15 +379,14 @@ def _frame_phase(
     bounds: QRectF | None,
 ) -> None:
     """Frame titles, or the last run's when frames, text and devices allow."""
-    frames = [f for f in scene._frame_items if f.isVisible()]
+    frames = inputs.frames
     key = (
         view_key,
         tuple(_coords(t) for t in taken),
         tuple((f.group_id, _coords(f.rect), f.title, f.depth) for f in frames),
     )
-    g = scene._geom
-    hidden = scene._hidden
-    pts = g.xy[~hidden] if hidden.shape[0] == g.xy.shape[0] else g.xy
+    xy, hidden = inputs.xy, inputs.hidden
+    pts = xy[~hidden] if hidden.shape[0] == xy.shape[0] else xy
     centres = pts[:, 0] + 1j * pts[:, 1]
     if key == memo.frames and _same_answers(memo, centres):
         memo.devices = centres
@@ -366,7 +396,7 @@ def _frame_phase(
         return
     before_taken, before_used = len(taken), set(used)
     queries: list[tuple[float, float, float, float]] = []
-    _place_frame_titles(scene, transform, taken, used, bounds, frames, queries)
+    _place_frame_titles(inputs, transform, taken, used, bounds, frames, queries)
     memo.frame_out = (taken[before_taken:], used - before_used)
     memo.frames = key
     memo.devices = centres
@@ -401,7 +431,7 @@ def _same_answers(memo: LabelMemo, centres: np.ndarray) -> bool:
 
 
 def _place_frame_titles(
-    scene: DesignScene,
+    inputs: LabelInputs,
     transform: QTransform,
     taken: list[QRectF],
     used: set[tuple[str, str]],
@@ -430,7 +460,7 @@ def _place_frame_titles(
                 )
             )
             continue
-        title = scene.title_item(("frame", f.group_id))
+        title = inputs.title_item(("frame", f.group_id))
         title.set_lines([(f.title, font("title"))])
         w, h = title.size
         if w > rects[i].width():
@@ -449,7 +479,7 @@ def _place_frame_titles(
             ):
                 continue
             if devices is None:
-                devices = _Devices(scene._geom.xy, scene._hidden)
+                devices = _Devices(inputs.xy, inputs.hidden)
             probe = inverse.mapRect(spot)
             queries.append((probe.left(), probe.top(), probe.right(), probe.bottom()))
             if devices.hit(probe):
@@ -461,18 +491,17 @@ def _place_frame_titles(
 
 
 def _place_trunk_labels(
-    scene: DesignScene, transform: QTransform, taken: list[QRectF], isolated: bool
+    inputs: LabelInputs, transform: QTransform, taken: list[QRectF], isolated: bool
 ) -> None:
     """Trunk labels, biggest trunks first, slid along the trunk to a free spot."""
-    q = scene._quotient
-    items = scene._trunk_items
-    order = sorted(range(len(items)), key=lambda k: -q.trunks[k].capacity_gbps)
+    trunks, items = inputs.trunks, inputs.trunk_items
+    order = sorted(range(len(items)), key=lambda k: -trunks[k].capacity_gbps)
     for k in order:
         line, label = items[k]
         if isolated or not line.isVisible():
             label.setVisible(False)
             continue
-        t = q.trunks[k]
+        t = trunks[k]
         shown = False
         for f in (trunk_fraction(k), *TRUNK_SLOTS):
             pos = QPointF(

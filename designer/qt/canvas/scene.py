@@ -8,11 +8,11 @@ overview flag are view state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QTransform
+from PySide6.QtGui import QBrush, QColor, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
@@ -30,7 +30,8 @@ from designer.core.events import (
     replaced,
 )
 from designer.qt.canvas import style as st
-from designer.qt.canvas.frames import FramesMixin
+from designer.qt.canvas.frames import FrameLayout
+from designer.qt.canvas.hits import Hit, HitInputs, hit_at, trunk_at
 from designer.qt.canvas.items import (
     BlockItem,
     DeviceItem,
@@ -39,12 +40,13 @@ from designer.qt.canvas.items import (
     LinkLayerItem,
 )
 from designer.qt.canvas.labels import (
+    LabelInputs,
     LabelMemo,
     TitleItem,
     place_labels,
     trunk_fraction,
 )
-from designer.qt.canvas.selection import SelectionMixin
+from designer.qt.canvas.marks import link_layers, mark_items
 from designer.view import sizes as sz
 from designer.view.geometry import Geometry
 from designer.view.quotient import (
@@ -54,9 +56,10 @@ from designer.view.quotient import (
     relinked,
     with_devices,
 )
+from designer.view.selection import Selection
 
 
-class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
+class DesignScene(QGraphicsScene):
     """The design as a graphics scene (devices, links, groups, trunks, cut)."""
 
     selection_changed_ids = Signal(list)
@@ -66,6 +69,8 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         document: Document,
         catalog: Mapping[str, CatalogEntry],
         parent: object | None = None,
+        *,
+        exporting: bool = False,
     ) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
         self.catalog = catalog
@@ -79,16 +84,9 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._block_items: list[BlockItem] = []
         self._frame_items: list[FrameItem] = []
         self._trunk_items: list[tuple[QGraphicsLineItem, LabelItem]] = []
-        self._sel_devices: set[str] = set()
-        self._sel_links: set[str] = set()
-        self._cut: tuple[set[str], set[str]] | None = None
+        self.selection = Selection()
         self._only_rows: np.ndarray | None = None
         self._highlights: list[tuple[QColor, float, np.ndarray]] | None = None
-        self._drag_rows = np.zeros(0, np.int64)
-        self._drag_origin = np.zeros((0, 2))
-        self._drag_blocks = []
-        self._drag_titles = []
-        self._drag_trunks = []
         self._label_transform = QTransform()
         self._label_bounds: QRectF | None = None
         self._label_memo = LabelMemo()
@@ -96,13 +94,13 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._pending: list[Event] = []
         self._isolated: list[QGraphicsItem] = []
         self._titles: dict[tuple[str, str], TitleItem] = {}
-        #: True while render_to draws for an export (no screen-only hints)
-        self.exporting = False
-        #: set by render_to while it draws (see items.render_options)
+        #: drawn for exports only (no screen-only hints; see offscreen.py)
+        self.exporting = exporting
+        #: device px per reference px of the painter an export draws into, and
+        #: device labels forced on or off (None: by zoom); items.render_options
         self.text_scale = 1.0
         self.device_labels: bool | None = None
-        self._frame_members = (np.zeros(0, np.int64),) * 3
-        self._frame_of: dict[int, FrameItem] = {}
+        self._frames = FrameLayout()
         self._kinds: dict[str, tuple[str | None, str, str | None]] = {}
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
@@ -124,9 +122,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self.document = document
         document.subscribe(self._on_changes, Stage.VIEWS)
         self._pending = []
-        self._sel_devices.clear()
-        self._sel_links.clear()
-        self._cut = None
+        self.selection.clear()
         self._rebuild_all()
         self.selection_changed_ids.emit([])
 
@@ -181,7 +177,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             if item is not None:
                 self.removeItem(item)
             self._kinds.pop(did, None)
-        self._sel_devices -= gone
+        self.selection.forget(gone, ())
         restyle = (dev_touched - gone) | (changed & g.row_of.keys())
         regrouped = groups_changed
         for did in restyle:
@@ -195,7 +191,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             regrouped = regrouped or (
                 before is not None and before != self._kinds.get(did)
             )
-        self._sel_links -= links["links_removed"] - links["links_added"]
+        self.selection.forget((), links["links_removed"] - links["links_added"])
         if regrouped:
             self._quotients.clear()
             self._refresh_structure(devices=None if groups_changed else restyle)
@@ -214,7 +210,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
             self._quotients = {self.overview: q}
             self._refresh_structure(frames=False, devices=restyle)
             if changed and not self.overview:
-                self._refit_frames(changed)
+                self._frames.refit(self._geom, changed)
         if dev_removed or links["links_removed"]:
             self.selection_changed_ids.emit(self.selected_ids())
 
@@ -249,7 +245,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         item.title = d.label or d.id
         model = entry.model if entry is not None else d.catalog_id
         item.subtitle = f"{model} · {tier}" if tier else model
-        item.selected = d.id in self._sel_devices
+        item.selected = d.id in self.selection.devices
         item.setPos(d.x, d.y)
         item.update()
 
@@ -278,8 +274,11 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         if frames:
             # frames are re-fitted in place: an edit re-creates none of them
             reuse = {f.group_id: f for f in self._frame_items}
-            self._frame_of = {}
-            new_frames = [] if self.overview else self._make_frames(reuse)
+            if self.overview:
+                self._frames.clear()
+                new_frames = []
+            else:
+                new_frames = self._frames.build(design, self._geom, reuse)
             for frame in reuse.values():
                 self.removeItem(frame)
             for frame in new_frames:
@@ -408,7 +407,21 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self.flush()
         self._label_transform = QTransform(transform)
         self._label_bounds = QRectF(bounds) if bounds is not None else None
-        place_labels(self, transform, bounds)
+        place_labels(self._label_inputs(), self._label_memo, transform, bounds)
+
+    def _label_inputs(self) -> LabelInputs:
+        """What the label layout reads, as it stands now."""
+        return LabelInputs(
+            blocks=[b for b in self._block_items if b.isVisible()],
+            frames=[f for f in self._frame_items if f.isVisible()],
+            trunks=self._quotient.trunks,
+            trunk_items=self._trunk_items,
+            xy=self._geom.xy,
+            hidden=self._hidden,
+            isolated=self._only_rows is not None,
+            titles=self._titles,
+            title_item=self.title_item,
+        )
 
     def title_item(self, key: tuple[str, str]) -> TitleItem:
         """The title item for ``("block", key)`` or ``("frame", group id)``."""
@@ -423,6 +436,11 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
     def titles(self) -> dict[tuple[str, str], TitleItem]:
         """Title items drawn outside blocks and frames (hidden when unused)."""
         return dict(self._titles)
+
+    def trunk_items(self) -> list[tuple[QGraphicsLineItem, LabelItem]]:
+        """(line, label) per trunk drawn, in the quotient's order."""
+        self.flush()
+        return list(self._trunk_items)
 
     def design_rect(self) -> QRectF:
         """Bounding rect of what is drawn (devices, frames, blocks), no margin."""
@@ -496,17 +514,7 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
     def link_highlights(self) -> list[tuple[QColor, float, np.ndarray]]:
         """(colour, width, mask) layers drawn over the plain links."""
         if self._highlights is None:
-            g = self._geom
-            out: list[tuple[QColor, float, np.ndarray]] = []
-            if self._cut is not None and self._cut[1]:
-                cut = np.zeros(len(g.link_ids), bool)
-                cut[g.link_rows(list(self._cut[1]))] = True
-                out.append((st.CUT_LINK, 1.0, cut))
-            if self._sel_links:
-                sel = np.zeros(len(g.link_ids), bool)
-                sel[g.link_rows(list(self._sel_links))] = True
-                out.append((st.SELECTED, 3.0, sel))
-            self._highlights = out
+            self._highlights = link_layers(self.selection, self._geom)
         return self._highlights
 
     def _bump(self) -> None:
@@ -560,33 +568,161 @@ class DesignScene(FramesMixin, SelectionMixin, QGraphicsScene):
         self._bump()
         return keep
 
-    # --- rendering -------------------------------------------------------------
+    # --- selection and the cut ------------------------------------------------
 
-    def render_to(
-        self,
-        painter: QPainter,
-        target: QRectF,
-        *,
-        selection_only: bool = False,
-        ids: set[str] | None = None,
-        labels: bool | None = None,
-    ) -> None:
-        """Draw the design (as shown, groups collapsed or not) into any painter.
+    def selected_ids(self) -> list[str]:
+        """Selected device ids (model order) then selected link ids."""
+        self.flush()
+        g = self._geom
+        sel = self.selection
+        rows = g.link_rows(list(sel.links)).tolist() if sel.links else []
+        return self._selected_devices() + [g.link_ids[r] for r in rows]
 
-        Works without a view: the level of detail follows the painter's scale,
-        and a whole design too big to show device by device is drawn as its
-        quotient (group blocks and trunks), as on screen. The output does not
-        depend on the device's dpi (labels are sized in scene units, screen-
-        sized text keeps its physical size). ``labels`` True always draws
-        device labels (print), False never, None by the zoom rule.
-        """
-        from designer.qt.canvas.render import render_design
-
-        render_design(
-            self,
-            painter,
-            target,
-            selection_only=selection_only,
-            ids=ids,
-            labels=labels,
+    def _selected_devices(self) -> list[str]:
+        row_of = self._geom.row_of
+        return sorted(
+            (i for i in self.selection.devices if i in row_of), key=lambda i: row_of[i]
         )
+
+    def selected_device_ids(self) -> list[str]:
+        """Selected device ids in model order."""
+        self.flush()
+        return self._selected_devices()
+
+    def select(
+        self, ids: Iterable[str], add: bool = False, toggle: bool = False
+    ) -> None:
+        """Select devices and links by id (replacing, adding or toggling)."""
+        self.flush()
+        self.selection.select(
+            list(ids),
+            devices=self._geom.row_of,
+            links=self._geom.link_id_set(),
+            add=add,
+            toggle=toggle,
+        )
+        self._apply_cut_and_selection()
+        self._bump()
+        self.selection_changed_ids.emit(self.selected_ids())
+
+    def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
+        """Colour side A / side B and highlight crossing links (None clears)."""
+        self.flush()
+        self.selection.set_cut(side_a, cut_links)
+        self._apply_cut_and_selection()
+        self._bump()
+
+    def _apply_cut_and_selection(self, devices: set[str] | None = None) -> None:
+        mark_items(
+            self.selection,
+            self._geom,
+            self._quotient,
+            self._items,
+            self._block_items,
+            self._trunk_items,
+            devices,
+        )
+
+    # --- hit tests and queries ----------------------------------------------------
+
+    def hit(self, pos: QPointF, tol: float) -> Hit | None:
+        """The device, block, link, trunk or frame header under a scene point."""
+        self.flush()
+        return hit_at(
+            HitInputs(
+                geometry=self._geom,
+                quotient=self._quotient,
+                overview=self.overview,
+                blocks=self._block_items,
+                link_mask=self._link_mask(),
+                trunk_items=self._trunk_items,
+                label_transform=self._label_transform,
+                frames=self._frame_items,
+            ),
+            pos,
+            tol,
+        )
+
+    def trunk_at(self, pos: QPointF, tol: float) -> int:
+        """Index of the shown trunk (line or label) under a scene point, or -1."""
+        self.flush()
+        return trunk_at(self._trunk_items, self._label_transform, pos, tol)
+
+    def trunk_links(self, k: int) -> list[str]:
+        """Ids of the links trunk ``k`` stands for (model order)."""
+        self.flush()
+        lt = self._quotient.link_trunk
+        if lt.size != len(self._geom.link_ids):
+            return []
+        ids = self._geom.link_ids
+        return [ids[i] for i in np.nonzero(lt == k)[0].tolist()]
+
+    def trunk_summary(self, k: int) -> str:
+        """What trunk ``k`` carries, e.g. "256 links, 256 cables, 102.4 Tb/s"."""
+        self.flush()
+        t = self._quotient.trunks[k]
+
+        def n(count: int, word: str) -> str:
+            return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+        return (
+            f"{n(t.links, 'link')}, {n(t.cables, 'cable')}, "
+            f"{t.capacity_gbps / 1000:,.1f} Tb/s"
+        )
+
+    def trunk_ends_rect(self, k: int) -> QRectF:
+        """Bounds of the devices at both ends of trunk ``k`` (where they really are)."""
+        self.flush()
+        q = self._quotient
+        nb = len(q.blocks)
+        rows = [
+            q.blocks[c].rows if c < nb else np.array([c - nb], np.int64)
+            for c in q.trunks[k].ends
+        ]
+        x0, y0, x1, y1 = self._geom.bounds(np.concatenate(rows))
+        return QRectF(QPointF(x0, y0), QPointF(x1, y1))
+
+    def block_members(self, key: str) -> list[str]:
+        """Device ids drawn inside a block."""
+        self.flush()
+        for block in self._quotient.blocks:
+            if block.key == key:
+                return [self._geom.ids[r] for r in block.rows.tolist()]
+        return []
+
+    def members_rect(self, key: str) -> QRectF:
+        """Bounds of the devices a block stands for (where they really are)."""
+        self.flush()
+        for block in self._quotient.blocks:
+            if block.key == key:
+                x0, y0, x1, y1 = self._geom.bounds(block.rows)
+                return QRectF(QPointF(x0, y0), QPointF(x1, y1))
+        return QRectF()
+
+    def device_ids_in_rect(self, rect: QRectF) -> list[str]:
+        """Shown devices (or members of blocks) whose centre lies in ``rect``."""
+        self.flush()
+        rows = self._geom.rows_in_rect(
+            rect.left(), rect.top(), rect.right(), rect.bottom()
+        )
+        return [self._geom.ids[r] for r in rows.tolist()]
+
+    def item_for(self, device_id: str) -> DeviceItem | None:
+        """The device's item (tests and the view use it)."""
+        self.flush()
+        return self._items.get(device_id)
+
+    def block_items(self) -> list[BlockItem]:
+        """Current block items."""
+        self.flush()
+        return list(self._block_items)
+
+    def frame_items(self) -> list[FrameItem]:
+        """Current frame items."""
+        self.flush()
+        return list(self._frame_items)
+
+    def trunk_count(self) -> int:
+        """Number of trunks drawn."""
+        self.flush()
+        return len(self._trunk_items)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
 
 from designer.qt.canvas import style as st
+from designer.qt.canvas.drag import DragSession
 from designer.view import sizes as sz
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class SelectTool(CanvasTool):
         super().__init__(view)
         self._press: QPointF | None = None
         self._press_screen = QPointF()
-        self._dragging = False
+        self._drag: DragSession | None = None
         self._band: QGraphicsRectItem | None = None
         self._band_add = False
         self._connect = _ConnectGesture(view)
@@ -146,7 +147,7 @@ class SelectTool(CanvasTool):
             return
         self._press = pos
         self._press_screen = event.position()
-        self._dragging = False
+        self._drag = None
         if hit is None:
             self._band_add = add
             self._band = QGraphicsRectItem(QRectF(pos, pos))
@@ -188,20 +189,20 @@ class SelectTool(CanvasTool):
         if self._band is not None:
             self._band.setRect(QRectF(self._press, pos).normalized())
             return
-        if not self._dragging:
+        if self._drag is None:
             if (
                 event.position() - self._press_screen
             ).manhattanLength() < _DRAG_START_PX:
                 return
-            ids = self.view.design_scene.selected_device_ids()
+            scene = self.view.design_scene
+            ids = scene.selected_device_ids()
             if not ids:
                 return
-            self.view.design_scene.begin_drag(ids)
-            self._dragging = True
+            self._drag = DragSession(scene, ids)
         snap_on = self.view.grid_snap
         dx = sz.snap(pos.x() - self._press.x(), snap_on)
         dy = sz.snap(pos.y() - self._press.y(), snap_on)
-        self.view.design_scene.drag_by(dx, dy)
+        self._drag.move_by(dx, dy)
 
     def release(self, event: QMouseEvent, pos: QPointF) -> None:
         scene = self.view.design_scene
@@ -215,9 +216,9 @@ class SelectTool(CanvasTool):
             self._press = None
             scene.select(scene.device_ids_in_rect(rect), add=self._band_add)
             return
-        if self._dragging:
-            positions = scene.end_drag()
-            self._dragging = False
+        if self._drag is not None:
+            positions = self._drag.finish()
+            self._drag = None
             self.view.commit_move(positions)
         self._press = None
 
@@ -226,9 +227,9 @@ class SelectTool(CanvasTool):
         if self._band is not None:
             self.view.design_scene.removeItem(self._band)
             self._band = None
-        if self._dragging:
-            self.view.design_scene.cancel_drag()
-            self._dragging = False
+        if self._drag is not None:
+            self._drag.cancel()
+            self._drag = None
         self._press = None
 
 

@@ -7,15 +7,14 @@ import sys
 
 from PySide6.QtWidgets import QApplication
 
-from designer.qt.export.drawing import draw_overview, make_scene, render_design
+from designer.qt.export.drawing import make_renderer, render_design
 from designer.qt.export.images import render_image, write_png, write_svg
 from designer.qt.export.pdf import SECTIONS, write_pdf
 
 __all__ = [
     "SECTIONS",
-    "draw_overview",
     "ensure_app",
-    "make_scene",
+    "make_renderer",
     "render_design",
     "render_image",
     "write_pdf",

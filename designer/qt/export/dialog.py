@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -37,6 +36,8 @@ from designer.io.export import (
     write_cabling_csv,
     write_slurm_topology,
 )
+from designer.qt.canvas.offscreen import OffscreenRenderer
+from designer.qt.export.drawing import make_renderer
 from designer.qt.export.images import write_png, write_svg
 from designer.qt.export.pdf import SECTIONS, write_pdf
 
@@ -66,7 +67,7 @@ class ExportDialog(QDialog):
         self,
         parent: QWidget | None,
         design: Design,
-        scene: Any | None,
+        renderer: Callable[[], OffscreenRenderer] | None,
         selection: Sequence[str] | None,
         *,
         report: Report | None = None,
@@ -76,7 +77,8 @@ class ExportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export")
         self.design = design
-        self.scene = scene
+        self._make_renderer = renderer
+        self._renderer: OffscreenRenderer | None = None
         device_ids = {d.id for d in design.devices}
         self.selection = [i for i in (selection or []) if i in device_ids]
         self.report = report
@@ -244,6 +246,17 @@ class ExportDialog(QDialog):
         self.last_error = message
         self.status.setText(message)
 
+    def renderer(self) -> OffscreenRenderer:
+        """The renderer of the drawing, made on first use (a scene of its own)."""
+        if self._renderer is None:
+            if self._make_renderer is not None:
+                self._renderer = self._make_renderer()
+            else:
+                self._renderer = make_renderer(
+                    self.design, self.catalog, selection=self.selection
+                )
+        return self._renderer
+
     def _ensure_report(self) -> Report:
         if self.report is None:
             from designer.analysis import analyze
@@ -262,14 +275,14 @@ class ExportDialog(QDialog):
                 self.catalog,
                 page_size=self.page_size.currentText(),
                 sections=self.chosen_sections(),
-                scene=self.scene,
+                renderer=self.renderer(),
                 ids=ids,
                 progress=step,
             )
         elif key == "svg":
-            write_svg(out, self.design, self.catalog, scene=self.scene, ids=ids)
+            write_svg(out, self.design, self.catalog, renderer=self.renderer(), ids=ids)
         elif key == "png":
-            write_png(out, self.design, self.catalog, scene=self.scene, ids=ids)
+            write_png(out, self.design, self.catalog, renderer=self.renderer(), ids=ids)
         elif key == "bom":
             write_bom_csv(self._ensure_report(), out, self.catalog)
         elif key == "cabling":

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from designer.core.model import Design
-from designer.qt.export.drawing import Catalog, make_scene, render_design
+from designer.qt.canvas.offscreen import OffscreenRenderer
+from designer.qt.export.drawing import Catalog, make_renderer, render_design
 
 #: Size of the image in pixels (SVG user units) along its longer side.
 DEFAULT_LONG_SIDE = 2400
@@ -34,12 +34,12 @@ def _frame(design: Design, ids: set[str] | None, long_side: int) -> QSize:
 
 
 def _scope(
-    scene: Any | None, selection_only: bool, ids: set[str] | None
+    renderer: OffscreenRenderer, selection_only: bool, ids: set[str] | None
 ) -> set[str] | None:
     if ids is not None:
         return set(ids)
-    if selection_only and scene is not None and hasattr(scene, "selected_ids"):
-        return set(scene.selected_ids())
+    if selection_only:
+        return set(renderer.selected_ids())
     return None
 
 
@@ -48,17 +48,17 @@ def write_svg(
     design: Design,
     catalog: Catalog | None = None,
     *,
-    scene: Any | None = None,
+    renderer: OffscreenRenderer | None = None,
     selection_only: bool = False,
     ids: set[str] | None = None,
     long_side: int = DEFAULT_LONG_SIDE,
 ) -> Path:
     """Write an SVG of the design (or of ``ids``) to ``path``."""
     out = Path(path)
-    scope = _scope(scene, selection_only, ids)
+    if renderer is None:
+        renderer = make_renderer(design, catalog)
+    scope = _scope(renderer, selection_only, ids)
     size = _frame(design, scope, long_side)
-    if scene is None:
-        scene = make_scene(design, catalog)
     gen = QSvgGenerator()
     gen.setFileName(str(out))
     gen.setSize(size)
@@ -66,17 +66,14 @@ def write_svg(
     gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
     gen.setTitle(design.settings.name)
     gen.setDescription(f"{design.settings.name}: GPU Cluster Designer drawing")
-    _paint(QPainter(gen), size, design, catalog, scene, selection_only, scope)
+    _paint(QPainter(gen), size, renderer, scope)
     return out
 
 
 def _paint(
     painter: QPainter,
     size: QSize,
-    design: Design,
-    catalog: Catalog | None,
-    scene: Any,
-    selection_only: bool,
+    renderer: OffscreenRenderer,
     scope: set[str] | None,
 ) -> None:
     """Draw the design into ``painter`` with an 8-pixel margin, then end it."""
@@ -84,10 +81,7 @@ def _paint(
         render_design(
             painter,
             QRectF(8, 8, size.width() - 16, size.height() - 16),
-            design,
-            catalog,
-            scene=scene,
-            selection_only=selection_only,
+            renderer,
             ids=scope,
         )
     finally:
@@ -98,22 +92,22 @@ def render_image(
     design: Design,
     catalog: Catalog | None = None,
     *,
-    scene: Any | None = None,
+    renderer: OffscreenRenderer | None = None,
     selection_only: bool = False,
     ids: set[str] | None = None,
     long_side: int = DEFAULT_LONG_SIDE,
 ) -> QImage:
     """The drawing as an image on a white background."""
-    scope = _scope(scene, selection_only, ids)
+    if renderer is None:
+        renderer = make_renderer(design, catalog)
+    scope = _scope(renderer, selection_only, ids)
     size = _frame(design, scope, long_side)
-    if scene is None:
-        scene = make_scene(design, catalog)
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor("white"))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-    _paint(painter, size, design, catalog, scene, selection_only, scope)
+    _paint(painter, size, renderer, scope)
     return image
 
 
@@ -122,7 +116,7 @@ def write_png(
     design: Design,
     catalog: Catalog | None = None,
     *,
-    scene: Any | None = None,
+    renderer: OffscreenRenderer | None = None,
     selection_only: bool = False,
     ids: set[str] | None = None,
     long_side: int = DEFAULT_LONG_SIDE,
@@ -132,7 +126,7 @@ def write_png(
     image = render_image(
         design,
         catalog,
-        scene=scene,
+        renderer=renderer,
         selection_only=selection_only,
         ids=ids,
         long_side=long_side,

@@ -10,7 +10,6 @@ import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -32,15 +31,14 @@ from designer.io.export.summary import (
     headline,
     tier_rows,
 )
+from designer.qt.canvas.offscreen import OffscreenRenderer
 from designer.qt.export.drawing import (
-    DEVICE_H,
-    DEVICE_W,
     Catalog,
     detail_views,
     drawing_aspect,
     fit_rect,
     legend,
-    make_scene,
+    make_renderer,
     render_design,
 )
 from designer.qt.export.layout import (
@@ -53,6 +51,7 @@ from designer.qt.export.layout import (
     page_rects,
     text_layout,
 )
+from designer.view.sizes import DEVICE_H, DEVICE_W
 
 #: Sections of the report, in order; the drawing sits on page 1.
 SECTIONS: tuple[str, ...] = ("drawing", "tiers", "findings", "bom", "cabling")
@@ -471,7 +470,7 @@ def write_pdf(
     *,
     page_size: str = "A4",
     sections: Iterable[str] = SECTIONS,
-    scene: Any | None = None,
+    renderer: OffscreenRenderer | None = None,
     selection_only: bool = False,
     ids: set[str] | None = None,
     progress: Progress | None = None,
@@ -485,10 +484,10 @@ def write_pdf(
     out = Path(path)
     layouts = _page_layouts(page_size)
     date = date or _dt.date.today().isoformat()
-    if ids is None and selection_only and scene is not None:
-        ids = set(scene.selected_ids()) if hasattr(scene, "selected_ids") else None
-    if scene is None and "drawing" in set(sections):
-        scene = make_scene(design, catalog)
+    if ids is None and selection_only and renderer is not None:
+        ids = set(renderer.selected_ids())
+    if renderer is None and "drawing" in set(sections):
+        renderer = make_renderer(design, catalog)
     tmp = out.with_name(out.name + ".part")
     writer = QPdfWriter(str(tmp))
     writer.setResolution(PDF_DPI)
@@ -501,15 +500,17 @@ def write_pdf(
             raise ExportCancelled("PDF export cancelled")
 
     def draw(p: QPainter, target: QRectF, only: set[str] | None = None) -> None:
+        assert renderer is not None  # made above when the drawing is asked for
         render_design(
             p,
             target,
-            design,
-            catalog,
-            scene=scene,
+            renderer,
             selection_only=selection_only and only is None,
             ids=ids if only is None else only,
         )
+
+    def aspect_of(scope: set[str] | None) -> float:
+        return drawing_aspect(renderer, scope) if renderer is not None else 1.0
 
     if ids is not None:
         note = f"Selection: {len(ids):,} of {len(design.devices):,} devices"
@@ -519,7 +520,7 @@ def write_pdf(
             f"{len(design.links):,} links"
         )
     flow = Flow(writer, page_rects(layouts))
-    aspect = drawing_aspect(design, scene, ids)
+    aspect = aspect_of(ids)
     details: list[tuple[str, set[str]]] = []
     n_groups = 0
     if ids is None and not selection_only and _labels_too_small(design, flow, aspect):
@@ -535,7 +536,7 @@ def write_pdf(
         note,
         check,
         aspect,
-        details=[(t, v, drawing_aspect(design, scene, v)) for t, v in details],
+        details=[(t, v, aspect_of(v)) for t, v in details],
         details_of=n_groups,
     )
     total = len(flow.pages) + 1

@@ -1,4 +1,5 @@
-"""render_to: the same picture at any dpi, forced labels, no leftover view state."""
+"""Exports draw with a scene of their own: the same picture at any dpi, forced
+labels, no leftover state, and the editor's scene is never touched."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QGraphicsScene
 from designer.core.commands import Document
 from designer.core.model import Design, Group, GroupKind, Tier
 from designer.qt.canvas import DesignScene
+from designer.qt.canvas.offscreen import OffscreenRenderer
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
@@ -34,7 +36,7 @@ def _design() -> Design:
 
 
 def _render(
-    scene: DesignScene,
+    scene: OffscreenRenderer,
     zoom: int,
     labels: bool | None = None,
     width: int = W,
@@ -54,9 +56,9 @@ def _render(
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     if scaled_painter:
         painter.scale(zoom, zoom)
-        scene.render_to(painter, QRectF(0, 0, width, H), labels=labels)
+        scene.render(painter, QRectF(0, 0, width, H), labels=labels)
     else:
-        scene.render_to(painter, QRectF(0, 0, width * zoom, H * zoom), labels=labels)
+        scene.render(painter, QRectF(0, 0, width * zoom, H * zoom), labels=labels)
     painter.end()
     small = image.scaled(
         width,
@@ -71,9 +73,9 @@ def _render(
 
 @pytest.fixture
 def scene(catalog):
-    s = DesignScene(Document(_design()), catalog)
+    s = OffscreenRenderer(_design(), catalog)
     yield s
-    s.detach()
+    s.close()
 
 
 def test_render_does_not_depend_on_the_devices_dpi(scene) -> None:
@@ -100,19 +102,47 @@ def test_labels_true_draws_device_labels_where_the_zoom_rule_would_not(
     assert not np.array_equal(forced, never)
 
 
-def test_render_leaves_the_scene_as_shown(scene) -> None:
-    before = (scene.overview, scene.text_scale, scene.device_labels)
-    frames = [f.isVisible() for f in scene.frame_items()]
+def test_a_render_leaves_nothing_behind_for_the_next(scene) -> None:
+    first = _render(scene, 1)
     _render(scene, 4, labels=True)
     image = QImage(100, 100, QImage.Format.Format_RGB32)
     painter = QPainter(image)
-    scene.render_to(painter, QRectF(0, 0, 100, 100), ids={"node-a"})
+    scene.render(painter, QRectF(0, 0, 100, 100), ids={"node-a"})
     painter.end()
-    assert (scene.overview, scene.text_scale, scene.device_labels) == before
-    assert [f.isVisible() for f in scene.frame_items()] == frames
-    assert all(b.isVisible() for b in scene.block_items())
-    assert scene.item_for("node-b").isVisible()
-    assert scene.link_mask().size == 0
+    assert np.array_equal(_render(scene, 1), first)
+    own = scene.scene
+    assert own.exporting and own.item_for("node-b").isVisible()
+
+
+def test_an_export_never_touches_the_editors_scene(catalog, monkeypatch) -> None:
+    """The editor's scene is not switched into an export mode, isolated or
+    re-laid out; the renderer draws a copy, so later edits do not reach it."""
+    doc = Document(_design())
+    live = DesignScene(doc, catalog)
+    calls: list[str] = []
+    for name in ("set_overview", "isolate", "declutter_labels", "render"):
+        real = getattr(DesignScene, name)
+
+        def spy(self, *args, _name=name, _real=real, **kwargs):
+            if self is live:
+                calls.append(_name)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(DesignScene, name, spy)
+    renderer = OffscreenRenderer(doc.design, catalog, selection=["node-a"])
+    before = _render(renderer, 1)
+    _render(renderer, 2, labels=True)
+    image = QImage(100, 100, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    renderer.render(painter, QRectF(0, 0, 100, 100), selection_only=True)
+    painter.end()
+    assert calls == [] and not live.exporting
+    from designer.core.commands import RemoveDevices
+
+    doc.execute(RemoveDevices(["node-a", "node-b"]))
+    assert np.array_equal(_render(renderer, 1), before)
+    live.detach()
+    renderer.close()
 
 
 def test_semantic_zoom_judges_device_pixels_through_the_painter_transform(
@@ -120,9 +150,7 @@ def test_semantic_zoom_judges_device_pixels_through_the_painter_transform(
 ) -> None:
     # a long flat fabric: at 6000 device px wide a device is ~9 px (devices
     # drawn); a painter scaled 3x over a 2000-unit target is the same picture
-    scene = DesignScene(
-        Document(synthetic_fat_tree(512, su_size=32, pod_sus=4)), catalog
-    )
+    scene = OffscreenRenderer(synthetic_fat_tree(512, su_size=32, pod_sus=4), catalog)
     seen: list[bool] = []
 
     def spy(self, painter, target, source, mode):
@@ -134,15 +162,15 @@ def test_semantic_zoom_judges_device_pixels_through_the_painter_transform(
         image = QImage(6000, 120, QImage.Format.Format_RGB32)
         painter = QPainter(image)
         painter.scale(scale, scale)
-        scene.render_to(painter, QRectF(0, 0, 6000 / scale, 120 / scale))
+        scene.render(painter, QRectF(0, 0, 6000 / scale, 120 / scale))
         painter.end()
     # and the whole fabric on a small picture is the quotient
     image = QImage(600, 120, QImage.Format.Format_RGB32)
     painter = QPainter(image)
-    scene.render_to(painter, QRectF(0, 0, 600, 120))
+    scene.render(painter, QRectF(0, 0, 600, 120))
     painter.end()
     assert seen == [False, False, True]
-    scene.detach()
+    scene.close()
 
 
 def test_link_layer_clips_its_strokes_to_what_the_device_shows(catalog) -> None:

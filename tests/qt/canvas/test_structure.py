@@ -1,4 +1,4 @@
-"""Bulk wiring, groups (collapse/expand), auto-layout, cut overlay, render_to."""
+"""Bulk wiring, groups (collapse/expand), auto-layout, cut overlay, export drawing."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from pytestqt.qtbot import QtBot
 
-from designer.core.commands import Document
 from designer.core.model import Design, Group, GroupKind, Tier
-from designer.qt.canvas import DesignScene
 from designer.qt.canvas import style as st
+from designer.qt.canvas.offscreen import OffscreenRenderer
 from tests.qt.canvas.helpers import dev, vp
 
 
@@ -153,13 +152,12 @@ def _ink(image: QImage) -> int:
     )
 
 
-def test_render_to_works_without_a_view(catalog) -> None:
-    doc = Document(_su())
-    scene = DesignScene(doc, catalog)
+def test_export_drawing_works_without_a_view(catalog) -> None:
+    scene = OffscreenRenderer(_su(), catalog)
     image = QImage(400, 300, QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)
-    scene.render_to(painter, QRectF(0, 0, 400, 300))
+    scene.render(painter, QRectF(0, 0, 400, 300))
     painter.end()
     green = st.CATEGORY_FILL["compute"].rgb()
     pixels = [image.pixel(x, y) for y in range(300) for x in range(400)]
@@ -167,8 +165,8 @@ def test_render_to_works_without_a_view(catalog) -> None:
     only = QImage(400, 300, QImage.Format.Format_RGB32)
     only.fill(QColor("white"))
     painter = QPainter(only)
-    scene.render_to(painter, QRectF(0, 0, 400, 300), ids={"spine"})
+    scene.render(painter, QRectF(0, 0, 400, 300), ids={"spine"})
     painter.end()
     assert green not in [only.pixel(x, y) for y in range(300) for x in range(400)]
-    assert scene.item_for("n1").isVisible()  # restored after the export
-    scene.detach()
+    assert scene.scene.item_for("n1").isVisible()  # restored after the export
+    scene.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
-from designer.qt.export import draw_overview, write_png, write_svg
+from designer.qt.export import write_png, write_svg
 from tests.io.export.designs import rail_design
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -50,21 +50,3 @@ def test_png_is_drawn(tmp_path: Path) -> None:
         if image.pixelColor(x, y).name() == "#76b900"
     )
     assert greens > 50
-
-
-def test_overview_fallback_draws_labels(tmp_path: Path) -> None:
-    from PySide6.QtCore import QRectF, QSize
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    design = rail_design()
-    out = tmp_path / "o.svg"
-    gen = QSvgGenerator()
-    gen.setFileName(str(out))
-    gen.setSize(QSize(800, 600))
-    gen.setViewBox(QRectF(0, 0, 800, 600))
-    p = QPainter(gen)
-    draw_overview(p, QRectF(0, 0, 800, 600), design)
-    p.end()
-    texts = _svg_texts(out)
-    assert {d.label for d in design.devices} <= set(texts)

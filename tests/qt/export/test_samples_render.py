@@ -11,7 +11,7 @@ from pypdf import PdfReader
 from designer.analysis import analyze
 from designer.io import load_design
 from designer.io.export.summary import bandwidth, money
-from designer.qt.export import make_scene, write_pdf, write_svg
+from designer.qt.export import make_renderer, write_pdf, write_svg
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
 
@@ -20,8 +20,8 @@ SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"
 def test_sample_pdf_and_svg(path: Path, tmp_path: Path) -> None:
     design = load_design(path)
     report = analyze(design)
-    scene = make_scene(design)
-    pdf = write_pdf(tmp_path / "r.pdf", design, report, scene=scene)
+    renderer = make_renderer(design)
+    pdf = write_pdf(tmp_path / "r.pdf", design, report, renderer=renderer)
     reader = PdfReader(str(pdf))
     pages = [" ".join((p.extract_text() or "").split()) for p in reader.pages]
     first = pages[0]
@@ -38,5 +38,5 @@ def test_sample_pdf_and_svg(path: Path, tmp_path: Path) -> None:
     assert float(box.width) > float(box.height)
     box = reader.pages[-1].mediabox
     assert float(box.width) < float(box.height)
-    svg = write_svg(tmp_path / "d.svg", design, scene=scene)
+    svg = write_svg(tmp_path / "d.svg", design, renderer=renderer)
     assert ET.parse(svg).getroot().tag.endswith("svg")
