@@ -21,7 +21,8 @@ Codes (severity in brackets; never renamed, only added to):
   past 64 GPUs.
 - ``STORAGE_BANDWIDTH_LOW`` [warning below "good", info below "better"]
   aggregate storage read against RA-H100 Table 6 per-SU guidance.
-- ``NO_OOB_NETWORK`` [warning] no out-of-band (BMC) link at all.
+- ``NO_OOB_NETWORK`` [warning] no out-of-band (BMC) link at all; items: the
+  servers with a BMC port.
 - ``NO_SCHEDULER`` / ``NO_MONITORING`` [warning] settings name none.
 - ``OVERSUBSCRIBED`` [warning] a training/mixed fabric above 1:1 (a tier's
   down/up ratio above 1, or a bisection ratio below 1).
@@ -33,6 +34,27 @@ Codes (severity in brackets; never renamed, only added to):
 - ``SWITCH_FLOOR`` [info] compute switches against the non-blocking folded
   Clos floor (2t-1)N/k.
 - ``BISECTION_BOUNDS`` [info] the bisection is an interval, not exact.
+
+Completeness (:mod:`designer.analysis.completeness`; one finding per code with
+a count, the devices in ``items``):
+
+- ``FABRIC_SPLIT`` [error] the wired compute nodes are in several parts of the
+  compute fabric that no link joins; names each part (GPUs, nodes, a few ids);
+  items: the devices of the smaller parts.
+- ``UNWIRED_DEVICE`` [warning] devices of any kind with no link at all (compute
+  nodes only when UNCONNECTED_COMPUTE does not already name them).
+- ``COMPUTE_PORTS_UNUSED`` [warning] compute nodes with some but not all of
+  their compute ports cabled ("dgx-01 uses 1 of 8 compute ports").
+- ``LEAF_WITHOUT_UPLINKS`` [warning] in a compute fabric of two or more leaves,
+  a leaf joined to no other switch that does not itself reach every node.
+- ``NO_OOB_LINK`` [warning] servers (compute, storage, management) with a BMC
+  port but no out-of-band link, when the design has an OOB network.
+- ``HEAD_NODE_LINKS`` [warning] head nodes (management servers with in-band
+  ports) without an in-band link or without an out-of-band link.
+- ``STORAGE_UNREACHABLE`` [warning] wired storage devices that no compute node
+  reaches over a storage or converged fabric (switches joined by data links).
+- ``NO_STORAGE_PATH`` [warning] wired compute nodes that reach no storage device
+  while others do.
 """
 
 from __future__ import annotations
@@ -44,6 +66,7 @@ import networkx as nx
 import numpy as np
 
 from designer.analysis.bisection import BisectionResult
+from designer.analysis.completeness import MAX_ITEMS, check_completeness
 from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import (
@@ -58,7 +81,6 @@ from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
 from designer.core.model import FABRIC_CODE, Design, Fabric, Purpose
 
-MAX_ITEMS = 50
 EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
 TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
@@ -428,13 +450,16 @@ def check_storage_and_ops(ctx: Context) -> list[Finding]:
                     )
                 )
     if len(idx.device_ids) > 1 and not (idx.fabric == FABRIC_CODE[Fabric.OOB]).any():
+        bmc = _with_bmc(idx)
         out.append(
             _f(
                 "NO_OOB_NETWORK",
                 Severity.WARNING,
                 "no out-of-band management network: without BMC links (IPMI/"
                 "Redfish, e.g. SN2201 1G switches) nodes cannot be power-cycled "
-                "or reinstalled remotely",
+                f"or reinstalled remotely ({len(bmc):,} servers with a BMC port "
+                f"have none){_more(len(bmc))}",
+                _ids(ctx, bmc),
             )
         )
     if not (s.scheduler or "").strip():
@@ -456,6 +481,22 @@ def check_storage_and_ops(ctx: Context) -> list[Finding]:
             )
         )
     return out
+
+
+def _with_bmc(idx: DesignIndex) -> IntArray:
+    """Servers (compute, storage, management) whose entry has an OOB-role port."""
+    per_cat = np.array(
+        [
+            e is not None
+            and e.category.value != "switch"
+            and any(i.role.value == "oob" for i in e.interfaces)
+            for e in idx.entries
+        ],
+        dtype=np.bool_,
+    )
+    if not len(per_cat):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(per_cat[idx.dev_catalog])
 
 
 def check_scale(ctx: Context) -> list[Finding]:
@@ -525,6 +566,7 @@ def all_findings(ctx: Context) -> list[Finding]:
         check_hardware(ctx)
         + check_compute(ctx)
         + check_storage_and_ops(ctx)
+        + check_completeness(ctx)
         + check_scale(ctx)
     )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,8 @@ Row = tuple[str, str, str, str, int, int]
 
 
 def clean() -> Design:
-    """2 DGX H100 dual-homed on two QM9700, Lustre, OOB, Slurm, DCGM."""
+    """2 DGX H100 dual-homed on two QM9700 (which carry the Lustre storage too),
+    OOB, Slurm, DCGM."""
     specs = [
         Spec("dgx1", "dgx-h100"),
         Spec("dgx2", "dgx-h100"),
@@ -33,9 +35,19 @@ def clean() -> Design:
         ("dgx1", "bmc", "oob", "ports", 1, 1),
         ("dgx2", "bmc", "oob", "ports", 1, 1),
         ("fs", "bmc", "oob", "ports", 1, 1),
+        ("fs", "data", "ib0", "ports", 4, 200),
+        ("fs", "data", "ib1", "ports", 4, 200),
     ]
     return make_design(
-        specs, rows, fabric={4: Fabric.OOB, 5: Fabric.OOB, 6: Fabric.OOB}
+        specs,
+        rows,
+        fabric={
+            4: Fabric.OOB,
+            5: Fabric.OOB,
+            6: Fabric.OOB,
+            7: Fabric.STORAGE,
+            8: Fabric.STORAGE,
+        },
     )
 
 
@@ -70,6 +82,22 @@ OK_ROWS: list[Row] = [
     ("dgx1", "compute", "sw", "ports", 8, 400),
     ("dgx2", "compute", "sw", "ports", 8, 400),
 ]
+
+
+def _islands() -> Design:
+    """Two DGX on two leaves that nothing joins."""
+    return make_design(
+        [
+            Spec("dgx1", "dgx-h100"),
+            Spec("dgx2", "dgx-h100"),
+            Spec("sw1", "qm9700"),
+            Spec("sw2", "qm9700"),
+        ],
+        [
+            ("dgx1", "compute", "sw1", "ports", 8, 400),
+            ("dgx2", "compute", "sw2", "ports", 8, 400),
+        ],
+    )
 
 
 def _many_dgx(n: int, **settings: object) -> list[Spec]:
@@ -157,6 +185,36 @@ CASES: dict[str, Callable[[], Design]] = {
     "COST_OUTSIDE_TIER_RANGE": lambda: make_design([Spec("h", "generic-host")], []),
     "SWITCH_FLOOR": lambda: _two_dgx(OK_ROWS),
     "BISECTION_BOUNDS": lambda: fat_tree_2tier(3, 1, 6, 3),
+    "FABRIC_SPLIT": lambda: _islands(),
+    "UNWIRED_DEVICE": lambda: _two_dgx(OK_ROWS, [Spec("fs", "lustre-appliance")]),
+    "COMPUTE_PORTS_UNUSED": lambda: _two_dgx(
+        [("dgx1", "compute", "sw", "ports", 1, 400), OK_ROWS[1]]
+    ),
+    "LEAF_WITHOUT_UPLINKS": lambda: _islands(),
+    "NO_OOB_LINK": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "bmc", "oob", "ports", 1, 1)],
+        [Spec("oob", "sn2201")],
+        fabric={2: Fabric.OOB},
+    ),
+    "HEAD_NODE_LINKS": lambda: _two_dgx(
+        [*OK_ROWS, ("head", "storage", "sw", "ports", 2, 200)],
+        [Spec("head", "head-node")],
+        fabric={2: Fabric.STORAGE},
+    ),
+    "STORAGE_UNREACHABLE": lambda: _two_dgx(
+        [*OK_ROWS, ("fs", "bmc", "oob", "ports", 1, 1)],
+        [Spec("fs", "lustre-appliance"), Spec("oob", "sn2201")],
+        fabric={2: Fabric.OOB},
+    ),
+    "NO_STORAGE_PATH": lambda: _two_dgx(
+        [
+            *OK_ROWS,
+            ("dgx1", "storage", "st", "ports", 2, 400),
+            ("fs", "data", "st", "ports", 8, 200),
+        ],
+        [Spec("fs", "lustre-appliance"), Spec("st", "qm9700")],
+        fabric={2: Fabric.STORAGE, 3: Fabric.STORAGE},
+    ),
 }
 
 
@@ -195,3 +253,14 @@ def test_storage_bandwidth_levels() -> None:
     f = next(f for f in report.findings if f.code == "STORAGE_BANDWIDTH_LOW")
     # 1,024 GPUs = 4 SU: 80 GB/s is above 'good' (60) but below 'better' (160)
     assert f.severity is Severity.INFO
+
+
+def test_every_code_is_in_the_json_doc() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "validate-json.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in doc.splitlines() if line.startswith("| `")]
+    listed = {
+        c for line in rows for c in line.split("|")[1].replace("`", "").split(", ")
+    }
+    assert set(CASES) <= {c.strip() for c in listed}
