@@ -18,6 +18,7 @@ Parts and reachability are connected components (scipy) over link arrays:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -111,28 +112,40 @@ def _has_role(idx: DesignIndex, role: str) -> BoolArray:
     return per_cat[idx.dev_catalog]
 
 
+@dataclass
+class _Cols:
+    """Arrays several checks read, computed once."""
+
+    idx: DesignIndex
+    n: int
+    ca: IntArray  # compute-fabric link ends
+    cb: IntArray
+    wired: BoolArray  # devices with any link
+
+
 def check_completeness(ctx: Context) -> list[Finding]:
     """Unwired devices, unused compute ports, OOB per node, head nodes, storage
     reachability, leaves without uplinks, and a compute fabric in parts."""
     idx = ctx.index
-    if idx.n_devices < 2:
+    n = idx.n_devices
+    if n < 2:
         return []
+    cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
+    cols = _Cols(idx, n, idx.a[cf], idx.b[cf], _touched(n, idx.a, idx.b))
     n_comp = int((idx.kind == KIND_COMPUTE).sum())
     out: list[Finding] = []
-    out += _fabric_parts(idx)
-    out += _unwired(idx, n_comp)
+    out += _fabric_parts(cols)
+    out += _unwired(cols, n_comp)
     out += _unused_compute_ports(ctx)
-    out += _leaves_without_uplinks(idx)
-    out += _management_links(idx)
-    out += _storage_reach(idx)
+    out += _leaves_without_uplinks(cols)
+    out += _management_links(cols)
+    out += _storage_reach(cols)
     return out
 
 
-def _fabric_parts(idx: DesignIndex) -> list[Finding]:
+def _fabric_parts(cols: _Cols) -> list[Finding]:
     """FABRIC_SPLIT: the wired compute nodes fall into several parts."""
-    cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    a, b = idx.a[cf], idx.b[cf]
-    n = idx.n_devices
+    idx, n, a, b = cols.idx, cols.n, cols.ca, cols.cb
     nodes = np.flatnonzero((idx.kind == KIND_COMPUTE) & _touched(n, a, b))
     if len(nodes) < 2:
         return []
@@ -167,9 +180,10 @@ def _fabric_parts(idx: DesignIndex) -> list[Finding]:
     ]
 
 
-def _unwired(idx: DesignIndex, n_comp: int) -> list[Finding]:
+def _unwired(cols: _Cols, n_comp: int) -> list[Finding]:
     """UNWIRED_DEVICE: devices with no link at all ("drawn but never wired")."""
-    lonely = ~_touched(idx.n_devices, idx.a, idx.b)
+    idx = cols.idx
+    lonely = ~cols.wired
     if n_comp >= 2:
         lonely &= idx.kind != KIND_COMPUTE  # UNCONNECTED_COMPUTE names those
     devs = np.flatnonzero(lonely)
@@ -235,21 +249,19 @@ def _unused_compute_ports(ctx: Context) -> list[Finding]:
     ]
 
 
-def _leaves_without_uplinks(idx: DesignIndex) -> list[Finding]:
+def _leaves_without_uplinks(cols: _Cols) -> list[Finding]:
     """LEAF_WITHOUT_UPLINKS: a leaf joined to no other switch, in a multi-leaf fabric.
 
     A leaf is a switch with compute-fabric links to compute nodes. One that
     reaches every wired compute node itself (a dual-plane or rail-only fabric
     where each node has a port on each leaf) needs no uplink.
     """
-    cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    a, b = idx.a[cf], idx.b[cf]
+    idx, n, a, b = cols.idx, cols.n, cols.ca, cols.cb
     sw = idx.kind == KIND_SWITCH
     comp = idx.kind == KIND_COMPUTE
     down = (sw[a] & comp[b]) | (sw[b] & comp[a])
     leaf_of = np.where(sw[a], a, b)[down]
     node_of = np.where(sw[a], b, a)[down]
-    n = idx.n_devices
     is_leaf = np.zeros(n, dtype=np.bool_)
     is_leaf[leaf_of] = True
     n_leaves = int(is_leaf.sum())
@@ -281,15 +293,15 @@ def _leaves_without_uplinks(idx: DesignIndex) -> list[Finding]:
     ]
 
 
-def _management_links(idx: DesignIndex) -> list[Finding]:
+def _management_links(cols: _Cols) -> list[Finding]:
     """NO_OOB_LINK per node and HEAD_NODE_LINKS (in-band and OOB of head nodes)."""
-    n = idx.n_devices
+    idx, n = cols.idx, cols.n
     oob = idx.fabric == FABRIC_CODE[Fabric.OOB]
     inband = idx.fabric == FABRIC_CODE[Fabric.INBAND]
     has_oob = _touched(n, idx.a[oob], idx.b[oob])
     has_inband = _touched(n, idx.a[inband], idx.b[inband])
     # never-wired devices are UNWIRED_DEVICE's (or UNCONNECTED_COMPUTE's)
-    wired = _touched(n, idx.a, idx.b)
+    wired = cols.wired
     server = np.isin(idx.kind, (KIND_COMPUTE, KIND_STORAGE, KIND_MANAGEMENT))
     bmc = server & _has_role(idx, "oob") & wired
     head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband") & wired
@@ -335,16 +347,16 @@ def _management_links(idx: DesignIndex) -> list[Finding]:
     return out
 
 
-def _storage_reach(idx: DesignIndex) -> list[Finding]:
+def _storage_reach(cols: _Cols) -> list[Finding]:
     """STORAGE_UNREACHABLE and NO_STORAGE_PATH, over data links (see module doc)."""
+    idx, n = cols.idx, cols.n
     storage = idx.kind == KIND_STORAGE
     comp = idx.kind == KIND_COMPUTE
-    n = idx.n_devices
-    data = idx.fabric != FABRIC_CODE[Fabric.OOB]
-    a, b = idx.a[data], idx.b[data]
-    wired_st = np.flatnonzero(storage & _touched(n, idx.a, idx.b))
+    wired_st = np.flatnonzero(storage & cols.wired)
     if not len(wired_st) or not comp.any():
         return []
+    data = idx.fabric != FABRIC_CODE[Fabric.OOB]
+    a, b = idx.a[data], idx.b[data]
     sw = idx.kind == KIND_SWITCH
     ss = sw[a] & sw[b]
     lab = _components(n, a[ss], b[ss])
@@ -379,7 +391,7 @@ def _storage_reach(idx: DesignIndex) -> list[Finding]:
             )
         )
     if st_hit.any():
-        wired_nodes = comp & _touched(n, idx.a, idx.b)
+        wired_nodes = comp & cols.wired
         blind = np.flatnonzero(wired_nodes & ~node_hit)
         if len(blind):
             out.append(
