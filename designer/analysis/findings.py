@@ -77,6 +77,7 @@ from designer.analysis.index import (
     IntArray,
 )
 from designer.analysis.metrics import Tiers
+from designer.analysis.reasons import budget_reason, pair_reason
 from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
 from designer.core.model import FABRIC_CODE, Design, Fabric, Purpose
@@ -180,16 +181,21 @@ def check_hardware(ctx: Context) -> list[Finding]:
     if len(over):
         n_ports = max(len(idx.port_names), 1)
         dev = keys[over] // n_ports
-        worst = over[int(np.argmax(used[over] - avail[over]))]
-        wd, wp = divmod(int(keys[worst]), n_ports)
+        worst = over[np.argsort(avail[over] - used[over], kind="stable")[:3]]
+        said = [
+            budget_reason(idx, *divmod(int(keys[k]), n_ports), int(avail[k]))
+            or f"{idx.device_ids[int(keys[k]) // n_ports]} port group "
+            f"'{idx.port_names[int(keys[k]) % n_ports]}' uses {used[k]:g} of "
+            f"{avail[k]:g}"
+            for k in worst.tolist()
+        ]
         out.append(
             _f(
                 "PORT_BUDGET_EXCEEDED",
                 Severity.ERROR,
                 f"{len(over)} port group(s) carry more links than they have "
-                f"ports; worst: {idx.device_ids[wd]} port group "
-                f"'{idx.port_names[wp]}' uses {used[worst]:g} of "
-                f"{avail[worst]:g}{_more(len(over))}",
+                f"ports; worst: {'; '.join(said)}"
+                f"{_more(len(over))}",
                 _ids(ctx, dev),
             )
         )
@@ -202,15 +208,12 @@ def check_hardware(ctx: Context) -> list[Finding]:
     slow = np.flatnonzero(ends.known & ~ends.supported)
     if len(slow):
         links = np.unique(ends.link[slow])
-        j = slow[0]
         out.append(
             _f(
                 "SPEED_MISMATCH",
                 Severity.ERROR,
                 f"{len(links)} link(s) run at a speed one of their ports cannot; "
-                f"e.g. {idx.link_ids[ends.link[j]]} at {ends.speed[j]}G on "
-                f"{idx.device_ids[ends.dev[j]]} port group "
-                f"'{idx.port_names[ends.port[j]]}'",
+                f"e.g. {_reason(idx, int(links[0]), 'speed')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
@@ -223,7 +226,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 Severity.ERROR,
                 f"{len(links)} link(s) join an InfiniBand port to an Ethernet "
                 "port; they cannot carry traffic (use a VPI adapter or a "
-                "matching switch)",
+                f"matching switch); e.g. {_reason(idx, int(links[0]), 'media')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
@@ -235,11 +238,18 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 "FABRIC_ROLE_MISMATCH",
                 Severity.WARNING,
                 f"{len(links)} link(s) are on a different fabric than their port "
-                "group is meant for (e.g. a storage port on the compute fabric)",
+                "group is meant for (e.g. a storage port on the compute fabric); "
+                f"e.g. {_reason(idx, int(links[0]), 'role')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
     return out
+
+
+def _reason(idx: DesignIndex, link: int, what: str) -> str:
+    """The rules' reason for one link, prefixed by its id."""
+    text = pair_reason(idx, link, what)
+    return f"{idx.link_ids[link]}: {text}" if text else idx.link_ids[link]
 
 
 def check_compute(ctx: Context) -> list[Finding]:

@@ -59,8 +59,11 @@ __all__ = [
     "check_links",
     "free_links",
     "link_limits",
+    "media_problem",
     "pair_check",
     "resolve",
+    "role_problem",
+    "speed_problem",
 ]
 
 _name = device_name
@@ -79,6 +82,66 @@ def _media(group: PortGroupSpec) -> str:
     return " or ".join(MEDIA_NAMES.get(m, m) for m in group.medias)
 
 
+def role_problem(
+    da: Device,
+    ga: PortGroupSpec,
+    db: Device,
+    gb: PortGroupSpec,
+    fabric: Fabric,
+    link_id: str | None = None,
+) -> ConnectionRefused | None:
+    """A port group meant for another fabric than ``fabric`` (a's end first)."""
+    for dev, grp in ((da, ga), (db, gb)):
+        meant = ROLE_FABRIC.get(grp.role)
+        if meant is not None and meant is not fabric:
+            return FabricMismatch(
+                f"{_name(dev)} port group '{grp.name}' is for the {meant.value} "
+                f"fabric, not the {fabric.value} fabric",
+                link_id=link_id,
+                devices=(da.id, db.id),
+            )
+    return None
+
+
+def media_problem(
+    da: Device,
+    ga: PortGroupSpec,
+    db: Device,
+    gb: PortGroupSpec,
+    link_id: str | None = None,
+) -> ConnectionRefused | None:
+    """InfiniBand on one end and Ethernet on the other (VPI alternatives count)."""
+    if set(ga.medias).intersection(gb.medias):
+        return None
+    return MediaMismatch(
+        f"{_name(da)} port group '{ga.name}' is {_media(ga)} but {_name(db)} "
+        f"port group '{gb.name}' is {_media(gb)}; a link joins InfiniBand to "
+        "InfiniBand or Ethernet to Ethernet",
+        link_id=link_id,
+        devices=(da.id, db.id),
+    )
+
+
+def speed_problem(
+    da: Device,
+    ga: PortGroupSpec,
+    db: Device,
+    gb: PortGroupSpec,
+    speed: int,
+    link_id: str | None = None,
+) -> ConnectionRefused | None:
+    """A speed one of the port groups cannot run (a's end first)."""
+    for dev, grp in ((da, ga), (db, gb)):
+        if speed not in grp.speeds_gbps:
+            return SpeedMismatch(
+                f"{speed} Gb/s is not supported by {_name(dev)} port group "
+                f"'{grp.name}' (runs at {_speeds(grp)} Gb/s)",
+                link_id=link_id,
+                devices=(da.id, db.id),
+            )
+    return None
+
+
 def pair_check(
     da: Device,
     ga: PortGroupSpec,
@@ -93,48 +156,30 @@ def pair_check(
     Returns (stage reached, error or None, speed). Stages: 0 fabric, 1 media,
     2 speed, 3 compatible. With ``speed`` None the highest common speed is used.
     """
-    ids = (da.id, db.id)
-    err: ConnectionRefused
-    for dev, grp in ((da, ga), (db, gb)):
-        meant = ROLE_FABRIC.get(grp.role)
-        if meant is not None and meant is not fabric:
-            err = FabricMismatch(
-                f"{_name(dev)} port group '{grp.name}' is for the {meant.value} "
-                f"fabric, not the {fabric.value} fabric",
-                link_id=link_id,
-                devices=ids,
-            )
-            return 0, err, 0
-    if not set(ga.medias).intersection(gb.medias):
-        err = MediaMismatch(
-            f"{_name(da)} port group '{ga.name}' is {_media(ga)} but {_name(db)} "
-            f"port group '{gb.name}' is {_media(gb)}; a link joins InfiniBand to "
-            "InfiniBand or Ethernet to Ethernet",
-            link_id=link_id,
-            devices=ids,
-        )
+    err = role_problem(da, ga, db, gb, fabric, link_id)
+    if err is not None:
+        return 0, err, 0
+    err = media_problem(da, ga, db, gb, link_id)
+    if err is not None:
         return 1, err, 0
     if speed is None:
         common = set(ga.speeds_gbps).intersection(gb.speeds_gbps)
         if common:
             return 3, None, max(common)
-        err = SpeedMismatch(
-            f"{_name(da)} port group '{ga.name}' runs at {_speeds(ga)} Gb/s and "
-            f"{_name(db)} port group '{gb.name}' at {_speeds(gb)} Gb/s: no common "
-            "speed",
-            link_id=link_id,
-            devices=ids,
-        )
-        return 2, err, 0
-    for dev, grp in ((da, ga), (db, gb)):
-        if speed not in grp.speeds_gbps:
-            err = SpeedMismatch(
-                f"{speed} Gb/s is not supported by {_name(dev)} port group "
-                f"'{grp.name}' (runs at {_speeds(grp)} Gb/s)",
+        return (
+            2,
+            SpeedMismatch(
+                f"{_name(da)} port group '{ga.name}' runs at {_speeds(ga)} Gb/s and "
+                f"{_name(db)} port group '{gb.name}' at {_speeds(gb)} Gb/s: no "
+                "common speed",
                 link_id=link_id,
-                devices=ids,
-            )
-            return 2, err, 0
+                devices=(da.id, db.id),
+            ),
+            0,
+        )
+    err = speed_problem(da, ga, db, gb, speed, link_id)
+    if err is not None:
+        return 2, err, 0
     return 3, None, speed
 
 

@@ -10,6 +10,8 @@ import pytest
 from designer.analysis import analyze
 from designer.analysis.findings import __doc__ as FINDINGS_DOC
 from designer.analysis.report import Report, Severity
+from designer.catalog.loader import default_catalog
+from designer.core.checks import check_design
 from designer.core.model import Design, Fabric, Purpose, Tier
 from tests.analysis.builders import Spec, fat_tree_2tier, make_design
 
@@ -241,7 +243,12 @@ def test_severities_and_items() -> None:
     report = analyze(_two_dgx([("dgx1", "compute", "sw", "ports", 9, 400), OK_ROWS[1]]))
     budget = next(f for f in report.findings if f.code == "PORT_BUDGET_EXCEEDED")
     assert budget.severity is Severity.ERROR
-    assert "dgx1" in budget.items and "9 of 8" in budget.message
+    assert "dgx1" in budget.items
+    # the reason the rules give (check_design, and an edit in the present tense)
+    assert budget.message.endswith(
+        "worst: dgx-h100 dgx1: port group 'compute' has 8 ports (4 twin-port "
+        "cages) but 9 are in use (1 too many)"
+    )
     assert report.errors() and report.errors()[0].severity is Severity.ERROR
     spof = analyze(_two_dgx(OK_ROWS))
     single = next(f for f in spof.findings if f.code == "SINGLE_POINT_OF_FAILURE")
@@ -264,3 +271,28 @@ def test_every_code_is_in_the_json_doc() -> None:
         c for line in rows for c in line.split("|")[1].replace("`", "").split(", ")
     }
     assert set(CASES) <= {c.strip() for c in listed}
+
+
+@pytest.mark.parametrize(
+    ("code", "rows"),
+    [
+        ("SPEED_MISMATCH", [("dgx1", "compute", "sw", "ports", 8, 800), OK_ROWS[1]]),
+        ("PORT_BUDGET_EXCEEDED", [("dgx1", "compute", "sw", "ports", 9, 400)]),
+        (
+            "FABRIC_ROLE_MISMATCH",
+            [*OK_ROWS, ("dgx1", "storage", "sw", "ports", 1, 400)],
+        ),
+    ],
+)
+def test_findings_quote_the_rules_reason(code: str, rows: list[Row]) -> None:
+    design = _two_dgx(rows)
+    reasons = [str(p) for p in check_design(design, default_catalog())]
+    finding = next(f for f in analyze(design).findings if f.code == code)
+    assert any(r in finding.message for r in reasons), (finding.message, reasons)
+
+
+def test_media_mismatch_quotes_the_rules_reason() -> None:
+    design = CASES["MEDIA_MISMATCH"]()
+    (reason,) = [str(p) for p in check_design(design, default_catalog())]
+    finding = next(f for f in analyze(design).findings if f.code == "MEDIA_MISMATCH")
+    assert finding.message.endswith(f"e.g. l0: {reason}")

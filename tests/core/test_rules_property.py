@@ -17,6 +17,7 @@ from designer.core.model import Design, Device, Fabric
 from designer.core.rules import (
     ConnectionRefused,
     InvalidLink,
+    PortBudgetExceeded,
     UnknownLink,
     as_lookup,
     check_design,
@@ -196,5 +197,9 @@ def test_refused_updates_are_reported_by_check_design(data: st.DataObject) -> No
         check_link_update(d, lid, fields, CATALOG)
     except ConnectionRefused as exc:
         assert _reason(str(exc)) in problems
+        if not isinstance(exc, PortBudgetExceeded):
+            # the validator's finding quotes the same reason
+            messages = " ".join(f.message for f in analyze(applied, CATALOG).findings)
+            assert str(exc) in messages
     else:
         assert problems == []
