@@ -26,7 +26,6 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from designer.analysis.index import (
-    FABRIC_CODE,
     KIND_COMPUTE,
     KIND_MANAGEMENT,
     KIND_STORAGE,
@@ -36,7 +35,7 @@ from designer.analysis.index import (
     IntArray,
 )
 from designer.analysis.report import Finding, Severity
-from designer.core.model import Fabric
+from designer.core.model import FABRIC_CODE, Fabric
 
 if TYPE_CHECKING:
     from designer.analysis.findings import Context

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.analysis.index import FABRICS, DesignIndex
+from designer.analysis.index import DesignIndex
 from designer.catalog.schema import CatalogEntry
 from designer.core.checks import media_problem, role_problem, speed_problem
 from designer.core.errors import over_budget
-from designer.core.model import Device, Fabric
+from designer.core.model import FABRICS, Device, Fabric
 from designer.core.specs import DeviceSpec, PortGroupSpec, spec_from_entry
 
 _SPECS: dict[str, tuple[CatalogEntry, DeviceSpec]] = {}
