@@ -21,7 +21,8 @@ Codes (severity in brackets; never renamed, only added to):
   past 64 GPUs.
 - ``STORAGE_BANDWIDTH_LOW`` [warning below "good", info below "better"]
   aggregate storage read against RA-H100 Table 6 per-SU guidance.
-- ``NO_OOB_NETWORK`` [warning] no out-of-band (BMC) link at all.
+- ``NO_OOB_NETWORK`` [warning] no out-of-band (BMC) link at all; items: the
+  servers with a BMC port.
 - ``NO_SCHEDULER`` / ``NO_MONITORING`` [warning] settings name none.
 - ``OVERSUBSCRIBED`` [warning] a training/mixed fabric above 1:1 (a tier's
   down/up ratio above 1, or a bisection ratio below 1).
@@ -33,6 +34,27 @@ Codes (severity in brackets; never renamed, only added to):
 - ``SWITCH_FLOOR`` [info] compute switches against the non-blocking folded
   Clos floor (2t-1)N/k.
 - ``BISECTION_BOUNDS`` [info] the bisection is an interval, not exact.
+
+Completeness (:mod:`designer.analysis.completeness`; one finding per code with
+a count, the devices in ``items``):
+
+- ``FABRIC_SPLIT`` [error] the wired compute nodes are in several parts of the
+  compute fabric that no link joins; names each part (GPUs, nodes, a few ids);
+  items: the devices of the smaller parts.
+- ``UNWIRED_DEVICE`` [warning] devices of any kind with no link at all (compute
+  nodes only when UNCONNECTED_COMPUTE does not already name them).
+- ``COMPUTE_PORTS_UNUSED`` [warning] compute nodes with some but not all of
+  their compute ports cabled ("dgx-01 uses 1 of 8 compute ports").
+- ``LEAF_WITHOUT_UPLINKS`` [warning] in a compute fabric of two or more leaves,
+  a leaf joined to no other switch that does not itself reach every node.
+- ``NO_OOB_LINK`` [warning] servers (compute, storage, management) with a BMC
+  port but no out-of-band link, when the design has an OOB network.
+- ``HEAD_NODE_LINKS`` [warning] head nodes (management servers with in-band
+  ports) without an in-band link or without an out-of-band link.
+- ``STORAGE_UNREACHABLE`` [warning] wired storage devices that no compute node
+  reaches over a storage or converged fabric (switches joined by data links).
+- ``NO_STORAGE_PATH`` [warning] wired compute nodes that reach no storage device
+  while others do.
 """
 
 from __future__ import annotations
@@ -44,6 +66,7 @@ import networkx as nx
 import numpy as np
 
 from designer.analysis.bisection import BisectionResult
+from designer.analysis.completeness import MAX_ITEMS, check_completeness
 from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import (
@@ -54,11 +77,11 @@ from designer.analysis.index import (
     IntArray,
 )
 from designer.analysis.metrics import Tiers
+from designer.analysis.reasons import budget_reason, pair_reason
 from designer.analysis.report import Cost, Finding, Severity, TierClass
 from designer.catalog.ports import device_ports_problems
 from designer.core.model import FABRIC_CODE, Design, Fabric, Purpose
 
-MAX_ITEMS = 50
 EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
 TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
@@ -158,16 +181,21 @@ def check_hardware(ctx: Context) -> list[Finding]:
     if len(over):
         n_ports = max(len(idx.port_names), 1)
         dev = keys[over] // n_ports
-        worst = over[int(np.argmax(used[over] - avail[over]))]
-        wd, wp = divmod(int(keys[worst]), n_ports)
+        worst = over[np.argsort(avail[over] - used[over], kind="stable")[:3]]
+        said = [
+            budget_reason(idx, *divmod(int(keys[k]), n_ports), int(avail[k]))
+            or f"{idx.device_ids[int(keys[k]) // n_ports]} port group "
+            f"'{idx.port_names[int(keys[k]) % n_ports]}' uses {used[k]:g} of "
+            f"{avail[k]:g}"
+            for k in worst.tolist()
+        ]
         out.append(
             _f(
                 "PORT_BUDGET_EXCEEDED",
                 Severity.ERROR,
                 f"{len(over)} port group(s) carry more links than they have "
-                f"ports; worst: {idx.device_ids[wd]} port group "
-                f"'{idx.port_names[wp]}' uses {used[worst]:g} of "
-                f"{avail[worst]:g}{_more(len(over))}",
+                f"ports; worst: {'; '.join(said)}"
+                f"{_more(len(over))}",
                 _ids(ctx, dev),
             )
         )
@@ -180,15 +208,12 @@ def check_hardware(ctx: Context) -> list[Finding]:
     slow = np.flatnonzero(ends.known & ~ends.supported)
     if len(slow):
         links = np.unique(ends.link[slow])
-        j = slow[0]
         out.append(
             _f(
                 "SPEED_MISMATCH",
                 Severity.ERROR,
                 f"{len(links)} link(s) run at a speed one of their ports cannot; "
-                f"e.g. {idx.link_ids[ends.link[j]]} at {ends.speed[j]}G on "
-                f"{idx.device_ids[ends.dev[j]]} port group "
-                f"'{idx.port_names[ends.port[j]]}'",
+                f"e.g. {_reason(idx, int(links[0]), 'speed')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
@@ -201,7 +226,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 Severity.ERROR,
                 f"{len(links)} link(s) join an InfiniBand port to an Ethernet "
                 "port; they cannot carry traffic (use a VPI adapter or a "
-                "matching switch)",
+                f"matching switch); e.g. {_reason(idx, int(links[0]), 'media')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
@@ -213,11 +238,18 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 "FABRIC_ROLE_MISMATCH",
                 Severity.WARNING,
                 f"{len(links)} link(s) are on a different fabric than their port "
-                "group is meant for (e.g. a storage port on the compute fabric)",
+                "group is meant for (e.g. a storage port on the compute fabric); "
+                f"e.g. {_reason(idx, int(links[0]), 'role')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
         )
     return out
+
+
+def _reason(idx: DesignIndex, link: int, what: str) -> str:
+    """The rules' reason for one link, prefixed by its id."""
+    text = pair_reason(idx, link, what)
+    return f"{idx.link_ids[link]}: {text}" if text else idx.link_ids[link]
 
 
 def check_compute(ctx: Context) -> list[Finding]:
@@ -428,13 +460,16 @@ def check_storage_and_ops(ctx: Context) -> list[Finding]:
                     )
                 )
     if len(idx.device_ids) > 1 and not (idx.fabric == FABRIC_CODE[Fabric.OOB]).any():
+        bmc = _with_bmc(idx)
         out.append(
             _f(
                 "NO_OOB_NETWORK",
                 Severity.WARNING,
                 "no out-of-band management network: without BMC links (IPMI/"
                 "Redfish, e.g. SN2201 1G switches) nodes cannot be power-cycled "
-                "or reinstalled remotely",
+                f"or reinstalled remotely ({len(bmc):,} servers with a BMC port "
+                f"have none){_more(len(bmc))}",
+                _ids(ctx, bmc),
             )
         )
     if not (s.scheduler or "").strip():
@@ -456,6 +491,22 @@ def check_storage_and_ops(ctx: Context) -> list[Finding]:
             )
         )
     return out
+
+
+def _with_bmc(idx: DesignIndex) -> IntArray:
+    """Servers (compute, storage, management) whose entry has an OOB-role port."""
+    per_cat = np.array(
+        [
+            e is not None
+            and e.category.value != "switch"
+            and any(i.role.value == "oob" for i in e.interfaces)
+            for e in idx.entries
+        ],
+        dtype=np.bool_,
+    )
+    if not len(per_cat):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(per_cat[idx.dev_catalog])
 
 
 def check_scale(ctx: Context) -> list[Finding]:
@@ -525,6 +576,7 @@ def all_findings(ctx: Context) -> list[Finding]:
         check_hardware(ctx)
         + check_compute(ctx)
         + check_storage_and_ops(ctx)
+        + check_completeness(ctx)
         + check_scale(ctx)
     )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from designer.core.checks import check_links
 from designer.core.commands import (
     AddDevices,
     AddLinks,
@@ -173,12 +174,15 @@ def paste(
     offset: tuple[float, float] = (40.0, 40.0),
     *,
     label: str = "Paste",
+    lookup: Any = None,
 ) -> Command:
     """Add a copied fragment with fresh ids, moved by ``offset`` (one step).
 
     Device ids keep their stem (``leaf-3`` becomes the next free ``leaf-<n>``);
     copied groups get fresh ids; links among the pasted devices get fresh ids
-    and keep ports, cables, speed, fabric and rail.
+    and keep ports, cables, speed, fabric and rail. With a ``lookup`` (the
+    catalog) the pasted links pass the connection rules first
+    (:func:`designer.core.checks.check_links`), refusing as the canvas would.
     """
     groups, devices, links = _parse_clip(clip)
     if not devices:
@@ -238,6 +242,8 @@ def paste(
         for link in links
         if link.a in new_device and link.b in new_device
     ]
+    if lookup is not None and pasted_links:
+        check_links(design, pasted_links, lookup, new_devices=pasted_devices)
     commands: list[Command] = []
     if pasted_groups:
         commands.append(SetGroups([*design.groups, *pasted_groups]))
@@ -251,7 +257,9 @@ def duplicate(
     design: Design,
     device_ids: Iterable[str],
     offset: tuple[float, float] = (40.0, 40.0),
+    *,
+    lookup: Any = None,
 ) -> Command:
     """Copy and paste the selection in one step (devices, their links, full groups)."""
     clip = copy_selection(design, device_ids)
-    return paste(design, clip, offset, label="Duplicate")
+    return paste(design, clip, offset, label="Duplicate", lookup=lookup)

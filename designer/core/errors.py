@@ -11,17 +11,21 @@ from designer.core.specs import PortGroupSpec
 __all__ = [
     "ConnectionRefused",
     "FabricMismatch",
+    "InvalidLink",
     "MediaMismatch",
     "NoCompatiblePorts",
+    "NothingToWire",
     "PortBudgetExceeded",
     "RailMismatch",
+    "RailsTaken",
     "SelfLink",
     "SpeedMismatch",
     "UnknownCatalogEntry",
     "UnknownDevice",
+    "UnknownLink",
     "UnknownPortGroup",
-    "budget_error",
     "device_name",
+    "over_budget",
 ]
 
 
@@ -56,10 +60,10 @@ class ConnectionRefused(ValueError):
         """Ids involved (link first, then devices), for findings."""
         return ((self.link_id,) if self.link_id else ()) + self.devices
 
-    def with_context(self, prefix: str) -> ConnectionRefused:
-        """A copy of the same type whose message starts with ``prefix``."""
+    def with_context(self, prefix: str, suffix: str = "") -> ConnectionRefused:
+        """A copy of the same type with ``prefix`` and ``suffix`` around the message."""
         new = _rebuild(type(self), dict(self.__dict__))
-        new.message = f"{prefix}{self.message}"
+        new.message = f"{prefix}{self.message}{suffix}"
         new.args = (new.message,)
         return new
 
@@ -107,6 +111,18 @@ class NoCompatiblePorts(ConnectionRefused):
     """Two devices have no port groups that can be joined at all."""
 
 
+class UnknownLink(ConnectionRefused):
+    """An edit names a link that is not in the design."""
+
+
+class InvalidLink(ConnectionRefused):
+    """A link field has a value the design model does not allow (cables < 1...)."""
+
+
+class NothingToWire(ConnectionRefused):
+    """A bulk wiring request would add no link (everything is already wired)."""
+
+
 class PortBudgetExceeded(ConnectionRefused):
     """A port group has fewer free ports than the link needs."""
 
@@ -129,29 +145,43 @@ class PortBudgetExceeded(ConnectionRefused):
         self.needed = needed
 
 
+class RailsTaken(RailMismatch, PortBudgetExceeded):
+    """A node's compute ports are taken by links that rail wiring would have to
+    replace; ``wire_rail_optimized(..., replace=True)`` rewires it."""
+
+
 def device_name(device: Device) -> str:
     """'qm9700 leaf-3': catalog id and device id, as messages name a device."""
     return f"{device.catalog_id} {device.id}"
 
 
-def budget_error(
+def over_budget(
     device: Device,
     group: PortGroupSpec,
     capacity: int,
-    in_use: int,
-    needed: int,
-    what: str = "this link",
+    used: int,
+    cables: int | None = None,
+    *,
+    proposed: bool = True,
     link_id: str | None = None,
 ) -> PortBudgetExceeded:
-    """The standard "has N ports, M in use; this link needs K more" error."""
+    """The one port-budget reason every entry point gives, and check_design too.
+
+    "dgx-h100 dgx-1: port group 'compute' has 8 ports (4 twin-port cages) but 9
+    would be in use (1 too many)"; ``proposed`` False says "are in use" (a design
+    as loaded). ``cables`` is added ("by 129 cables") when breakouts make it
+    differ from the native ports ``used``.
+    """
+    verb = "would be" if proposed else "are"
+    by = "" if cables is None or cables == used else f" by {cables} cables"
     return PortBudgetExceeded(
         f"{device_name(device)}: port group '{group.name}' has "
-        f"{group.describe_count(capacity)}, {in_use} in use; {what} needs "
-        f"{needed} more",
+        f"{group.describe_count(capacity)} but {used} {verb} in use{by} "
+        f"({used - capacity} too many)",
         device=device.id,
         port_group=group.name,
         capacity=capacity,
-        in_use=in_use,
-        needed=needed,
+        in_use=used,
+        needed=used - capacity,
         link_id=link_id,
     )

@@ -287,6 +287,15 @@ class PortUsage:
         """Links (cables) on a port group."""
         return sum(self._by_group.get((device_id, port), {}).values())
 
+    def links_at(self, device_id: str, port: str, speed: int) -> int:
+        """Links (cables) on a port group at one speed."""
+        return self._by_group.get((device_id, port), {}).get(speed, 0)
+
+    def native_at(self, device_id: str, group: PortGroupSpec, speed: int) -> int:
+        """Native ports the links at ``speed`` take."""
+        n = self.links_at(device_id, group.name, speed)
+        return -(-n // group.split(speed)) if n > 0 else 0
+
     def add(self, device_id: str, port: str, speed: int, cables: int) -> None:
         """Count ``cables`` more (negative to remove) at ``speed``."""
         per = self._by_group.setdefault((device_id, port), {})

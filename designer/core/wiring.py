@@ -1,35 +1,40 @@
 """Bulk wiring as commands: all-to-all (leaves to spines) and rail-optimized.
 
-Each builder checks the connection rules for the whole batch (port budgets in
-one pass) and returns one :class:`AddLinks` step, or raises a typed
-:class:`ConnectionRefused` naming the device, port group and numbers. Links are
-built column-wise (no per-link objects), so wiring 100,000 NICs stays fast.
+Each builder chooses ports as the canvas does (:func:`choose_ports`), checks
+the whole batch with :func:`check_links` (the rule every entry point uses) and
+returns one step, or raises a typed :class:`ConnectionRefused` naming the
+device, port group and numbers. Links are built column-wise (no per-link
+objects), so wiring 100,000 NICs stays fast. Rail wiring completes the missing
+rails of nodes that already have some, or rewires them (``replace=True``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from designer.core.commands import AddLinks, Command
+from designer.core.checks import check_links, resolve
+from designer.core.commands import AddLinks, Command, Macro, RemoveLinks
+from designer.core.connect import PortChoice, choose_ports, fabric_hint
 from designer.core.errors import (
+    NothingToWire,
     RailMismatch,
+    RailsTaken,
     SelfLink,
     UnknownPortGroup,
-    budget_error,
     device_name,
 )
 from designer.core.ids import IdAllocator, id_base, new_id
 from designer.core.model import Design, Device, Fabric, LinkTable
-from designer.core.rules import PortChoice, choose_ports, fabric_hint, resolve
 from designer.core.specs import (
     DeviceSpec,
     Lookup,
     PortGroupSpec,
-    PortUsage,
     as_lookup,
     effective_count,
+    rows_touching,
 )
 
 __all__ = [
@@ -56,18 +61,15 @@ def compute_port_group(spec: DeviceSpec) -> PortGroupSpec | None:
 
 
 class _Batch:
-    """Links being built for one command, column by column, with port usage."""
+    """Links being built for one command, column by column."""
 
-    def __init__(self, design: Design, lookup: Lookup) -> None:
+    def __init__(
+        self, design: Design, lookup: Lookup, taken: Iterable[str] | None = None
+    ) -> None:
         self.design = design
         self.lookup = lookup
         self.devices = design.device_map()
-        self.usage = PortUsage.of(design)
-        self.pending: Counter[tuple[str, str, int]] = Counter()
-        self.groups: dict[
-            tuple[str, str], tuple[Device, DeviceSpec, PortGroupSpec]
-        ] = {}
-        self.ids = IdAllocator(design.links.id)
+        self.ids = IdAllocator(design.links.id if taken is None else taken)
         self.columns: dict[str, list[Any]] = {
             name: []
             for name in (
@@ -90,20 +92,11 @@ class _Batch:
     def add(
         self,
         a: Device,
-        sa: DeviceSpec,
         b: Device,
-        sb: DeviceSpec,
         choice: PortChoice,
         cables: int,
         rail: int | None = None,
     ) -> None:
-        for dev, spec, port in ((a, sa, choice.a_port), (b, sb, choice.b_port)):
-            key = (dev.id, port)
-            if key not in self.groups:
-                grp = spec.port_group(port)
-                assert grp is not None
-                self.groups[key] = (dev, spec, grp)
-            self.pending[(dev.id, port, choice.speed_gbps)] += cables
         c = self.columns
         c["id"].append(self.ids.new(f"{a.id}--{b.id}", bare_first=True, trusted=True))
         c["a"].append(a.id)
@@ -115,25 +108,8 @@ class _Batch:
         c["fabric"].append(choice.fabric)
         c["rail"].append(rail)
 
-    def check_budgets(self, what: str) -> None:
-        """Raise for the first port group the batch overfills."""
-        before = {
-            key: self.usage.native(dev.id, grp)
-            for key, (dev, _, grp) in self.groups.items()
-        }
-        for (dev_id, port, speed), n in self.pending.items():
-            self.usage.add(dev_id, port, speed, n)
-        self.pending.clear()
-        for key, (dev, spec, grp) in self.groups.items():
-            capacity = effective_count(dev, spec, grp)
-            after = self.usage.native(dev.id, grp)
-            if after > capacity:
-                raise budget_error(
-                    dev, grp, capacity, before[key], after - capacity, what=what
-                )
-
-    def command(self, label: str) -> AddLinks:
-        return AddLinks(LinkTable.from_columns(self.columns), label=label)
+    def table(self) -> LinkTable:
+        return LinkTable.from_columns(self.columns)
 
 
 def connect_all_to_all(
@@ -150,7 +126,8 @@ def connect_all_to_all(
 
     Port groups and speed are chosen as :func:`suggest_link` does (same fabric
     as the devices' existing links when switch meets switch). Refuses with a
-    typed error if any port budget would be exceeded; nothing is half-wired.
+    typed error (the reason :func:`check_links` gives) if any port budget
+    would be exceeded; nothing is half-wired.
     """
     if cables_each < 1:
         raise ValueError(f"cables per pair must be at least 1, not {cables_each}")
@@ -180,13 +157,78 @@ def connect_all_to_all(
                     a, sa, b, sb, fabric=fabric, speed_gbps=speed_gbps, hint=hint
                 )
                 choices[key] = choice
-            batch.add(a, sa, b, sb, choice, cables_each)
-    per = f"{cables_each} cable" + ("s" if cables_each != 1 else "")
-    batch.check_budgets(f"connecting {len(srcs)} x {len(tgts)} devices with {per} each")
+            batch.add(a, b, choice, cables_each)
+    table = batch.table()
+    check_links(design, table, look)
     n = len(srcs) * len(tgts)
-    return batch.command(
-        f"Connect {len(srcs)} x {len(tgts)} devices ({n} link"
-        + ("s)" if n != 1 else ")")
+    return AddLinks(
+        table,
+        label=f"Connect {len(srcs)} x {len(tgts)} devices ({n} link"
+        + ("s)" if n != 1 else ")"),
+    )
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+@dataclass
+class _NodeLinks:
+    """A node's existing links on its compute port group."""
+
+    to: Counter[str] = field(default_factory=Counter)  # other end -> cables
+    ids: list[str] = field(default_factory=list)
+
+
+def _compute_links(design: Design, nics: dict[str, str]) -> dict[str, _NodeLinks]:
+    """Existing links on each node's compute group (``nics``: node -> group)."""
+    out = {node: _NodeLinks() for node in nics}
+    t = design.links
+    if len(nics) <= 64:
+        rows: Iterable[int] = rows_touching(design, nics)
+    else:
+        wanted = nics.keys()
+        rows = [
+            i
+            for i, (a, b) in enumerate(zip(t.a, t.b, strict=True))
+            if a in wanted or b in wanted
+        ]
+    for i in rows:
+        for node, port, other in (
+            (t.a[i], t.a_port[i], t.b[i]),
+            (t.b[i], t.b_port[i], t.a[i]),
+        ):
+            if nics.get(node) == port:
+                out[node].to[other] += t.cables[i]
+                out[node].ids.append(t.id[i])
+    return out
+
+
+def _taken(
+    node: Device, ports: int, per_leaf: int, have: _NodeLinks, leaf_ids: Sequence[str]
+) -> RailsTaken | None:
+    """Refusal when the node's missing rails do not fit beside its other links."""
+    rails = set(leaf_ids)
+    kept = sum(max(have.to[leaf], per_leaf) for leaf in leaf_ids)
+    foreign = sum(n for other, n in have.to.items() if other not in rails)
+    if kept + foreign <= ports:
+        return None
+    extra = [
+        f"{n} to {other}"
+        for other, n in have.to.most_common()
+        if other not in rails or n > per_leaf
+    ]
+    missing = sum(max(0, per_leaf - have.to[leaf]) for leaf in leaf_ids)
+    return RailsTaken(
+        f"{device_name(node)} has {_plural(ports, 'compute port')}, "
+        f"{sum(have.to.values())} already cabled ({', '.join(extra[:3])}"
+        f"{', ...' if len(extra) > 3 else ''}); its missing rails need "
+        f"{missing} more, so replace its compute links to rewire it",
+        device=node.id,
+        port_group="compute",
+        capacity=ports,
+        in_use=kept + foreign,
+        needed=kept + foreign - ports,
     )
 
 
@@ -197,6 +239,7 @@ def wire_rail_optimized(
     lookup: Any,
     *,
     speed_gbps: int | None = None,
+    replace: bool = False,
 ) -> Command:
     """NIC ``r`` of every node to rail leaf ``r`` (``Link.rail = r``), one step.
 
@@ -206,6 +249,12 @@ def wire_rail_optimized(
     ``p mod L`` as one bundle of ``ports / L`` cables per leaf: an NVL72 rack
     (18 trays x 4 NICs = 72 ports) on 4 rail leaves gets 18 cables per leaf,
     NVIDIA's "one leaf per rack per rail, 18 trays down".
+
+    Nodes that already have links on their compute ports get only the rails
+    they miss (cables already on a rail leaf count for it); a node whose ports
+    are taken by other links is refused with :class:`RailsTaken`, and
+    :class:`NothingToWire` says when every rail is there. ``replace=True``
+    removes the nodes' compute links and wires them afresh, in one step.
     """
     look = as_lookup(lookup)
     node_ids, leaf_ids = _unique(nodes), _unique(rail_leaves)
@@ -217,11 +266,11 @@ def wire_rail_optimized(
     if both:
         first = sorted(both)[0]
         raise SelfLink(f"{first!r} is both a node and a rail leaf", devices=(first,))
-    batch = _Batch(design, look)
-    leaves = [batch.endpoint(leaf) for leaf in leaf_ids]
-    choices: dict[tuple[str, str], PortChoice] = {}
+    probe = _Batch(design, look, ())
+    leaves = [probe.endpoint(leaf) for leaf in leaf_ids]
+    plan: list[tuple[Device, DeviceSpec, PortGroupSpec, int]] = []
     for node_id in node_ids:
-        node, spec = batch.endpoint(node_id)
+        node, spec = probe.endpoint(node_id)
         nic = compute_port_group(spec)
         if nic is None:
             raise UnknownPortGroup(
@@ -231,16 +280,36 @@ def wire_rail_optimized(
         ports = effective_count(node, spec, nic)
         if ports % len(leaves):
             raise RailMismatch(
-                f"{device_name(node)} has {ports} compute port"
-                + ("s" if ports != 1 else "")
-                + f" but {len(leaves)} rail leaves were given; rail-optimized "
+                f"{device_name(node)} has {_plural(ports, 'compute port')} but "
+                f"{len(leaves)} rail leaves were given; rail-optimized "
                 "wiring puts NIC r on rail leaf r, so give one leaf per rail "
                 f"({ports}, or a divisor of it for several ports per leaf)",
                 devices=(node.id,),
             )
-        per_leaf = ports // len(leaves)
+        plan.append((node, spec, nic, ports // len(leaves)))
+    existing = _compute_links(design, {n.id: nic.name for n, _, nic, _ in plan})
+    removed = (
+        [lid for n, _, _, _ in plan for lid in existing[n.id].ids] if replace else []
+    )
+    gone = set(removed)
+    batch = _Batch(design, look, (i for i in design.links.id if i not in gone))
+    choices: dict[tuple[str, str], PortChoice] = {}
+    partly = 0
+    for node, spec, nic, per_leaf in plan:
+        have = _NodeLinks() if replace else existing[node.id]
+        if have.to:
+            problem = _taken(node, per_leaf * len(leaves), per_leaf, have, leaf_ids)
+            if problem is not None:
+                raise problem
+        missing = [per_leaf - have.to[leaf.id] for leaf, _ in leaves]
+        if any(m > 0 for m in missing) and have.to:
+            partly += 1
         nic_only = DeviceSpec(spec.catalog_id, (nic,), spec.configurable, spec.category)
-        for rail, (leaf, leaf_spec) in enumerate(leaves):
+        for rail, ((leaf, leaf_spec), need) in enumerate(
+            zip(leaves, missing, strict=True)
+        ):
+            if need <= 0:
+                continue
             key = (node.catalog_id, leaf.catalog_id)
             choice = choices.get(key)
             if choice is None:
@@ -248,14 +317,27 @@ def wire_rail_optimized(
                     node, nic_only, leaf, leaf_spec, speed_gbps=speed_gbps
                 )
                 choices[key] = choice
-            batch.add(node, spec, leaf, leaf_spec, choice, per_leaf, rail)
-    batch.check_budgets(
-        f"rail-optimized wiring of {len(node_ids)} node"
-        + ("s" if len(node_ids) != 1 else "")
-    )
-    n = len(node_ids) * len(leaves)
-    return batch.command(
-        f"Wire {len(node_ids)} node"
-        + ("s" if len(node_ids) != 1 else "")
-        + f" to {len(leaves)} rails ({n} links)"
-    )
+            batch.add(node, leaf, choice, need, rail)
+    table = batch.table()
+    if not len(table):
+        raise NothingToWire(
+            f"every selected node already has its {_plural(len(leaves), 'rail')} "
+            "wired to these leaves; nothing to add",
+            devices=tuple(node_ids),
+        )
+    check_links(design, table, look, removing=removed)
+    wired = len({a for a in table.a})
+    links = _plural(len(table), "link")
+    if replace:
+        return Macro(
+            f"Rewire {_plural(wired, 'node')} to {_plural(len(leaves), 'rail')} "
+            f"({links}, {len(removed)} replaced)",
+            [RemoveLinks(removed), AddLinks(table)] if removed else [AddLinks(table)],
+        )
+    if partly:
+        label = f"Complete the rails of {_plural(wired, 'node')} ({links})"
+    else:
+        label = (
+            f"Wire {_plural(wired, 'node')} to {_plural(len(leaves), 'rail')} ({links})"
+        )
+    return AddLinks(table, label=label)

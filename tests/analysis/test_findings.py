@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from designer.analysis import analyze
 from designer.analysis.findings import __doc__ as FINDINGS_DOC
 from designer.analysis.report import Report, Severity
+from designer.catalog.loader import default_catalog
+from designer.core.checks import check_design
 from designer.core.model import Design, Fabric, Purpose, Tier
 from tests.analysis.builders import Spec, fat_tree_2tier, make_design
 
@@ -16,7 +19,8 @@ Row = tuple[str, str, str, str, int, int]
 
 
 def clean() -> Design:
-    """2 DGX H100 dual-homed on two QM9700, Lustre, OOB, Slurm, DCGM."""
+    """2 DGX H100 dual-homed on two QM9700 (which carry the Lustre storage too),
+    OOB, Slurm, DCGM."""
     specs = [
         Spec("dgx1", "dgx-h100"),
         Spec("dgx2", "dgx-h100"),
@@ -33,9 +37,19 @@ def clean() -> Design:
         ("dgx1", "bmc", "oob", "ports", 1, 1),
         ("dgx2", "bmc", "oob", "ports", 1, 1),
         ("fs", "bmc", "oob", "ports", 1, 1),
+        ("fs", "data", "ib0", "ports", 4, 200),
+        ("fs", "data", "ib1", "ports", 4, 200),
     ]
     return make_design(
-        specs, rows, fabric={4: Fabric.OOB, 5: Fabric.OOB, 6: Fabric.OOB}
+        specs,
+        rows,
+        fabric={
+            4: Fabric.OOB,
+            5: Fabric.OOB,
+            6: Fabric.OOB,
+            7: Fabric.STORAGE,
+            8: Fabric.STORAGE,
+        },
     )
 
 
@@ -70,6 +84,22 @@ OK_ROWS: list[Row] = [
     ("dgx1", "compute", "sw", "ports", 8, 400),
     ("dgx2", "compute", "sw", "ports", 8, 400),
 ]
+
+
+def _islands() -> Design:
+    """Two DGX on two leaves that nothing joins."""
+    return make_design(
+        [
+            Spec("dgx1", "dgx-h100"),
+            Spec("dgx2", "dgx-h100"),
+            Spec("sw1", "qm9700"),
+            Spec("sw2", "qm9700"),
+        ],
+        [
+            ("dgx1", "compute", "sw1", "ports", 8, 400),
+            ("dgx2", "compute", "sw2", "ports", 8, 400),
+        ],
+    )
 
 
 def _many_dgx(n: int, **settings: object) -> list[Spec]:
@@ -157,6 +187,36 @@ CASES: dict[str, Callable[[], Design]] = {
     "COST_OUTSIDE_TIER_RANGE": lambda: make_design([Spec("h", "generic-host")], []),
     "SWITCH_FLOOR": lambda: _two_dgx(OK_ROWS),
     "BISECTION_BOUNDS": lambda: fat_tree_2tier(3, 1, 6, 3),
+    "FABRIC_SPLIT": lambda: _islands(),
+    "UNWIRED_DEVICE": lambda: _two_dgx(OK_ROWS, [Spec("fs", "lustre-appliance")]),
+    "COMPUTE_PORTS_UNUSED": lambda: _two_dgx(
+        [("dgx1", "compute", "sw", "ports", 1, 400), OK_ROWS[1]]
+    ),
+    "LEAF_WITHOUT_UPLINKS": lambda: _islands(),
+    "NO_OOB_LINK": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "bmc", "oob", "ports", 1, 1)],
+        [Spec("oob", "sn2201")],
+        fabric={2: Fabric.OOB},
+    ),
+    "HEAD_NODE_LINKS": lambda: _two_dgx(
+        [*OK_ROWS, ("head", "storage", "sw", "ports", 2, 200)],
+        [Spec("head", "head-node")],
+        fabric={2: Fabric.STORAGE},
+    ),
+    "STORAGE_UNREACHABLE": lambda: _two_dgx(
+        [*OK_ROWS, ("fs", "bmc", "oob", "ports", 1, 1)],
+        [Spec("fs", "lustre-appliance"), Spec("oob", "sn2201")],
+        fabric={2: Fabric.OOB},
+    ),
+    "NO_STORAGE_PATH": lambda: _two_dgx(
+        [
+            *OK_ROWS,
+            ("dgx1", "storage", "st", "ports", 2, 400),
+            ("fs", "data", "st", "ports", 8, 200),
+        ],
+        [Spec("fs", "lustre-appliance"), Spec("st", "qm9700")],
+        fabric={2: Fabric.STORAGE, 3: Fabric.STORAGE},
+    ),
 }
 
 
@@ -183,7 +243,12 @@ def test_severities_and_items() -> None:
     report = analyze(_two_dgx([("dgx1", "compute", "sw", "ports", 9, 400), OK_ROWS[1]]))
     budget = next(f for f in report.findings if f.code == "PORT_BUDGET_EXCEEDED")
     assert budget.severity is Severity.ERROR
-    assert "dgx1" in budget.items and "9 of 8" in budget.message
+    assert "dgx1" in budget.items
+    # the reason the rules give (check_design, and an edit in the present tense)
+    assert budget.message.endswith(
+        "worst: dgx-h100 dgx1: port group 'compute' has 8 ports (4 twin-port "
+        "cages) but 9 are in use (1 too many)"
+    )
     assert report.errors() and report.errors()[0].severity is Severity.ERROR
     spof = analyze(_two_dgx(OK_ROWS))
     single = next(f for f in spof.findings if f.code == "SINGLE_POINT_OF_FAILURE")
@@ -195,3 +260,39 @@ def test_storage_bandwidth_levels() -> None:
     f = next(f for f in report.findings if f.code == "STORAGE_BANDWIDTH_LOW")
     # 1,024 GPUs = 4 SU: 80 GB/s is above 'good' (60) but below 'better' (160)
     assert f.severity is Severity.INFO
+
+
+def test_every_code_is_in_the_json_doc() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "validate-json.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in doc.splitlines() if line.startswith("| `")]
+    listed = {
+        c for line in rows for c in line.split("|")[1].replace("`", "").split(", ")
+    }
+    assert set(CASES) <= {c.strip() for c in listed}
+
+
+@pytest.mark.parametrize(
+    ("code", "rows"),
+    [
+        ("SPEED_MISMATCH", [("dgx1", "compute", "sw", "ports", 8, 800), OK_ROWS[1]]),
+        ("PORT_BUDGET_EXCEEDED", [("dgx1", "compute", "sw", "ports", 9, 400)]),
+        (
+            "FABRIC_ROLE_MISMATCH",
+            [*OK_ROWS, ("dgx1", "storage", "sw", "ports", 1, 400)],
+        ),
+    ],
+)
+def test_findings_quote_the_rules_reason(code: str, rows: list[Row]) -> None:
+    design = _two_dgx(rows)
+    reasons = [str(p) for p in check_design(design, default_catalog())]
+    finding = next(f for f in analyze(design).findings if f.code == code)
+    assert any(r in finding.message for r in reasons), (finding.message, reasons)
+
+
+def test_media_mismatch_quotes_the_rules_reason() -> None:
+    design = CASES["MEDIA_MISMATCH"]()
+    (reason,) = [str(p) for p in check_design(design, default_catalog())]
+    finding = next(f for f in analyze(design).findings if f.code == "MEDIA_MISMATCH")
+    assert finding.message.endswith(f"e.g. l0: {reason}")

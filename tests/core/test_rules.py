@@ -109,14 +109,14 @@ def test_twin_port_cages_count_as_two_ports() -> None:
         )
     err = info.value
     assert str(err) == (
-        "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages), "
-        "62 in use; this link needs 2 more"
+        "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages) but "
+        "66 would be in use (2 too many)"
     )
     assert (err.device, err.port_group, err.capacity, err.in_use, err.needed) == (
         "leaf-1",
         "ports",
         64,
-        62,
+        66,
         2,
     )
     assert err.items == ("c", "leaf-1")
@@ -126,7 +126,8 @@ def test_dgx_h100_has_eight_compute_ports() -> None:
     d = design(("dgx-1", "dgx-h100"), ("leaf-1", "qm9700"))
     d.links.append(link("dgx-1", "compute", "leaf-1", "ports", cables=8, id="all"))
     with pytest.raises(
-        PortBudgetExceeded, match=r"has 8 ports \(4 twin-port cages\), 8 in use"
+        PortBudgetExceeded,
+        match=r"has 8 ports \(4 twin-port cages\) but 9 would be in use \(1 too",
     ):
         check_link(d, link("dgx-1", "compute", "leaf-1", "ports", id="ninth"), lookup)
 
@@ -137,7 +138,7 @@ def test_editing_a_link_does_not_count_it_twice() -> None:
     check_link(
         d, link("dgx-1", "compute", "leaf-1", "ports", cables=8, id="all"), lookup
     )
-    with pytest.raises(PortBudgetExceeded, match="needs 1 more"):
+    with pytest.raises(PortBudgetExceeded, match="9 would be in use \\(1 too many"):
         check_link(
             d, link("dgx-1", "compute", "leaf-1", "ports", cables=9, id="all"), lookup
         )
@@ -155,7 +156,9 @@ def test_breakout_counts_native_ports() -> None:
     assert usage.native("sp", grp) == 50 + 2  # 100 / 2 at 400G, ceil(6 / 4) at 200G
     check_link(d, link("sp", "ports", "l2", "ports", 800, cables=12, id="c"), lookup)
     check_link(d, link("sp", "ports", "l2", "ports", 400, cables=24, id="c"), lookup)
-    with pytest.raises(PortBudgetExceeded, match="52 in use; this link needs 1 more"):
+    with pytest.raises(
+        PortBudgetExceeded, match="65 would be in use by 119 cables \\(1 too many"
+    ):
         check_link(
             d, link("sp", "ports", "l2", "ports", 800, cables=13, id="c"), lookup
         )
@@ -172,8 +175,8 @@ def test_configurable_port_count_only_for_configurable_entries() -> None:
     )
     with pytest.raises(
         PortBudgetExceeded,
-        match="generic-switch g: port group 'ports' has 4 ports, 0 in use; "
-        "this link needs 1 more",
+        match="generic-switch g: port group 'ports' has 4 ports but 5 would be in "
+        "use \\(1 too many\\)",
     ):
         check_link(
             d,
@@ -334,8 +337,7 @@ def test_suggest_link_explains_refusals() -> None:
         suggest_link(d, "leaf-1", "ghost", lookup)
     with pytest.raises(
         MediaMismatch,
-        match="cannot connect leaf-1 to eth-1: qm9700 leaf-1 port group "
-        "'ports' is InfiniBand",
+        match=r"^qm9700 leaf-1 port group 'ports' is InfiniBand",
     ):
         suggest_link(d, "leaf-1", "eth-1", lookup)
     with pytest.raises(SpeedMismatch, match="800 Gb/s is not supported"):

@@ -67,7 +67,7 @@ def test_configurable_switch_uses_device_ports(catalog) -> None:  # type: ignore
     )
     for i in range(4):
         d.links.append(suggest_link(d, f"h{i}", "s", catalog))
-    with pytest.raises(PortBudgetExceeded, match="has 4 ports, 4 in use"):
+    with pytest.raises(PortBudgetExceeded, match="has 4 ports but 5 would be in use"):
         suggest_link(d, "h4", "s", catalog)
 
 

@@ -12,8 +12,10 @@ from designer.core.ids import IdAllocator, id_base, new_id, sanitize_id
 from designer.core.model import Design, Device, Fabric, Link
 from designer.core.rules import (
     MediaMismatch,
+    NothingToWire,
     PortBudgetExceeded,
     RailMismatch,
+    RailsTaken,
     SelfLink,
     UnknownDevice,
     UnknownPortGroup,
@@ -78,8 +80,8 @@ def test_leaf_spine_all_to_all_fills_the_leaves() -> None:
     with pytest.raises(PortBudgetExceeded) as info:
         connect_all_to_all(doc.design, ids("leaf", 8), ids("spine", 16), 1, lookup)
     assert str(info.value) == (
-        "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages), 64 in "
-        "use; connecting 8 x 16 devices with 1 cable each needs 16 more"
+        "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages) but 80 "
+        "would be in use (16 too many)"
     )
     assert len(doc.design.links) == 384  # nothing half-wired
 
@@ -100,7 +102,7 @@ def test_all_to_all_refusals() -> None:
         connect_all_to_all(d, [], ["spine-1"], 1, lookup)
     with pytest.raises(
         PortBudgetExceeded,
-        match=r"0 in use; connecting 1 x 2 devices with 33 cables each needs 2 more",
+        match=r"has 64 ports \(32 twin-port cages\) but 66 would be in use \(2 too",
     ):
         connect_all_to_all(d, ["leaf-1"], ["spine-1", "spine-2"], 33, lookup)
 
@@ -117,10 +119,8 @@ def test_rail_refusals() -> None:
     with pytest.raises(RailMismatch, match="two rails"):
         wire_rail_optimized(d, ["dgx-1"], ["leaf-1"] * 8, lookup)
     doc.execute(wire_rail_optimized(d, ["dgx-1"], ids("leaf", 8), lookup))
-    with pytest.raises(
-        PortBudgetExceeded, match="dgx-h100 dgx-1: port group 'compute' has 8 ports"
-    ):
-        wire_rail_optimized(d, ["dgx-1", "dgx-2"], ids("leaf", 8), lookup)
+    with pytest.raises(NothingToWire, match="already has its 8 rails wired"):
+        wire_rail_optimized(d, ["dgx-1"], ids("leaf", 8), lookup)
 
 
 def test_rails_follow_configurable_port_count() -> None:
@@ -197,3 +197,129 @@ def test_nvl72_rack_on_four_rail_leaves_bundles_18_per_leaf() -> None:
     with pytest.raises(RailMismatch, match="72 compute ports but 5 rail leaves"):
         d.devices.append(Device(id="leaf-5", catalog_id="qm9700"))
         wire_rail_optimized(d, ["rack-1"], ids("leaf", 5), look)
+
+
+def _partly_wired() -> Document:
+    """4 nodes, 8 rail leaves: dgx-1 complete, dgx-2 rails 0-2, dgx-3 one cable
+    on rail 4, dgx-4 none."""
+    doc = su(nodes=4, leaves=8, spines=1)
+    d = doc.design
+    doc.execute(wire_rail_optimized(d, ["dgx-1"], ids("leaf", 8), lookup))
+    for r in range(3):
+        d.links.append(
+            Link(
+                id=f"p{r}",
+                a="dgx-2",
+                a_port="compute",
+                b=f"leaf-{r + 1}",
+                b_port="ports",
+                speed_gbps=400,
+                rail=r,
+            )
+        )
+    d.links.append(
+        Link(
+            id="q",
+            a="leaf-5",
+            a_port="ports",
+            b="dgx-3",
+            b_port="compute",
+            speed_gbps=400,
+        )
+    )
+    return doc
+
+
+def test_rails_are_completed_on_partly_wired_nodes() -> None:
+    doc = _partly_wired()
+    d = doc.design
+    before = d.model_dump()
+    cmd = wire_rail_optimized(d, ids("dgx", 4), ids("leaf", 8), lookup)
+    # dgx-1 complete (nothing), dgx-2 misses 5 rails, dgx-3 7, dgx-4 all 8
+    assert cmd.label == "Complete the rails of 3 nodes (20 links)"
+    doc.execute(cmd)
+    per: Counter[tuple[str, str]] = Counter()
+    t = d.links
+    for a, b, c in zip(t.a, t.b, t.cables, strict=True):
+        node, leaf = (a, b) if a.startswith("dgx") else (b, a)
+        per[(node, leaf)] += c
+    assert per == {(n, leaf): 1 for n in ids("dgx", 4) for leaf in ids("leaf", 8)}
+    added = t.take(range(len(t) - 20, len(t)))
+    assert [r for a, r in zip(added.a, added.rail, strict=True) if a == "dgx-2"] == [
+        3,
+        4,
+        5,
+        6,
+        7,
+    ]
+    assert check_design(d, lookup) == []
+    with pytest.raises(NothingToWire):
+        wire_rail_optimized(d, ids("dgx", 4), ids("leaf", 8), lookup)
+    doc.undo()
+    assert d.model_dump() == before
+
+
+def test_nodes_wired_elsewhere_are_offered_a_rewire() -> None:
+    doc = _partly_wired()
+    d = doc.design
+    # dgx-4's eight ports all go to the spine: its rails cannot be completed
+    d.links.append(
+        Link(
+            id="odd",
+            a="dgx-4",
+            a_port="compute",
+            b="spine-1",
+            b_port="ports",
+            cables=8,
+            speed_gbps=400,
+        )
+    )
+    with pytest.raises(RailsTaken) as info:
+        wire_rail_optimized(d, ids("dgx", 4), ids("leaf", 8), lookup)
+    err = info.value
+    assert isinstance(err, RailMismatch) and isinstance(err, PortBudgetExceeded)
+    assert str(err) == (
+        "dgx-h100 dgx-4 has 8 compute ports, 8 already cabled (8 to spine-1); its "
+        "missing rails need 8 more, so replace its compute links to rewire it"
+    )
+    assert err.devices == ("dgx-4",)
+    before = d.model_dump()
+    steps = len(doc.history.done)
+    cmd = wire_rail_optimized(d, ids("dgx", 4), ids("leaf", 8), lookup, replace=True)
+    assert cmd.label == "Rewire 4 nodes to 8 rails (32 links, 13 replaced)"
+    doc.execute(cmd)
+    assert len(doc.history.done) == steps + 1  # one step
+    t = d.links
+    assert "odd" not in t.id and "p0" not in t.id and "q" not in t.id
+    assert sorted(t.id) == sorted(
+        f"dgx-{n}--leaf-{r}" for n in range(1, 5) for r in range(1, 9)
+    )
+    assert Counter(t.rail) == {r: 4 for r in range(8)}
+    assert check_design(d, lookup) == []
+    doc.undo()
+    assert d.model_dump() == before
+
+
+def test_an_nvl72_rack_gets_the_rest_of_a_rail_bundle() -> None:
+    d = Design(
+        devices=[Device(id="rack-1", catalog_id="gb200-nvl72")]
+        + [Device(id=f"leaf-{i}", catalog_id="qm9700") for i in range(1, 5)]
+    )
+    d.links.append(
+        Link(
+            id="some",
+            a="rack-1",
+            a_port="compute",
+            b="leaf-2",
+            b_port="ports",
+            cables=10,
+            speed_gbps=400,
+            rail=1,
+        )
+    )
+    from designer.catalog.loader import default_catalog
+
+    cmd = wire_rail_optimized(d, ["rack-1"], ids("leaf", 4), default_catalog())
+    cmd.do(d)
+    assert d.links.cables == [10, 18, 8, 18, 18]
+    assert d.links.b == ["leaf-2", "leaf-1", "leaf-2", "leaf-3", "leaf-4"]

@@ -49,9 +49,9 @@ EXPECTED: dict[str, Expected] = {
         bisection_gbps=2 * 8 * 400 / 2,
         tier=DEV,
         oversubscription={"leaf": None},
-        warnings=frozenset(
-            {"SINGLE_POINT_OF_FAILURE"}
-        ),  # one switch carries everything
+        # one switch carries everything; there is no in-band management
+        # network, so the head node has no in-band link (a real gap)
+        warnings=frozenset({"SINGLE_POINT_OF_FAILURE", "HEAD_NODE_LINKS"}),
     ),
     # 4 L40S servers, 4 x 100GbE each: two servers per half.
     "development.json": Expected(
