@@ -161,7 +161,7 @@ def csv_field(value: str) -> str:
     return value
 
 
-@dataclass
+@dataclass(slots=True)
 class _Lanes:
     """Cables of one mode on one device's port group: where they go."""
 
@@ -173,7 +173,7 @@ class _Lanes:
     beyond: str = ""  # note for lanes past the last port
 
 
-@dataclass
+@dataclass(slots=True)
 class _Group:
     """One device's port group: its ports and the cable blocks laid out on it."""
 
