@@ -54,18 +54,34 @@ def port_budget(
 def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
     """Pluggable modules by module id (see module doc).
 
-    Per device, port group and module type the links fill cages: a link takes
-    1/links_per_cage of one (a 200G link in a QM9700 twin cage shares it with a
-    400G one, as RA-H100 Table 8 counts 48 x 32 = 1,536 switch modules).
+    Per device, port group and module type the links fill ports, and the ports
+    fill cages: a port carries one whole-port link or the lanes of one breakout
+    (one split and speed), so the ports of a block are ``ceil(lanes / split)``,
+    and the modules ``ceil(ports / ports_per_cage)``. A 200G lane in a QM9700
+    twin cage shares it with a 400G port, as RA-H100 Table 8 counts 48 x 32 =
+    1,536 switch modules; the cabling plan lays the cages out the same way.
     """
     sel = ends.cage_sel
     if not len(sel):
         return {}
     n_mod = len(ends.module_id)
+    cables = ends.cables[sel].astype(np.float64)
+    split = np.rint(cables / ends.usage[sel]).astype(np.int64)
+    # lanes of one split and speed share ports; whole ports (split 1) any speed
+    scode, _ = dense_codes(np.where(split > 1, ends.speed[sel], 0))
+    inv, uniq = dense_codes(
+        (ends.cage_code * 9 + np.minimum(split, 8)) * (int(scode.max()) + 1) + scode
+    )
+    lanes = np.bincount(inv, weights=cables, minlength=len(uniq))
+    block_split = np.ones(len(uniq))
+    block_split[inv] = split
+    block_cage = np.zeros(len(uniq), dtype=np.int64)
+    block_cage[inv] = ends.cage_code
+    per_cage = np.ones(len(uniq))
+    per_cage[inv] = ends.modules[sel] / split
+    ports = np.ceil(lanes / block_split - 1e-9)
     fill = np.bincount(
-        ends.cage_code,
-        weights=ends.cables[sel] / ends.modules[sel],
-        minlength=len(ends.cage_key),
+        block_cage, weights=ports / per_cage, minlength=len(ends.cage_key)
     )
     counts = np.bincount(
         ends.cage_key % n_mod, weights=np.ceil(fill - 1e-9), minlength=n_mod

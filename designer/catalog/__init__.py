@@ -7,6 +7,12 @@ from designer.catalog.loader import (
     default_catalog_dir,
     load_catalog,
 )
+from designer.catalog.netbox import (
+    NetboxDeviceType,
+    NetboxInterface,
+    PowerPort,
+    expand_names,
+)
 from designer.catalog.optics import (
     CableClass,
     CableKind,
@@ -43,7 +49,10 @@ __all__ = [
     "Category",
     "Interface",
     "Media",
+    "NetboxDeviceType",
+    "NetboxInterface",
     "Optics",
+    "PowerPort",
     "Price",
     "Role",
     "Source",
@@ -57,6 +66,7 @@ __all__ = [
     "effective_ports_at",
     "effective_radix",
     "end_transceivers",
+    "expand_names",
     "load_catalog",
     "optics_price",
     "port_group_transceivers",

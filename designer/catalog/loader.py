@@ -1,8 +1,9 @@
 """Load and validate the hardware catalog; the only module that knows its file layout.
 
-Layout: ``<root>/<category>/<slug>.yaml``, one device type per file, plus
-``<root>/optics.yaml`` (cables and transceivers). A bad file fails loudly with
-:class:`CatalogError` naming the file and the field.
+Layout: ``<root>/<category>/<slug>.yaml`` (or ``.yml``), one device type per
+file, plus ``<root>/optics.yaml`` (cables and transceivers). A bad file fails
+loudly with :class:`CatalogError` naming the file, the field and what was
+expected.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from designer.catalog.optics import Optics
 from designer.catalog.schema import CatalogEntry, Category
 
 OPTICS_FILE = "optics.yaml"
+ENTRY_SUFFIXES = (".yaml", ".yml")
+"""File endings of catalog entries (NetBox's library uses both)."""
 
 _M = TypeVar("_M", bound=BaseModel)
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -100,6 +103,18 @@ def _read_yaml(path: Path) -> Any:
         raise CatalogError(f"{path}: not valid YAML{where}: {problem}") from None
 
 
+def _describe(error: Any) -> str:
+    """One validation error as ``field <place>: <what was expected> (got ...)``."""
+    msg = str(error["msg"])
+    if not error["loc"]:
+        # entry-level checks name their own place ("x-designer.port_groups[0]...")
+        return msg.removeprefix("Value error, ")
+    got = f" (got {error['input']!r})" if error["type"] != "missing" else ""
+    if len(got) > 200:
+        got = got[:197] + "...)"
+    return f"field {_location(error['loc'])}: {msg}{got}"
+
+
 def _validate(path: Path, model: type[_M], raw: Any) -> _M:
     if not isinstance(raw, dict):
         got = "an empty file" if raw is None else f"a {type(raw).__name__}"
@@ -108,11 +123,7 @@ def _validate(path: Path, model: type[_M], raw: Any) -> _M:
         return model.model_validate(raw)
     except ValidationError as exc:
         errors = exc.errors()
-        parts = [
-            f"field {_location(e['loc'])}: {e['msg']}"
-            + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
-            for e in errors[:3]
-        ]
+        parts = [_describe(e) for e in errors[:3]]
         more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
         raise CatalogError(f"{path}: " + "; ".join(parts) + more) from None
 
@@ -141,7 +152,7 @@ def load_optics(path: Path) -> Optics:
 def _check_optics(path: Path, entry: CatalogEntry, optics: Optics) -> None:
     known = {t.id: t for t in optics.transceivers}
     for i, iface in enumerate(entry.interfaces):
-        field = f"interfaces[{i}].transceiver"
+        field = f"x-designer.port_groups[{i}].transceiver"
         if iface.transceiver is None:
             if iface.ports_per_cage > 1:
                 raise CatalogError(
@@ -163,7 +174,7 @@ def _check_optics(path: Path, entry: CatalogEntry, optics: Optics) -> None:
 
 
 def load_catalog(directory: Path | None = None) -> Catalog:
-    """Load every ``*.yaml`` below ``directory`` (default: the shipped catalog).
+    """Load every ``*.yaml``/``*.yml`` below ``directory`` (default: shipped one).
 
     ``optics.yaml`` at the top of ``directory`` is the optics table; without
     one, the shipped table is used.
@@ -173,9 +184,11 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         raise CatalogError(f"{root}: catalog folder not found")
     optics_path = root / OPTICS_FILE
     optics = load_optics(optics_path) if optics_path.is_file() else default_optics()
-    files = sorted(p for p in root.rglob("*.yaml") if p != optics_path)
+    files = sorted(
+        p for p in root.rglob("*") if p.suffix in ENTRY_SUFFIXES and p != optics_path
+    )
     if not files:
-        raise CatalogError(f"{root}: no catalog entries (*.yaml) found")
+        raise CatalogError(f"{root}: no catalog entries (*.yaml, *.yml) found")
     entries: list[CatalogEntry] = []
     seen: dict[str, Path] = {}
     for f in files:

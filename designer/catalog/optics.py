@@ -17,6 +17,9 @@ OSFP = 508 system transceivers; 48 QM9700 x 32 cages = 1,536 switch ones):
   When one port group carries links of several speeds, fill the cages across
   speeds (:meth:`Optics.port_group_transceivers`): a leaf with 63 x 400G links
   and the UFM's 1 x 200G link needs 32 twin modules, not 33 (RA-H100: 1,536).
+  A port carries one whole-port link or the lanes of one breakout speed, so
+  lanes round up to whole ports first (one 200G and one 100G lane on an SN5600
+  take two ports, two modules).
 - The media of a link is what both ends share (``common_media(a, b)``: a VPI
   DGX port on an Ethernet switch runs Ethernet); pass it as ``media`` so both
   ends pick the same cable class.
@@ -32,7 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING
 
@@ -167,12 +169,17 @@ class Optics(_Strict):
         links_by_speed: Mapping[int, int],
         media: Media | None = None,
     ) -> int:
-        """Modules at one device's port group carrying links of several speeds."""
-        cages = Fraction(0)
+        """Modules at one device's port group carrying links of several speeds.
+
+        A port carries one whole-port link or the lanes of one breakout speed,
+        so the lanes of each breakout speed round up to whole ports; the ports
+        then fill cages (:mod:`designer.analysis.metrics` counts the same way).
+        """
+        ports = 0
         for speed, links in links_by_speed.items():
             if links > 0 and self.module_for(interface, speed, media) is not None:
-                cages += Fraction(links, interface.links_per_cage(speed))
-        return ceil(cages)
+                ports += ceil(links / max(1, interface.split(speed)))
+        return ceil(ports / interface.ports_per_cage)
 
     def optics_price(self, speed_gbps: int, media: Media) -> Price:
         """Unit price of the speed class default module (0 when none is needed)."""

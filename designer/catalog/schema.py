@@ -1,17 +1,27 @@
 """Schema of one hardware catalog entry (``resources/catalog/**/*.yaml``).
 
-Field names follow the NetBox device-type library where they fit
-(``manufacturer``, ``model``, ``slug``, ``u_height``, ``interfaces``); what NetBox
-has no field for lives in the ``x-designer`` extension block.
+A catalog file is a NetBox device-type file (:mod:`designer.catalog.netbox`:
+one ``interfaces`` entry per physical port) plus an ``x-designer`` block with
+what NetBox has no field for. Its ``port_groups`` are what the analysis works
+with: each group names its physical ports (NetBox interface names, patterns
+allowed) and adds speeds, breakout, media, role, cages and transceiver; the
+group's ``count`` and ``type`` come from the ports it lists.
+
+In memory, ``CatalogEntry.interfaces`` and ``interface(name)`` are the port
+groups (the API the rest of the designer uses); the physical ports are
+``CatalogEntry.netbox_interfaces``.
 """
 
 from __future__ import annotations
 
 import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from designer.catalog.netbox import NetboxDeviceType, expand_names
+from designer.catalog.netbox_types import INTERFACE_TYPES
 
 
 class Category(StrEnum):
@@ -73,6 +83,11 @@ class Price(_Strict):
 class Interface(_Strict):
     """A port group: ``count`` ports of one native speed and cage type.
 
+    ``ports`` are the NetBox interface names of the group's physical ports, in
+    cage order: with ``ports_per_cage`` 2, ports 1-2 share cage 1, 3-4 cage 2.
+    ``port_format`` (configurable entries only, e.g. ``port{n}``) names ports
+    beyond the listed ones when a design sets a larger count.
+
     ``speeds_gbps`` lists every speed a port can run at, native (highest) first.
     ``ports_per_cage`` is 2 for twin-port OSFP cages (QM9700: 32 cages, 64 ports).
     ``breakout`` maps a lower speed to how many logical ports one native port
@@ -102,9 +117,32 @@ class Interface(_Strict):
         pattern=r"^[a-z0-9][a-z0-9\-]*$",
         description="id of the pluggable module in optics.yaml",
     )
+    ports: tuple[str, ...] = Field(
+        default=(), description="NetBox interface names of the physical ports"
+    )
+    port_format: str | None = Field(
+        default=None,
+        pattern=r"^[^{}]*\{n\}[^{}]*$",
+        description="name of port n beyond the listed ones (configurable entries)",
+    )
 
     @model_validator(mode="after")
     def _speeds(self) -> Interface:
+        if self.ports and len(self.ports) != self.count:
+            raise ValueError(
+                f"count {self.count} but ports lists {len(self.ports)} port(s)"
+            )
+        if self.ports and self.count % self.ports_per_cage:
+            raise ValueError(
+                f"{self.count} ports do not fill whole cages of {self.ports_per_cage}"
+            )
+        if self.port_format is not None:
+            for i, name in enumerate(self.ports):
+                if name != self.port_format.format(n=i + 1):
+                    raise ValueError(
+                        f"port_format {self.port_format!r} names port {i + 1} "
+                        f"{self.port_format.format(n=i + 1)!r}, but it is {name!r}"
+                    )
         if len(set(self.speeds_gbps)) != len(self.speeds_gbps):
             raise ValueError(f"speeds_gbps repeat: {self.speeds_gbps}")
         if self.speeds_gbps != sorted(self.speeds_gbps, reverse=True):
@@ -153,6 +191,14 @@ class Interface(_Strict):
     def links_per_cage(self, speed_gbps: int) -> int:
         """Links one cage (one pluggable module) carries at ``speed_gbps``."""
         return self.ports_per_cage * max(1, self.split(speed_gbps))
+
+    def port_name(self, i: int) -> str | None:
+        """NetBox name of the group's 0-based port ``i`` (None: no such port)."""
+        if 0 <= i < len(self.ports):
+            return self.ports[i]
+        if i >= 0 and self.port_format is not None:
+            return self.port_format.format(n=i + 1)
+        return None
 
 
 def common_media(a: Interface, b: Interface) -> Media | None:
@@ -208,27 +254,138 @@ class Extension(_Strict):
         default_factory=list,
         description='"field: derivation" for every estimated number, said plainly',
     )
+    port_groups: list[Interface] = Field(
+        min_length=1, description="port groups over the NetBox interfaces"
+    )
 
 
-class CatalogEntry(_Strict):
-    """One device type."""
+def _port_group_names(ports: Any) -> dict[str, str]:
+    """NetBox interface name -> type, from a raw ``interfaces`` list."""
+    out: dict[str, str] = {}
+    dup: list[str] = []
+    if isinstance(ports, list):
+        for p in ports:
+            if isinstance(p, dict) and isinstance(p.get("name"), str):
+                if p["name"] in out:
+                    dup.append(p["name"])
+                out.setdefault(p["name"], str(p.get("type")))
+    if dup:
+        raise ValueError(f"interfaces: names repeat: {', '.join(dup[:5])}")
+    return out
 
-    manufacturer: str
-    model: str
-    slug: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
-    part_number: str | None = None
-    u_height: float = Field(ge=0, le=60)
-    is_full_depth: bool = True
-    interfaces: list[Interface] = Field(min_length=1)
+
+def _resolve_group(
+    place: str, group: dict[str, Any], types: dict[str, str], owner: dict[str, str]
+) -> dict[str, Any]:
+    """A raw port group with ``ports`` expanded and ``count``/``type`` filled in."""
+    spec = group.get("ports")
+    if spec is None:
+        raise ValueError(
+            f"{place}.ports: missing; list the NetBox interface names of the "
+            "group (patterns such as osfp[1-32]/[1-2] allowed)"
+        )
+    items = [spec] if isinstance(spec, str) else spec
+    texts = isinstance(items, list | tuple) and all(isinstance(x, str) for x in items)
+    if not texts:
+        raise ValueError(
+            f"{place}.ports: expected a name, a pattern or a list of them, got {spec!r}"
+        )
+    names: list[str] = []
+    for item in items:
+        try:
+            names.extend(expand_names(item))
+        except ValueError as exc:
+            raise ValueError(f"{place}.ports: {exc}") from None
+    missing = [n for n in names if n not in types]
+    if missing:
+        listed = list(types)
+        have = f"{listed[0]} ... {listed[-1]}" if listed else "none"
+        raise ValueError(
+            f"{place}.ports: {', '.join(map(repr, missing[:3]))}"
+            f"{' ...' if len(missing) > 3 else ''} not among the file's NetBox "
+            f"interfaces ({len(listed)} listed: {have})"
+        )
+    if not names:
+        raise ValueError(f"{place}.ports: the group lists no port")
+    for n in names:
+        if n in owner:
+            raise ValueError(
+                f"{place}.ports: {n!r} is also in port group {owner[n]!r}; a "
+                "physical port belongs to one group"
+            )
+        owner[n] = str(group.get("name"))
+    kinds = sorted({types[n] for n in names})
+    # a type NetBox does not know is reported at its interface, not here
+    if len(kinds) > 1 and set(kinds) <= INTERFACE_TYPES:
+        raise ValueError(
+            f"{place}.ports: the ports have different NetBox types "
+            f"({', '.join(kinds)}); a port group is one kind of port"
+        )
+    derived = {"count": len(names), "type": kinds[0]}
+    for key, value in derived.items():
+        if key in group and group[key] != value:
+            raise ValueError(
+                f"{place}.{key}: {group[key]!r}, but the ports listed give "
+                f"{value!r} (leave {key} out: it comes from the ports)"
+            )
+    return {**group, "ports": tuple(names), **derived}
+
+
+class CatalogEntry(NetboxDeviceType):
+    """One device type: the NetBox fields plus our ``x-designer`` block."""
+
     ext: Extension = Field(alias="x-designer")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_port_groups(cls, data: Any) -> Any:
+        """Expand each group's ``ports`` against the NetBox interfaces."""
+        if not isinstance(data, dict):
+            return data
+        key = "x-designer" if "x-designer" in data else "ext"
+        ext = data.get(key)
+        groups = ext.get("port_groups") if isinstance(ext, dict) else None
+        if not isinstance(ext, dict) or not isinstance(groups, list):
+            return data
+        types = _port_group_names(data.get("interfaces", data.get("netbox_interfaces")))
+        owner: dict[str, str] = {}
+        resolved = [
+            _resolve_group(f"x-designer.port_groups[{i}]", g, types, owner)
+            if isinstance(g, dict)
+            else g
+            for i, g in enumerate(groups)
+        ]
+        return {**data, key: {**ext, "port_groups": resolved}}
+
+    @property
+    def interfaces(self) -> list[Interface]:
+        """The port groups (``x-designer.port_groups``)."""
+        return self.ext.port_groups
+
+    @property
+    def port_groups(self) -> list[Interface]:
+        """The port groups (same as :attr:`interfaces`)."""
+        return self.ext.port_groups
+
+    def with_port_groups(self, groups: list[Interface]) -> CatalogEntry:
+        """A copy with other port groups (what-if entries in tests and tools)."""
+        return self.model_copy(
+            update={"ext": self.ext.model_copy(update={"port_groups": groups})}
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> CatalogEntry:
         names = [i.name for i in self.interfaces]
         if len(set(names)) != len(names):
-            raise ValueError(f"interface names repeat: {names}")
+            raise ValueError(f"x-designer.port_groups: names repeat: {names}")
+        for i, g in enumerate(self.interfaces):
+            if g.port_format is not None and not self.ext.configurable:
+                raise ValueError(
+                    f"x-designer.port_groups[{i}].port_format: only configurable "
+                    "entries name ports beyond the listed ones"
+                )
         ext = self.ext
         cat = ext.category
         if cat is Category.COMPUTE:
@@ -270,14 +427,15 @@ class CatalogEntry(_Strict):
     def _has_field(self, path: str) -> bool:
         """Whether a dotted estimate path names a field of this entry."""
         head, _, rest = path.partition(".")
-        if head == "interfaces":
+        if head == "port_groups":
             name, _, attr = rest.partition(".")
             iface = self.interface(name)
             return iface is not None and (not attr or attr in Interface.model_fields)
         if not rest:
-            return (
-                head in CatalogEntry.model_fields and head != "ext"
-            ) or head in Extension.model_fields
+            netbox = {
+                f.alias or n for n, f in NetboxDeviceType.model_fields.items()
+            } | set(NetboxDeviceType.model_fields)
+            return head in netbox or head in Extension.model_fields
         if head == "gpu":
             return self.ext.gpu is not None and rest in Gpu.model_fields
         if head == "storage":

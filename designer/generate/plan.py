@@ -9,12 +9,13 @@ Nothing here looks a number up in a table. The rules:
   uplinks need 12 spines of 64 ports, but 12 does not divide 32, and 16 does;
 * a leaf's uplinks are its downlinks divided by that tier's oversubscription
   (down:up ratio), and must come out whole;
-* in three tiers, a pod holds at most the largest whole number of scalable
-  units whose leaves fit under one set of spines, and the SUs are spread
-  evenly over the fewest such pods (only the last may be short; it keeps the
-  full pod's spines and uplinks); spine ``j`` of every pod wires equally to
-  core group ``j`` (Al-Fares), whose size is again the smallest divisor of the
-  spine uplinks with enough core ports;
+* in three tiers, a pod holds the number of scalable units that gives the
+  fewest pods among the pod sizes whose leaves wire equally to one set of
+  spines (every size is tried: one that fails may be followed by one that
+  fits), the smallest such size, so the SUs are spread evenly (only the last
+  pod may be short; it keeps the full pod's spines and uplinks); spine ``j`` of
+  every pod wires equally to core group ``j`` (Al-Fares), whose size is again
+  the smallest divisor of the spine uplinks with enough core ports;
 * a scalable unit that is not full keeps the full SU's leaves and uplinks
   (provisioned for growth, as NVIDIA provisions spines for 4 SU);
 * a rail-optimized fabric that does not fit in three tiers of the chosen switch
@@ -325,28 +326,34 @@ def _plan_three(
     su_nodes: tuple[int, ...] = base["su_nodes"]  # type: ignore[assignment]
     r2 = ratios[1]
     n_su = len(su_nodes)
-    q_max = 0
-    for q in range(1, n_su + 1):
-        if _pod_spines(q * t.leaves, t.leaf_up, radix, r2) is None:
-            break
-        q_max = q
-    if q_max == 0:
+    # Feasibility is not monotonic in the pod size: at 7:1, 8 leaves of 32
+    # uplinks find no spine count with whole uplinks, 56 leaves do. So every
+    # pod size is tried; the fewest pods win, then the smallest pod giving
+    # that count (it balances them; only the last may be short).
+    pod_sizes = [
+        (ceil(n_su / q), q, found)
+        for q in range(1, n_su + 1)
+        if (found := _pod_spines(q * t.leaves, t.leaf_up, radix, r2)) is not None
+    ]
+    if not pod_sizes:
         raise _Infeasible(
-            f"a pod cannot hold one scalable unit ({t.leaves} leaves x {t.leaf_up} "
-            f"uplinks) under {radix}-port spines at {fmt_ratio(r2)}"
+            f"no pod of 1 to {n_su} scalable units ({t.leaves} leaves x "
+            f"{t.leaf_up} uplinks each) wires equally to {radix}-port spines at "
+            f"{fmt_ratio(r2)}"
         )
-    pods = ceil(n_su / q_max)
-    q = ceil(n_su / pods)  # balance the pods; only the last one may be short
-    pods = ceil(n_su / q)
-    found = _pod_spines(q * t.leaves, t.leaf_up, radix, r2)
-    assert found is not None
-    sp, sdown, sup = found
-    c = smallest_divisor_at_least(sup, ceil(pods * sup / radix))
-    if c is None:
+    chosen = None
+    for pods, q, (sp, sdown, sup) in sorted(pod_sizes, key=lambda x: x[:2]):
+        c = smallest_divisor_at_least(sup, ceil(pods * sup / radix))
+        if c is not None:
+            chosen = pods, q, sp, sdown, sup, c
+            break
+    if chosen is None:
+        pods = pod_sizes[0][0]
         raise _Infeasible(
             f"three tiers cannot join {pods} pods: each core would need a port to "
             f"every pod but has {radix}"
         )
+    pods, q, sp, sdown, sup, c = chosen
     per = " per rail plane" if base["planes"] != 1 else ""
     notes.append(
         f"pods{per}: {q} SU ({q * t.leaves} leaves) under {sp} spines, "

@@ -31,6 +31,11 @@ def _edit(path: Path, change: Any) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
+def _group(data: dict[str, Any], i: int) -> dict[str, Any]:
+    group: dict[str, Any] = data["x-designer"]["port_groups"][i]
+    return group
+
+
 def _fails(root: Path, *needles: str) -> str:
     with pytest.raises(CatalogError) as info:
         load_catalog(root)
@@ -58,8 +63,10 @@ def test_missing_nested_field(root: Path) -> None:
 
 def test_wrong_type(root: Path) -> None:
     f = root / "compute" / "dgx-h100.yaml"
-    _edit(f, lambda d: d["interfaces"][0].update(count="eight"))
-    _fails(root, "dgx-h100.yaml", "field interfaces[0].count", "'eight'")
+    _edit(f, lambda d: _group(d, 0).update(ports_per_cage="two"))
+    _fails(
+        root, "dgx-h100.yaml", "field x-designer.port_groups[0].ports_per_cage", "'two'"
+    )
 
 
 def test_unknown_key(root: Path) -> None:
@@ -149,29 +156,29 @@ def test_switch_radix_must_match_ports(root: Path) -> None:
 
 def test_convention_port_groups_are_required(root: Path) -> None:
     f = root / "storage" / "weka-appliance.yaml"
-    _edit(f, lambda d: d["interfaces"][0].update(name="nic"))
+    _edit(f, lambda d: _group(d, 0).update(name="nic"))
     _fails(root, "weka-appliance.yaml", "'data'")
 
 
 def test_speeds_native_first_and_breakout_speeds_known(root: Path) -> None:
     f = root / "switch" / "sn5600.yaml"
-    _edit(f, lambda d: d["interfaces"][0].update(speeds_gbps=[400, 800]))
+    _edit(f, lambda d: _group(d, 0).update(speeds_gbps=[400, 800]))
     _fails(root, "sn5600.yaml", "native (highest) speed first")
-    _edit(f, lambda d: d["interfaces"][0].update(speeds_gbps=[800, 400]))
+    _edit(f, lambda d: _group(d, 0).update(speeds_gbps=[800, 400]))
     _fails(root, "sn5600.yaml", "breakout speed 200")
 
 
 def test_unknown_transceiver(root: Path) -> None:
     f = root / "switch" / "qm9700.yaml"
-    _edit(f, lambda d: d["interfaces"][0].update(transceiver="osfp-9x9g"))
-    _fails(root, "qm9700.yaml", "interfaces[0].transceiver", "osfp-9x9g")
+    _edit(f, lambda d: _group(d, 0).update(transceiver="osfp-9x9g"))
+    _fails(root, "qm9700.yaml", "x-designer.port_groups[0].transceiver", "osfp-9x9g")
 
 
 def test_twin_cage_needs_a_twin_module(root: Path) -> None:
     f = root / "switch" / "qm9700.yaml"
-    _edit(f, lambda d: d["interfaces"][0].update(transceiver="osfp-400g"))
+    _edit(f, lambda d: _group(d, 0).update(transceiver="osfp-400g"))
     _fails(root, "qm9700.yaml", "carries 1 link(s)", "2 port(s)")
-    _edit(f, lambda d: d["interfaces"][0].pop("transceiver"))
+    _edit(f, lambda d: _group(d, 0).pop("transceiver"))
     _fails(root, "qm9700.yaml", "must name its transceiver")
 
 
@@ -187,7 +194,8 @@ def test_estimated_price_needs_an_estimate_line(root: Path) -> None:
         ("max_power_w", "must read '<field>: <derivation>'"),
         ("wattage: a guess", "unknown field 'wattage'"),
         ("storage.read_gbytes_s: no storage here", "unknown field"),
-        ("interfaces.nope.count: no such group", "unknown field"),
+        ("port_groups.nope.count: no such group", "unknown field"),
+        ("interfaces.ports.count: the old place of port groups", "unknown field"),
     ],
 )
 def test_estimates_name_real_fields(root: Path, line: str, needle: str) -> None:
@@ -299,3 +307,92 @@ def test_mutated_entries_load_or_fail_cleanly(
         assert str(f) in str(exc)
     else:
         assert entry.slug == "dgx-h100"
+
+
+# -- NetBox interfaces and the port groups over them --------------------------------
+
+
+def test_yml_files_are_read(root: Path) -> None:
+    f = root / "switch" / "qm9700.yaml"
+    f.rename(f.with_suffix(".yml"))
+    assert load_catalog(root)["qm9700"].interface("ports").count == 64  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("change", "needles"),
+    [
+        (
+            lambda d: _group(d, 0).update(ports="osfp[1-33]/[1-2]"),
+            ("x-designer.port_groups[0].ports", "'osfp33/1'", "NetBox interfaces"),
+        ),
+        (
+            lambda d: _group(d, 1).update(ports=["mgmt0", "osfp1/1"]),
+            ("port_groups[1].ports", "'osfp1/1' is also in port group 'ports'"),
+        ),
+        (
+            lambda d: _group(d, 0).update(ports=["osfp1/1", "osfp1/2", "mgmt0"]),
+            ("port_groups[0].ports", "different NetBox types"),
+        ),
+        (
+            lambda d: _group(d, 0).update(ports="osfp[32-1]/1"),
+            ("port_groups[0].ports", "backwards"),
+        ),
+        (
+            lambda d: _group(d, 0).update(count=128),
+            ("port_groups[0].count", "128", "64", "leave count out"),
+        ),
+        (lambda d: _group(d, 0).pop("ports"), ("port_groups[0].ports: missing",)),
+        (
+            lambda d: _group(d, 0).update(ports="osfp[1-31]/1"),
+            ("do not fill whole cages",),
+        ),
+        (
+            lambda d: d["interfaces"][0].update(type="400g-osfp"),
+            ("field interfaces[0].type", "not a NetBox interface type"),
+        ),
+        (
+            lambda d: d["interfaces"][0].update(count=64),
+            ("field interfaces[0].count", "not permitted"),
+        ),
+        (
+            lambda d: d["interfaces"][1].update(name="osfp1/1"),
+            ("interfaces: names repeat", "osfp1/1"),
+        ),
+        (
+            lambda d: d["power-ports"][0].update(type="schuko"),
+            ("field power-ports[0].type", "not a NetBox power-port type"),
+        ),
+        (
+            lambda d: d["power-ports"][0].update(maximum_draw=0),
+            ("field power-ports[0].maximum_draw", "greater than or equal to 1"),
+        ),
+        (lambda d: d.pop("weight_unit"), ("weight and weight_unit go together",)),
+        (lambda d: d.pop("is_full_depth"), ("field is_full_depth", "required")),
+        (lambda d: d.update(airflow="sideways"), ("field airflow", "front-to-rear")),
+        (lambda d: d.update(u_height=1.25), ("field u_height", "multiple of 0.5")),
+        (lambda d: d.update(weight=0.07), ("field weight", "multiple of 0.01")),
+        (lambda d: d.update(part_number=None), ("part_number: empty (null)",)),
+        (
+            lambda d: d["interfaces"][0].update(mgmt_only="yes"),
+            ("field interfaces[0].mgmt_only", "valid boolean"),
+        ),
+    ],
+)
+def test_netbox_part_and_port_groups_fail_with_the_place_named(
+    root: Path, change: Any, needles: tuple[str, ...]
+) -> None:
+    f = root / "switch" / "qm9700.yaml"
+    _edit(f, change)
+    _fails(root, "qm9700.yaml", *needles)
+
+
+def test_port_format_must_name_the_listed_ports(root: Path) -> None:
+    f = root / "switch" / "generic-switch.yaml"
+    _edit(f, lambda d: _group(d, 0).update(port_format="p{n}"))
+    _fails(root, "generic-switch.yaml", "port_format 'p{n}' names port 1 'p1'")
+
+
+def test_port_format_only_on_configurable_entries(root: Path) -> None:
+    f = root / "switch" / "sn5600.yaml"
+    _edit(f, lambda d: _group(d, 0).update(port_format="swp{n}"))
+    _fails(root, "sn5600.yaml", "port_groups[0].port_format", "configurable")

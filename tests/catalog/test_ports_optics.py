@@ -213,3 +213,12 @@ def test_common_media_and_link_media_pricing(cat: Catalog) -> None:
     assert end_transceivers(dgx, 8, 200) == 4
     assert end_transceivers(dgx, 8, 200, Media.ETHERNET) == 0
     assert port_group_transceivers(dgx, {200: 8}, Media.ETHERNET) == 0
+
+
+def test_lanes_of_two_breakout_speeds_do_not_share_a_port(cat: Catalog) -> None:
+    """A port is one 800G link or 400G lanes: 800G + one 400G lane on an SN5600 = 2."""
+    sn = _iface(cat, "sn5600", "ports")
+    assert port_group_transceivers(sn, {400: 1, 800: 1}) == 2
+    assert port_group_transceivers(sn, {400: 3}) == 2  # 2 lanes per port
+    qm = _iface(cat, "qm9700", "ports")
+    assert port_group_transceivers(qm, {400: 1, 200: 3}) == 2  # 1 + 2 ports, 2 cages

@@ -204,7 +204,7 @@ def test_switch_too_small() -> None:
     cat = default_catalog()
     sw = cat["qm9700"]
     ports = sw.interfaces[0].model_copy(update={"count": 1})
-    tiny = sw.model_copy(update={"interfaces": [ports, *sw.interfaces[1:]]})
+    tiny = sw.with_port_groups([ports, *sw.interfaces[1:]])
     catalog = Catalog([tiny if e.slug == "qm9700" else e for e in cat.values()])
     with pytest.raises(GeneratorError, match="at least 2"):
         fat_tree("dgx-h100", 4, "qm9700", catalog=catalog)

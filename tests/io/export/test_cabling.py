@@ -1,4 +1,4 @@
-"""Cabling plan: one row per cable, ports allocated per group, twin cages shown."""
+"""Cabling plan: one row per cable, NetBox port names, twin cages shown."""
 
 from __future__ import annotations
 
@@ -75,7 +75,13 @@ def test_ports_beyond_capacity_are_flagged() -> None:
     )
     rows = _rows(design)
     extra = next(r for r in rows if r["link"] == "extra")
-    assert extra["from_port"] == "osfp5/1 (beyond the last port)"
+    # the DGX has 8 compute ports, all taken: the ninth cable gets none
+    assert extra["from_port"] == ""
+    assert extra["note"] == (
+        "no free port: dgx-01 port group 'compute': the cables need 9 ports, it has 8"
+    )
+    assert extra["to_port"] == "osfp5/1"
+    assert all(r["note"] == "" for r in rows if r["link"] != "extra")
 
 
 def test_summary_counts_cables() -> None:
