@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 from designer.analysis.report import Report, Severity
+from designer.core.formatting import plural
+from designer.core.formatting import ratio as _ratio
+from designer.core.formatting import usd as _usd
 from designer.core.model import Design
 from designer.io.export.summary import racks_text
-
-
-def _usd(value: float) -> str:
-    if value >= 1e9:
-        return f"${value / 1e9:,.2f}B"
-    if value >= 1e6:
-        return f"${value / 1e6:,.2f}M"
-    if value >= 1e3:
-        return f"${value / 1e3:,.0f}K"
-    return f"${value:,.0f}"
-
-
-def _ratio(value: float | None) -> str:
-    return "top tier" if value is None else f"{value:.2f}:1"
 
 
 def _counts(values: dict[str, int]) -> str:
@@ -36,11 +25,15 @@ def format_summary(report: Report, design: Design, source: str) -> str:
 
     row(
         "GPUs",
-        f"{report.gpus:,} in {report.compute_nodes:,} compute nodes "
-        f"({report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size})",
+        f"{report.gpus:,} in {plural(report.compute_nodes, 'compute node')} "
+        f"({plural(report.nvlink_domains, 'NVLink domain')} of "
+        f"{report.nvlink_domain_size})",
     )
     row("Switches", _counts(report.switches))
-    row("Cables", _counts(report.cables) + f"; {report.transceivers:,} transceivers")
+    row(
+        "Cables",
+        _counts(report.cables) + f"; {plural(report.transceivers, 'transceiver')}",
+    )
     b = report.bisection
     if b.exact:
         bis = f"{b.gbps:,.0f} Gb/s (exact), ratio {b.ratio:.2f} of full"

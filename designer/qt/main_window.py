@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 
 from designer.analysis.report import Report
 from designer.catalog.loader import Catalog, default_catalog
+from designer.core import formatting as fmt
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
-from designer.qt import formatting as fmt
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import Category
-from designer.qt.formatting import entry_specs
 from designer.qt.resources import icon
+from designer.view.specs import entry_specs
 
 CATALOG_MIME = "application/x-gcd-catalog-item"
 

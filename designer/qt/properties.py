@@ -31,8 +31,9 @@ from designer.core.commands import (
     UpdateLink,
 )
 from designer.core.events import Event
+from designer.core.formatting import usd
 from designer.core.model import Device, Fabric, Purpose
-from designer.qt.formatting import entry_specs, usd
+from designer.view.specs import entry_specs
 
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
 

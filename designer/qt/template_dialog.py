@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import Category
+from designer.core import formatting as fmt
 from designer.core.model import Design
-from designer.qt import formatting as fmt
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
 OVERSUBSCRIPTION = (1.0, 1.5, 2.0, 3.0, 4.0)

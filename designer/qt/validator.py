@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.analysis.report import Report, Severity
-from designer.qt import formatting as fmt
+from designer.core import formatting as fmt
 from designer.qt.resources import icon
 
 _ITEMS_ROLE = Qt.ItemDataRole.UserRole

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 
 from designer.analysis.report import Report, Severity
+from designer.core.formatting import gbps, plural, usd_exact
+from designer.core.formatting import ratio as fmt_ratio
 from designer.core.model import Design
 from designer.io.export._common import Catalog, resolve_catalog
 from designer.io.export.bom import bom_rows
@@ -19,25 +21,14 @@ TIER_ORDER = ("leaf", "spine", "core", "other")
 RACK_U = 42
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def money(x: float) -> str:
-    """``$1,234,567``."""
-    return f"${x:,.0f}"
-
-
-def bandwidth(gbps: float) -> str:
-    """Gb/s below 10 Tb/s, else Tb/s."""
-    if gbps >= 10_000:
-        return f"{gbps / 1000:,.1f} Tb/s"
-    return f"{gbps:,.0f} Gb/s"
+_count = plural
+money = usd_exact
+bandwidth = gbps
 
 
 def ratio(x: float | None) -> str:
-    """``2.00:1``, or a dash for the top tier."""
-    return "–" if x is None else f"{x:.2f}:1"
+    """``2:1``, or a dash for the top tier."""
+    return fmt_ratio(x, top="–")
 
 
 def cost_is_estimate(report: Report) -> bool:

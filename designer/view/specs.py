@@ -1,42 +1,8 @@
-"""Short human formats for numbers shown in panels, status bar and charts."""
+"""One-line specs of a catalog entry, for the palette, Properties and tooltips."""
 
 from __future__ import annotations
 
 from designer.catalog.schema import CatalogEntry, Category
-
-
-def gbps(value: float) -> str:
-    """Bandwidth in Gb/s as "800 Gb/s", "51.2 Tb/s" or "3.28 Pb/s"."""
-    if value >= 1e6:
-        return f"{value / 1e6:.3g} Pb/s"
-    if value >= 1e3:
-        return f"{value / 1e3:,.4g} Tb/s"
-    return f"{value:.4g} Gb/s"
-
-
-def usd(value: float) -> str:
-    """Money as "$850K", "$12.3M", "$500M", "$1.20B"."""
-    if value >= 1e9:
-        return f"${value / 1e9:.2f}B"
-    if value >= 1e8:
-        return f"${value / 1e6:.0f}M"
-    if value >= 1e6:
-        return f"${value / 1e6:.1f}M"
-    if value >= 1e3:
-        return f"${value / 1e3:.0f}K"
-    return f"${value:.0f}"
-
-
-def usd_range(low: float, high: float | None) -> str:
-    """A typical cost range; open-ended when ``high`` is None."""
-    return f"{usd(low)}+" if high is None else f"{usd(low)}–{usd(high)}"
-
-
-def ratio(value: float | None) -> str:
-    """Oversubscription as "1:1", "2:1", "1.5:1"; "top" when there is no uplink."""
-    if value is None:
-        return "top"
-    return f"{value:.3g}:1"
 
 
 def _speed(entry: CatalogEntry, name: str) -> str | None:
