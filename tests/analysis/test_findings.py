@@ -10,7 +10,12 @@ from designer.analysis import analyze
 from designer.analysis.findings import __doc__ as FINDINGS_DOC
 from designer.analysis.report import Report, Severity
 from designer.core.model import Design, Fabric, Purpose, Tier
-from tests.analysis.builders import Spec, fat_tree_2tier, make_design
+from tests.analysis.builders import (
+    Spec,
+    fat_tree_2tier,
+    make_design,
+    perturbed_fat_tree,
+)
 
 Row = tuple[str, str, str, str, int, int]
 
@@ -156,7 +161,7 @@ CASES: dict[str, Callable[[], Design]] = {
     ),
     "COST_OUTSIDE_TIER_RANGE": lambda: make_design([Spec("h", "generic-host")], []),
     "SWITCH_FLOOR": lambda: _two_dgx(OK_ROWS),
-    "BISECTION_BOUNDS": lambda: fat_tree_2tier(3, 1, 6, 3),
+    "BISECTION_BOUNDS": lambda: perturbed_fat_tree(1024, 0),
 }
 
 
