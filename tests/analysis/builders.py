@@ -124,8 +124,8 @@ def random_design(seed: int, *, hosts: int = 8, switches: int = 4) -> Design:
 
 
 def gpus_of(design: Design) -> dict[str, int]:
-    """GPUs per compute node (DGX H100 and B200 8, generic host 1)."""
-    per = {"dgx-h100": 8, "dgx-b200": 8, "generic-host": 1}
+    """GPUs per compute node (DGX H100 and B200 8, generic host 1, NVL72 72)."""
+    per = {"dgx-h100": 8, "dgx-b200": 8, "generic-host": 1, "gb200-nvl72": 72}
     return {d.id: per[d.catalog_id] for d in design.devices if d.catalog_id in per}
 
 
