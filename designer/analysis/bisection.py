@@ -60,8 +60,9 @@ EXACT_LIVE_COMPUTE = 64
 """Compute nodes up to which the first result runs the integer program."""
 EXACT_LIVE_SECONDS = 0.3
 """Time limit of that first solve (the live panel's budget)."""
-EXACT_LIVE_LOCAL = 400
-"""...or fabrics of at most this many devices, whatever their compute nodes."""
+EXACT_LIVE_LOCAL = 0
+"""...or fabrics of at most this many devices, whatever their compute nodes
+(0: by compute nodes alone; larger fabrics get the solver in the refinement)."""
 PAIR_BOUND_MAX_NODES = 256
 PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
 MAX_QUOTIENT_CLASSES = 4096
@@ -551,8 +552,8 @@ def refine_bisection(
         return _exact_stage(g, bal, st, left(10.0), names)
 
     stages = [
-        ("local search and METIS", partition_stage),
         ("tree hose LP", tree_stage(TREE_DETOUR_VARS)),
+        ("local search and METIS", partition_stage),
         ("class hose LP", class_stage),
         ("tree hose LP with detours", tree_stage(hose.TREE_LP_MAX_VARS)),
         ("integer program", exact_stage),
