@@ -2,7 +2,8 @@
 
 Plain script, not part of the test run::
 
-    .venv/bin/python bench/bench_bisection.py [--sketches 10] [--sizes 1024,4096,16384,100000]
+    .venv/bin/python bench/bench_bisection.py [--sketches 10] \
+        [--sizes 1024,4096,16384,100000]
 
 Part 1, hand-drawn-like leaf/spine sketches of 64 compute nodes
 (tests/analysis/builders.py ``sketch_design``): the first result (what the
@@ -76,9 +77,7 @@ def run(design: Design, seconds: float) -> dict[str, object]:
     t_first = time.perf_counter() - t0
     best, t_best = first, t_first
     t1 = time.perf_counter()
-    for r in refine_bisection(
-        g, h, nominal, first, deadline=t1 + seconds, names=names
-    ):
+    for r in refine_bisection(g, h, nominal, first, deadline=t1 + seconds, names=names):
         best, t_best = r, t_first + time.perf_counter() - t1
     side_a = {str(x) for x in idx.device_ids_arr[g.dev[best.side]]}
     return {
@@ -119,7 +118,7 @@ def sketches(count: int) -> None:
             f"{seed:>4} {out['t_first'] * 1e3:>9.0f} "  # type: ignore[operator]
             f"{'exact' if out['first'].exact else 'bounds':>6} "  # type: ignore[attr-defined]
             f"{out['t_best'] * 1e3:>10.0f} {width(best):>6} {t_or * 1e3:>9.0f} "  # type: ignore[operator]
-            f"{str(abs(best.upper - truth) < 1e-6 and best.exact):>8} "  # type: ignore[attr-defined]
+            f"{abs(best.upper - truth) < 1e-6 and best.exact!s:>8} "  # type: ignore[attr-defined]
             f"{t_nx * 1e3:>7.0f}"
         )
     print(
@@ -145,7 +144,7 @@ def fat_trees(sizes: list[int]) -> None:
             f"{gpus:>7,} {out['t_first'] * 1e3:>9.0f} {width(out['first']):>11} "  # type: ignore[operator]
             f"{out['t_best']:>9.2f} {width(best):>6} {best.lower:>12,.0f} "  # type: ignore[attr-defined]
             f"{best.upper:>12,.0f} {t_nx:>6.1f} "  # type: ignore[attr-defined]
-            f"{str(abs(v_nx - best.upper) < 1e-6):>7}"  # type: ignore[attr-defined]
+            f"{abs(v_nx - best.upper) < 1e-6!s:>7}"  # type: ignore[attr-defined]
         )
         print(f"        refined by: {best.stage}; lower bound: {best.lower_how}")  # type: ignore[attr-defined]
 
