@@ -1,77 +1,86 @@
 """Bisection bandwidth of the compute fabric: an explicit cut (upper bound) and a
 sound lower bound, ``exact`` when they meet.
 
-Definition (issue 2 §4): the minimum, over splits of the compute nodes into two
-halves of equal GPU count (node counts differing by at most one when all nodes
-carry the same GPUs; GPU counts differing by at most one node's GPUs
-otherwise), of the capacity of the links crossing, every switch placed on
-whichever side makes it smallest. Minimum bisection is NP-hard, so:
+Definition: the minimum, over the most balanced splits of the compute nodes in
+GPUs (:mod:`designer.analysis.balance`: |GPUs(A) - GPUs(B)| as small as any
+split allows; with equal GPUs per node, node counts differing by at most one),
+of the capacity of the links crossing, every switch placed on whichever side
+makes it smallest. Minimum bisection is NP-hard, so the result is a pair of
+bounds, in two steps:
 
-* **Upper bound** - candidate splits (halves of the group hierarchy - pods, SUs
-  -, of the fabric's own block hierarchy, of the device order), each solved
-  exactly for the switch placement by max-flow with a super-source and sink
-  (scipy Dinic, integer Gb/s), on an equitable quotient when colour refinement
-  finds one (performance.md §1.4-1.5). The best cut is returned with its sides.
-* **Lower bound** - one of, in order:
+**First result** (:func:`bisect`, what the live panel shows at once):
 
-  1. exhaustive search over every balanced split (up to 16 compute nodes),
-     which makes the value exact;
-  2. a hose-routing certificate for tree-like (Clos / fat-tree / rail-optimized)
-     fabrics (performance.md §1.4c), with its premises checked in code: BFS
-     levels from the compute nodes; each level's blocks (components through
-     up-links) nest; every node below the first level that joins all compute
-     nodes has up-links; and *uniform reach*: the capacity-proportional
-     up-walk from any compute node of a block reaches every node of the next
-     level of its block with the same probability. Then every traffic matrix
-     in which each node sends and receives at most theta x its injection is
-     routable (up along its own walk, down along the reversed walk of the
-     receiver), with theta = min(1, min over nodes x of up(x) / M(x)), M the
-     injection mass the walks carry through x. Routing a matching from the
-     smaller half gives ``cut >= theta x min-side injection`` for EVERY split;
-  3. otherwise the k-th smallest max-flow from one compute node to each other
-     (every balanced cut separates it from at least k = half the nodes), for
-     designs of up to 256 compute nodes (and 2M node x link pairs), else 0.
+* a fabric in several parts whose parts can be split balanced: 0, exact;
+* upper bound: candidate splits (halves of the group hierarchy - pods, SUs -,
+  of the fabric's own block hierarchy, of the device order), each solved
+  exactly for the switch placement by max-flow on an equitable quotient
+  (performance.md §1.4-1.5); and, for small fabrics (up to
+  :data:`EXACT_LIVE_COMPUTE` compute nodes), the exact integer program of
+  :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
+* lower bound: the integer program's proof, else the best of a bound carried
+  across edits, the hose certificate and its levelled form
+  (:mod:`designer.analysis.levels`) and the pair max-flow bound.
+
+**Refinement** (:func:`refine_bisection`, a generator with a deadline and a
+cancel check between stages): METIS / spectral splits improved by local moves
+(:mod:`designer.analysis.partition`), hose-routing LPs
+(:mod:`designer.analysis.hose`), and the integer program with the time left.
+Each stage that improves a bound yields a new result; every bound is sound on
+its own, so any prefix of the stages gives an honest interval.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from designer.analysis.flow import quotient_cut, refine, st_cut
-from designer.analysis.graph import (
-    ComputeGraph,
-    bfs_levels,
-    components,
-    rank_within,
+from designer.analysis import exact, hose, partition
+from designer.analysis.balance import (
+    Balance,
+    balance,
+    choose,
+    min_side_count,
+    min_side_injection,
+    pick_parts,
 )
+from designer.analysis.flow import quotient_cut, refine, st_cut
+from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import BoolArray, FloatArray, IntArray
+from designer.analysis.levels import (
+    Hierarchy,
+    certificate,
+    hierarchy,
+    levelled_bound,
+)
 
-EXHAUSTIVE_MAX_NODES = 16
+EXACT_LIVE_COMPUTE = 64
+"""Compute nodes up to which the first result runs the integer program."""
+EXACT_LIVE_SECONDS = 0.3
+"""Time limit of that first solve (the live panel's budget)."""
+EXACT_LIVE_LOCAL = 0
+"""...or fabrics of at most this many devices, whatever their compute nodes
+(0: by compute nodes alone; larger fabrics get the solver in the refinement)."""
 PAIR_BOUND_MAX_NODES = 256
 PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
 MAX_QUOTIENT_CLASSES = 4096
+TREE_DETOUR_VARS = 12_000
+"""Detour variables of the first tree LP (about 0.3 s); a second, larger one
+runs when the deadline leaves room."""
 _REL = 1e-9
 
 
 @dataclass
-class Hierarchy:
-    """BFS levels and per-level blocks of the routing graph (nodes + switches)."""
-
-    level: IntArray
-    up_x: IntArray
-    up_y: IntArray
-    up_c: IntArray
-    blocks: list[IntArray] = field(default_factory=list)
-    n_blocks: list[int] = field(default_factory=list)
-    top: int | None = None
-    plane: IntArray | None = None
-
-
-@dataclass
 class BisectionResult:
-    """Bounds, the best cut and how they were found."""
+    """Bounds, the best cut and how they were found.
+
+    ``parts`` lists, per part of the compute fabric that holds compute nodes
+    (connected through compute links, largest first), the design-index rows
+    of all its devices; ``parts_compute`` the compute nodes alone. ``defined``
+    is False with fewer than two compute nodes (no bisection, no ratio).
+    """
 
     upper: float
     lower: float
@@ -81,211 +90,43 @@ class BisectionResult:
     side: BoolArray | None = None
     crossing: BoolArray | None = None
     candidates: list[tuple[str, float]] = field(default_factory=list)
+    parts: list[IntArray] = field(default_factory=list)
+    parts_compute: list[IntArray] = field(default_factory=list)
+    defined: bool = True
+    balance: Balance | None = None
+    upper_how: str = ""
+    lower_how: str = ""
+    stage: str = "first result"
 
 
-# -- balance ---------------------------------------------------------------------
+def fabric_parts(g: ComputeGraph) -> list[IntArray]:
+    """Local ids of each part of the fabric holding compute nodes, largest first.
 
-
-def _balance(w: IntArray) -> tuple[int, bool]:
-    """Allowed |W(A) - W(B)| and whether all nodes weigh the same."""
-    homogeneous = bool(len(w) == 0 or (w == w[0]).all())
-    if homogeneous:
-        return (int(w[0]) if len(w) % 2 else 0) if len(w) else 0, True
-    return int(w.max()), False
-
-
-def min_side_injection(inj: FloatArray, w: IntArray) -> float:
-    """Lower bound on min over balanced splits of the smaller side's injection."""
-    n = len(inj)
-    if n < 2:
-        return 0.0
-    delta, homogeneous = _balance(w)
-    if homogeneous:
-        return float(np.sort(inj)[: n // 2].sum())
-    target = (w.sum() - delta) / 2.0
-    order = np.argsort(inj / np.maximum(w, 1), kind="stable")
-    cum_w = np.cumsum(w[order])
-    k = int(np.searchsorted(cum_w, target))
-    before = float(inj[order[:k]].sum())
-    rest = target - (cum_w[k - 1] if k else 0)
-    j = order[min(k, n - 1)]
-    return before + float(inj[j]) * float(rest) / max(int(w[j]), 1)
-
-
-def _min_side_count(w: IntArray) -> int:
-    """Fewest compute nodes a side of a balanced split can have."""
-    delta, homogeneous = _balance(w)
-    if homogeneous:
-        return len(w) // 2
-    target = (w.sum() - delta) / 2.0
-    cum = np.cumsum(np.sort(w)[::-1])
-    return int(np.searchsorted(cum, target)) + 1
-
-
-def _prefix_split(order: IntArray, w_of: IntArray, total: int, delta: int) -> IntArray:
-    """The shortest prefix of ``order`` that makes a balanced half."""
-    cum = np.cumsum(w_of[order])
-    ok = np.flatnonzero(np.abs(2 * cum - total) <= delta)
-    k = int(ok[0]) + 1 if len(ok) else len(order) // 2
-    return order[:k]
-
-
-# -- hierarchy and certificate ------------------------------------------------------
-
-
-def hierarchy(g: ComputeGraph) -> Hierarchy:
-    """Levels from the compute nodes and the blocks of each level."""
-    routing = g.endpoint | g.switch
-    keep = routing[g.u] & routing[g.v]
-    u, v, c = g.u[keep], g.v[keep], g.c[keep]
-    level = bfs_levels(g.n, g.endpoint, u, v)
-    level[~routing] = -1
-    lu, lv = level[u], level[v]
-    up = lv == lu + 1
-    down = lu == lv + 1
-    up_x = np.concatenate((u[up], v[down]))
-    up_y = np.concatenate((v[up], u[down]))
-    up_c = np.concatenate((c[up], c[down]))
-    h = Hierarchy(level=level, up_x=up_x, up_y=up_y, up_c=up_c)
-    n_ep = int(g.endpoint.sum())
-    block = np.full(g.n, -1, dtype=np.int64)
-    block[g.endpoint] = np.arange(n_ep)
-    h.blocks.append(block)
-    h.n_blocks.append(n_ep)
-    if n_ep == 1:
-        h.top = 0
-        return h
-    lx = level[up_x]
-    i = 0
-    while True:
-        sel = lx == i
-        if not sel.any():
-            return h
-        ys = np.flatnonzero(level == i + 1)
-        ypos = np.full(g.n, -1, dtype=np.int64)
-        ypos[ys] = np.arange(len(ys))
-        nb = h.n_blocks[-1]
-        count, lab = components(nb + len(ys), block[up_x[sel]], nb + ypos[up_y[sel]])
-        # every component holds a lower block or a level-(i+1) node: labels are dense
-        new = np.full(g.n, -1, dtype=np.int64)
-        low = block >= 0
-        new[low] = lab[block[low]]
-        new[ys] = lab[nb + np.arange(len(ys))]
-        block = new
-        h.blocks.append(block)
-        h.n_blocks.append(count)
-        i += 1
-        if h.n_blocks[-1] == 1:
-            h.top = i
-            return h
-
-
-def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
-    """Hose-routing theta (see module doc), or None and the premise that failed."""
-    if h.top is None:
-        return None, "the compute nodes are not all joined through the upper tiers"
-    n = g.n
-    inj = g.injection
-    if (inj[g.endpoint] <= 0).any():
-        return None, "a compute node has no compute links"
-    p = np.zeros(n)
-    p[g.endpoint] = 1.0
-    mass = np.zeros(n)
-    mass[g.endpoint] = inj[g.endpoint]
-    theta = 1.0
-    lx = h.level[h.up_x]
-    for i in range(h.top):
-        sel = lx == i
-        x, y, c = h.up_x[sel], h.up_y[sel], h.up_c[sel].astype(np.float64)
-        at_level = np.flatnonzero(h.level == i)
-        up = np.bincount(x, weights=c, minlength=n)
-        if (up[at_level] <= 0).any():
-            bad = at_level[up[at_level] <= 0]
-            return None, f"{len(bad)} device(s) at level {i} have no up-links"
-        theta = min(theta, float((up[at_level] / mass[at_level]).min()))
-        share = c / up[x]
-        w = p[x] * share
-        lower, upper = h.blocks[i], h.blocks[i + 1]
-        nb_low, nb_up = h.n_blocks[i], h.n_blocks[i + 1]
-        parent = np.full(nb_low, -1, dtype=np.int64)
-        parent[lower[x]] = upper[x]
-        if (parent < 0).any():
-            return None, f"a level-{i} block has no up-links"
-        rb, nb = rank_within(parent, nb_up)
-        ys = np.flatnonzero(h.level == i + 1)
-        ry_nodes, ny = rank_within(upper[ys], nb_up)
-        ry = np.full(n, -1, dtype=np.int64)
-        ry[ys] = ry_nodes
-        sizes = nb * ny
-        total = int(sizes.sum())
-        if total > len(x):
-            return None, f"uneven reach from level {i} to level {i + 1}"
-        off = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        pair = off[upper[y]] + rb[lower[x]] * ny[upper[y]] + ry[y]
-        q = np.bincount(pair, weights=w, minlength=total)
-        owner = np.repeat(np.arange(nb_up), sizes)
-        ref = q[off[owner] + (np.arange(total) - off[owner]) % np.maximum(ny[owner], 1)]
-        if (q <= 0).any() or not np.allclose(q, ref, rtol=_REL, atol=0.0):
-            return None, f"uneven reach from level {i} to level {i + 1}"
-        p[ys] = q[off[upper[ys]] + ry[ys]]
-        mass += np.bincount(y, weights=mass[x] * share, minlength=n)
-    return theta, ""
-
-
-def levelled_bound(g: ComputeGraph, h: Hierarchy) -> tuple[float, str] | None:
-    """Hose certificate on uniform-capacity neighbours of an uneven tree.
-
-    Sound because a cut's value is monotone in edge capacities. Class the
-    up-links by the level of their lower end. G_low: each up-link at its class
-    minimum, every other edge at 0 - edgewise <= G, so B(G) >= B(G_low) >=
-    cert(G_low). G_high: each up-link at its class maximum, other edges as they
-    are - edgewise >= G with total excess D, so B(G) >= B(G_high) - D (lowering
-    capacities by D in total lowers every cut by at most D) >= cert(G_high) - D.
-    Levels and blocks depend on the edges only, not their capacities, so the
-    hierarchy of G serves both. Returns (bound, which) or None.
+    Parts are components through every compute link, pruned devices included.
     """
-    if h.top is None or not len(h.up_x):
+    _, lab = components(g.n, g.all_u, g.all_v)
+    ep_lab = np.unique(lab[g.endpoint])
+    out = [np.flatnonzero(lab == x) for x in ep_lab.tolist()]
+    out.sort(key=lambda p: (-int(g.endpoint[p].sum()), int(p[0])))
+    return out
+
+
+def _split_by_parts(
+    g: ComputeGraph, parts: list[IntArray], bal: Balance
+) -> BoolArray | None:
+    """Side A made of whole parts weighing ``bal.light`` GPUs, or None."""
+    weights = np.array([int(g.weight[p[g.endpoint[p]]].sum()) for p in parts])
+    pick = pick_parts(weights, bal.light)
+    if pick is None:
         return None
-    lev = h.level
-    lu, lv = lev[g.u], lev[g.v]
-    is_up = (lu >= 0) & (lv >= 0) & (np.abs(lu - lv) == 1)
-    cls = np.where(is_up, np.minimum(lu, lv), -1)
-    n_cls = int(lev.max()) + 1
-    lo = np.full(n_cls, np.iinfo(np.int64).max, dtype=np.int64)
-    hi = np.zeros(n_cls, dtype=np.int64)
-    np.minimum.at(lo, cls[is_up], g.c[is_up])
-    np.maximum.at(hi, cls[is_up], g.c[is_up])
-    if (lo == hi)[np.unique(cls[is_up])].all():
-        return None  # already uniform per level: nothing new to certify
-    best: tuple[float, str] | None = None
-    ep = g.endpoints
-    w = g.weight[ep]
-    up_cls = lev[h.up_x]
-    for name, per, other in (
-        ("lowered", lo, np.zeros_like(g.c)),
-        ("raised", hi, g.c),
-    ):
-        c = np.where(is_up, per[np.maximum(cls, 0)], other)
-        inj = (
-            np.bincount(g.u, weights=c, minlength=g.n)
-            + np.bincount(g.v, weights=c, minlength=g.n)
-        ).astype(np.float64)
-        g2 = replace(g, c=c, injection=inj)
-        h2 = replace(h, up_c=per[up_cls])
-        theta, _ = certificate(g2, h2)
-        if theta is None:
-            continue
-        excess = float((c - g.c).sum()) if name == "raised" else 0.0
-        value = theta * min_side_injection(inj[ep], w) - excess
-        if best is None or value > best[0]:
-            best = (
-                value,
-                f"hose certificate on the fabric with capacities {name} to a "
-                f"uniform value per level (theta = {theta:.4g}"
-                + (f", minus {excess:,.0f} Gb/s added" if excess else "")
-                + ")",
-            )
-    return best
+    side = np.zeros(g.n, dtype=np.bool_)
+    for p, take in zip(parts, pick.tolist(), strict=True):
+        if take:
+            side[p] = True
+    a_nodes = side & g.endpoint
+    if not a_nodes.any() or a_nodes.sum() == g.endpoint.sum():
+        return None
+    return side
 
 
 # -- upper bound: candidate splits -----------------------------------------------
@@ -357,76 +198,19 @@ def _candidate_orders(
     return out
 
 
-# -- exhaustive ------------------------------------------------------------------------
+def pair_bound(g: ComputeGraph, bal: Balance) -> float | None:
+    """k-th smallest max-flow from the first compute node to each other one.
 
-
-def exhaustive(g: ComputeGraph) -> tuple[float, BoolArray] | None:
-    """Exact minimum over every balanced split (small designs), or None."""
-    ep = g.endpoints
-    ne = len(ep)
-    if ne < 2 or ne > EXHAUSTIVE_MAX_NODES:
-        return None
-    w = g.weight[ep]
-    delta, _ = _balance(w)
-    total = int(w.sum())
-    bits = (np.arange(1 << (ne - 1))[:, None] >> np.arange(ne - 1)[None, :]) & 1
-    xs = np.concatenate((np.ones((len(bits), 1), dtype=np.int64), bits), axis=1)
-    wa = xs @ w
-    xs = xs[np.abs(2 * wa - total) <= delta]
-    deg = np.bincount(g.u, minlength=g.n) + np.bincount(g.v, minlength=g.n)
-    others = np.flatnonzero(~g.endpoint & (deg > 0))
-    s = len(others)
-    if len(xs) * (1 << s) > 20_000_000:
-        if len(xs) > 800:
-            return None
-        best_v, best_side = np.inf, np.zeros(g.n, dtype=np.bool_)
-        for row in xs:
-            in_a = np.zeros(g.n, dtype=np.bool_)
-            in_a[ep[row.astype(bool)]] = True
-            value, side, _ = split_cut(g, in_a, None)
-            if value < best_v:
-                best_v, best_side = value, side
-        return float(best_v), best_side
-    nodes = np.concatenate((ep, others))
-    pos = np.full(g.n, -1, dtype=np.int64)
-    pos[nodes] = np.arange(len(nodes))
-    keep = (pos[g.u] >= 0) & (pos[g.v] >= 0)
-    size = len(nodes)
-    wm = np.zeros((size, size))
-    np.add.at(wm, (pos[g.u[keep]], pos[g.v[keep]]), g.c[keep])
-    wm = wm + wm.T
-    d = wm.sum(axis=1)
-    x = xs.astype(np.float64)
-    wxx, wxy, wyy = wm[:ne, :ne], wm[:ne, ne:], wm[ne:, ne:]
-    f = x @ d[:ne] - np.einsum("ij,jk,ik->i", x, wxx, x)
-    y = ((np.arange(1 << s)[:, None] >> np.arange(s)[None, :]) & 1).astype(np.float64)
-    gy = y @ d[ne:] - np.einsum("ij,jk,ik->i", y, wyy, y)
-    hx = x @ wxy
-    best = np.empty(len(x))
-    arg = np.empty(len(x), dtype=np.int64)
-    chunk = max(1, 2_000_000 // max(len(y), 1))
-    for start in range(0, len(x), chunk):
-        cut = f[start : start + chunk, None] + gy[None, :]
-        cut -= 2.0 * hx[start : start + chunk] @ y.T
-        arg[start : start + chunk] = cut.argmin(axis=1)
-        best[start : start + chunk] = cut[
-            np.arange(len(cut)), arg[start : start + chunk]
-        ]
-    i = int(best.argmin())
-    side = np.zeros(g.n, dtype=np.bool_)
-    side[ep] = xs[i].astype(bool)
-    side[others] = y[arg[i]].astype(bool)
-    return float(round(best[i])), side
-
-
-def pair_bound(g: ComputeGraph) -> float | None:
-    """k-th smallest max-flow from the first compute node to each other one."""
+    Sound: every balanced split puts at least k = (fewest nodes a side can
+    have) compute nodes on the side away from node 0, and the cut separates
+    node 0 from each of them, so it is at least each of their max-flows.
+    """
     ep = g.endpoints
     if len(ep) < 2 or len(ep) > PAIR_BOUND_MAX_NODES:
         return None
     if len(ep) * len(g.u) > PAIR_BOUND_MAX_WORK:
         return None
-    k = _min_side_count(g.weight[ep])
+    k = min_side_count(g.weight[ep], bal)
     flows = []
     for t in ep[1:]:
         src = np.zeros(g.n, dtype=np.int64)
@@ -445,7 +229,156 @@ _CARRIED = (
 )
 
 
-# -- driver ------------------------------------------------------------------------
+def _candidate_splits(
+    g: ComputeGraph, h: Hierarchy | None, dev_orders: dict[str, IntArray], bal: Balance
+) -> list[tuple[str, BoolArray]]:
+    """Balanced splits taking the earliest compute nodes of each candidate order."""
+    ep = g.endpoints
+    w = g.weight[ep]
+    rank = np.empty(g.n, dtype=np.float64)
+    out: list[tuple[str, BoolArray]] = []
+    for name, order in _candidate_orders(g, h, dev_orders):
+        rank[order] = np.arange(len(order))
+        pick = choose(rank[ep], w, bal)
+        if pick is None:
+            continue
+        in_a = np.zeros(g.n, dtype=np.bool_)
+        in_a[ep[pick]] = True
+        out.append((name, in_a))
+    return out
+
+
+@dataclass
+class _State:
+    """Best bounds so far while the stages run."""
+
+    upper: float
+    side: BoolArray
+    upper_how: str
+    lower: float
+    lower_how: str
+    tried: list[tuple[str, float]]
+
+
+def _finish(
+    g: ComputeGraph,
+    st: _State,
+    nominal: FloatArray,
+    bal: Balance,
+    parts: list[IntArray],
+    stage: str,
+) -> BisectionResult:
+    """The result of the current state (sides include pruned devices)."""
+    side = st.side.copy()
+    g.place_pruned(side)
+    lower = min(st.lower, st.upper)
+    exact_ = st.upper - lower <= _REL * max(st.upper, 1.0)
+    if exact_:
+        lower = st.upper
+    ep = g.endpoints
+    if bal.homogeneous:
+        full = min_side_injection(nominal, g.weight[ep], bal)
+    else:
+        in_a = side[ep]
+        full = float(min(nominal[in_a].sum(), nominal[~in_a].sum()))
+    method = f"upper bound: {st.upper_how}; lower bound: {st.lower_how}" + (
+        "; bounds meet: exact" if exact_ else ""
+    )
+    return BisectionResult(
+        st.upper,
+        lower,
+        full,
+        exact_,
+        method,
+        side,
+        side[g.u] != side[g.v],
+        list(st.tried),
+        parts=[g.dev[p] for p in parts],
+        parts_compute=[g.dev[p[g.endpoint[p]]] for p in parts],
+        balance=bal,
+        upper_how=st.upper_how,
+        lower_how=st.lower_how,
+        stage=stage,
+    )
+
+
+def _short(st: _State) -> bool:
+    return st.lower < st.upper * (1 - _REL)
+
+
+def _lift_lower(st: _State, value: float, how: str) -> bool:
+    """Take a better lower bound; True when it raised the bound."""
+    if value > st.lower + _REL * max(st.upper, 1.0):
+        st.lower, st.lower_how = value, how
+        return True
+    return False
+
+
+def _take_upper(st: _State, value: float, side: BoolArray, how: str) -> bool:
+    """Take a better cut; True when it lowered the bound."""
+    if value < st.upper - _REL * max(st.upper, 1.0):
+        st.upper, st.side, st.upper_how = value, side, how
+        return True
+    return False
+
+
+def _canonical(
+    g: ComputeGraph, names: np.ndarray | None
+) -> tuple[ComputeGraph, IntArray]:
+    """``g`` renumbered in the order of ``names`` (device ids), and the map from
+    new to old local ids: the solver then sees the same model, and returns
+    the same cut, however the design index happens to order its devices."""
+    if names is None:
+        return g, np.arange(g.n)
+    perm = np.argsort(names, kind="stable")
+    pos = np.empty(g.n, dtype=np.int64)
+    pos[perm] = np.arange(g.n)
+    return (
+        replace(
+            g,
+            dev=g.dev[perm],
+            endpoint=g.endpoint[perm],
+            switch=g.switch[perm],
+            u=pos[g.u],
+            v=pos[g.v],
+            injection=g.injection[perm],
+            weight=g.weight[perm],
+            pruned=[],
+            all_u=pos[g.all_u],
+            all_v=pos[g.all_v],
+        ),
+        perm,
+    )
+
+
+def _exact_stage(
+    g: ComputeGraph,
+    bal: Balance,
+    st: _State,
+    seconds: float,
+    names: np.ndarray | None = None,
+) -> bool:
+    """Run the integer program; True when a bound improved."""
+    gc, perm = _canonical(g, names)
+    ex = exact.solve(gc, bal, time_limit=seconds)
+    if ex is None:
+        return False
+    if ex.side is not None:
+        side = np.empty(g.n, dtype=np.bool_)
+        side[perm] = ex.side
+        ex = replace(ex, side=side)
+    changed = False
+    if ex.side is not None:
+        changed |= _take_upper(
+            st, ex.upper, ex.side, f"integer program over the cut ({ex.size})"
+        )
+    how = (
+        f"integer program over the cut, proven optimal ({ex.size})"
+        if ex.optimal
+        else f"integer program's dual bound at its time limit ({ex.size})"
+    )
+    changed |= _lift_lower(st, ex.lower, how)
+    return changed
 
 
 def bisect(
@@ -454,122 +387,213 @@ def bisect(
     nominal: FloatArray,
     dev_orders: dict[str, IntArray],
     known_lower: float | None = None,
+    *,
+    exact_seconds: float = EXACT_LIVE_SECONDS,
+    names: np.ndarray | None = None,
 ) -> BisectionResult:
-    """Bounds and best cut of the compute fabric (see module doc).
+    """The first result: bounds and best cut of the compute fabric (module doc).
 
     ``known_lower`` is a lower bound the caller has proven for this very graph
     (:mod:`designer.analysis.incremental` carries one across edits); it is
-    trusted as is, and spares the pair max-flows when it meets the upper bound.
+    trusted as is, and spares the slower bounds when it meets the upper bound.
+    ``names`` (device id per local node) makes the solver's choice among
+    equal cuts independent of the index's device order.
     """
     ep = g.endpoints
     w = g.weight[ep]
-    full = min_side_injection(nominal, w)
-
-    def smaller_half(side: BoolArray) -> float:
-        """Nominal injection of the smaller half of a split (the ratio's base)."""
-        in_a = side[ep]
-        if homogeneous:
-            return full
-        return float(min(nominal[in_a].sum(), nominal[~in_a].sum()))
-
-    _, homogeneous = _balance(w)
+    bal = balance(w)
+    parts = fabric_parts(g)
     if len(ep) < 2:
         return BisectionResult(
-            0.0, 0.0, 0.0, True, "fewer than two compute nodes: no bisection"
-        )
-    small = exhaustive(g)
-    if small is not None:
-        value, side = small
-        g.place_pruned(side)
-        return BisectionResult(
-            value,
-            value,
-            smaller_half(side),
+            0.0,
+            0.0,
+            0.0,
             True,
-            f"exact: every balanced split of the {len(ep)} compute nodes, "
-            "switches placed optimally for each",
-            side,
-            side[g.u] != side[g.v],
+            "fewer than two compute nodes: no bisection",
+            parts=[g.dev[p] for p in parts],
+            parts_compute=[g.dev[p[g.endpoint[p]]] for p in parts],
+            defined=False,
+            balance=bal,
         )
-    delta, _ = _balance(w)
-    total = int(w.sum())
-    w_local = np.zeros(g.n, dtype=np.int64)
-    w_local[ep] = w
-    best: tuple[float, BoolArray] | None = None
+    if len(parts) > 1:
+        side = _split_by_parts(g, parts, bal)
+        if side is not None:
+            how = (
+                f"the compute fabric is in {len(parts)} parts and a balanced "
+                "split follows them: nothing crosses"
+            )
+            st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
+            return _finish(g, st, nominal, bal, parts, "first result")
     tried: list[tuple[str, float]] = []
-    seen: set[bytes] = set()
+    best: tuple[float, BoolArray] | None = None
     used_quotient = True
-    for name, order in _candidate_orders(g, h, dev_orders):
-        half = _prefix_split(order, w_local, total, delta)
-        in_a = np.zeros(g.n, dtype=np.bool_)
-        in_a[half] = True
-        key = np.packbits(in_a[ep]).tobytes()
-        if key in seen or np.packbits(~in_a[ep]).tobytes() in seen:
-            continue
-        seen.add(key)
+    for name, in_a in _candidate_splits(g, h, dev_orders, bal):
         value, side, quotient = split_cut(g, in_a, h)
         used_quotient &= quotient
         tried.append((name, value))
         if best is None or value < best[0]:
             best = (value, side)
-    assert best is not None
-    upper, side = best
-    g.place_pruned(side)
-    how = "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
+    if best is None:  # no candidate order covered the compute nodes
+        in_a = partition.balanced_from(g, bal, np.arange(g.n) < g.n // 2)
+        value, side, _ = split_cut(g, in_a, h)
+        tried.append(("local order", value))
+        best = (value, side)
     solver = "max-flow on an equitable quotient" if used_quotient else "max-flow"
-
-    def short(value: float) -> bool:
-        return value < upper * (1 - _REL)
-
-    theta: float | None = None
-    why = "not checked"
-    lower = 0.0
-    basis = ""
-    if known_lower is not None and not short(known_lower):
-        lower, basis = known_lower, _CARRIED  # already meets the cut: no more proof
-    else:
+    how = "best of candidate splits by {} ({})".format(
+        solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
+    )
+    st = _State(best[0], best[1], how, 0.0, "none found", tried)
+    if known_lower is not None:
+        _lift_lower(st, known_lower, _CARRIED)
+    small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
+    if _short(st) and small:
+        _exact_stage(g, bal, st, exact_seconds, names)
+    if _short(st):
         theta, why = certificate(g, h)
-        basis = f"no lower bound for this size ({why})"
         if theta is not None:
-            lower = theta * min_side_injection(g.injection[ep], w)
-            basis = (
-                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)"
+            _lift_lower(
+                st,
+                theta * min_side_injection(g.injection[ep], w, bal),
+                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
             )
-    if short(lower) and known_lower is not None and known_lower > lower:
-        lower, basis = known_lower, _CARRIED
-    if short(lower):
-        lb = levelled_bound(g, h)
-        if lb is not None and lb[0] > lower:
-            lower, basis = lb
-    if short(lower) and theta is None:
-        pb = pair_bound(g)
-        if pb is not None and pb >= lower:
-            lower, basis = pb, f"pair max-flow bound ({why})"
-    lower = min(lower, upper)
-    exact = upper - lower <= _REL * max(upper, 1.0)
-    if exact:
-        lower = upper
-    method = (
-        f"upper bound: best of candidate splits by {solver} ({how}); "
-        f"lower bound: {basis}" + ("; bounds meet: exact" if exact else "")
-    )
-    return BisectionResult(
-        upper,
-        lower,
-        smaller_half(side),
-        exact,
-        method,
+        elif st.lower <= 0:
+            st.lower_how = f"no certificate ({why})"
+        if _short(st):
+            lb = levelled_bound(g, h, bal)
+            if lb is not None:
+                _lift_lower(st, lb[0], lb[1])
+        if _short(st) and theta is None:
+            pb = pair_bound(g, bal)
+            if pb is not None:
+                _lift_lower(st, pb, f"pair max-flow bound ({why})")
+    return _finish(g, st, nominal, bal, parts, "first result")
+
+
+def refine_bisection(
+    g: ComputeGraph,
+    h: Hierarchy,
+    nominal: FloatArray,
+    first: BisectionResult,
+    *,
+    deadline: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    names: np.ndarray | None = None,
+) -> Iterator[BisectionResult]:
+    """Improve ``first`` in stages; yield a new result whenever a bound moves.
+
+    Pure numpy/scipy, no Qt. Between stages it returns when ``should_stop()``
+    is true or ``deadline`` (a ``time.perf_counter()`` value) has passed; a
+    stage itself may run past the deadline by the time of one max-flow round
+    (the LPs and the integer program get the time left as their limit).
+    """
+    if first.exact or not first.defined or first.side is None:
+        return
+    bal = first.balance if first.balance is not None else balance(g.weight[g.endpoints])
+    parts = fabric_parts(g)
+    side = first.side.copy()
+    st = _State(
+        first.upper,
         side,
-        side[g.u] != side[g.v],
-        tried,
+        first.upper_how,
+        first.lower,
+        first.lower_how,
+        list(first.candidates),
     )
+
+    def stop() -> bool:
+        if should_stop is not None and should_stop():
+            return True
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def left(default: float) -> float:
+        if deadline is None:
+            return default
+        return max(0.0, deadline - time.perf_counter())
+
+    def place(in_a: BoolArray) -> tuple[float, BoolArray]:
+        value, s, _ = split_cut(g, in_a, h)
+        return value, s
+
+    stages: list[tuple[str, Callable[[], bool]]] = []
+
+    def partition_stage() -> bool:
+        changed = False
+        value, s = partition.improve(g, bal, st.side, place, deadline=deadline)
+        changed |= _take_upper(st, value, s, st.upper_how + "; improved by local moves")
+        for name, start in partition.candidate_sides(g, bal):
+            if stop():
+                break
+            value, s = partition.improve(g, bal, start, place, deadline=deadline)
+            st.tried.append((name, value))
+            changed |= _take_upper(
+                st, value, s, f"{name} split, improved by max-flow and local moves"
+            )
+        return changed
+
+    def tree_stage(budget: int) -> Callable[[], bool]:
+        def run() -> bool:
+            if not _short(st):
+                return False
+            dl = None if deadline is None else deadline
+            tb = hose.tree_bound(g, bal, deadline=dl, detour_max_vars=budget)
+            return tb is not None and _lift_lower(st, tb.value, tb.how)
+
+        return run
+
+    def class_stage() -> bool:
+        if not _short(st):
+            return False
+        cb = hose.class_bound(g, bal, deadline=deadline)
+        return cb is not None and _lift_lower(st, cb.value, cb.how)
+
+    def exact_stage() -> bool:
+        if not _short(st):
+            return False
+        return _exact_stage(g, bal, st, left(10.0), names)
+
+    stages = [
+        ("tree hose LP", tree_stage(TREE_DETOUR_VARS)),
+        ("local search and METIS", partition_stage),
+        ("class hose LP", class_stage),
+        ("tree hose LP with detours", tree_stage(hose.TREE_LP_MAX_VARS)),
+        ("integer program", exact_stage),
+    ]
+    for name, run in stages:
+        if stop() or not _short(st):
+            return
+        if run():
+            yield _finish(g, st, nominal, bal, parts, name)
+
+
+def refined(
+    g: ComputeGraph,
+    h: Hierarchy,
+    nominal: FloatArray,
+    dev_orders: dict[str, IntArray],
+    known_lower: float | None = None,
+    *,
+    seconds: float = 2.0,
+    names: np.ndarray | None = None,
+) -> BisectionResult:
+    """The first result refined until ``seconds`` have passed (CLI, exports)."""
+    deadline = time.perf_counter() + seconds
+    result = bisect(g, h, nominal, dev_orders, known_lower, names=names)
+    for better in refine_bisection(
+        g, h, nominal, result, deadline=deadline, names=names
+    ):
+        result = better
+    return result
 
 
 __all__ = [
     "BisectionResult",
     "bisect",
     "certificate",
-    "exhaustive",
+    "fabric_parts",
     "hierarchy",
+    "levelled_bound",
     "min_side_injection",
+    "refine_bisection",
+    "refined",
+    "split_cut",
 ]

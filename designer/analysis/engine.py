@@ -7,7 +7,7 @@ from math import ceil
 
 import numpy as np
 
-from designer.analysis.bisection import BisectionResult, bisect, hierarchy
+from designer.analysis.bisection import BisectionResult, bisect, hierarchy, refined
 from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.findings import Context, all_findings
 from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
@@ -30,9 +30,16 @@ from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
 
 
-def analyze(design: Design, catalog: Catalog | None = None) -> Report:
+def analyze(
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    refine_seconds: float | None = None,
+) -> Report:
     """Analyse a design against the catalog (the shipped one when None)."""
-    return analyze_index(build_index(design, catalog), design)
+    return analyze_index(
+        build_index(design, catalog), design, refine_seconds=refine_seconds
+    )
 
 
 @dataclass
@@ -159,13 +166,19 @@ def _tier_rows(
 
 
 def analyze_index(
-    index: DesignIndex, design: Design, *, known_lower: float | None = None
+    index: DesignIndex,
+    design: Design,
+    *,
+    known_lower: float | None = None,
+    refine_seconds: float | None = None,
 ) -> Report:
     """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits).
 
     Of ``design`` only the settings are read (the index holds the rest), so a
     worker may get a design without its links. ``known_lower``: a bisection lower
     bound proven for this design (see :mod:`designer.analysis.incremental`).
+    ``refine_seconds``: refine the bisection bounds for up to this long
+    (:func:`designer.analysis.bisection.refine_bisection`) before reporting.
     """
     g = compute_graph(index)
     h = hierarchy(g)
@@ -173,7 +186,19 @@ def analyze_index(
     dev_level = np.full(index.n_devices, -1, dtype=np.int64)
     dev_level[g.dev] = h.level
     nominal = _nominal_injection(index)[g.dev][g.endpoint]
-    bis = bisect(g, h, nominal, index.endpoint_order, known_lower)
+    names = index.device_ids_arr[g.dev]
+    if refine_seconds is None:
+        bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
+    else:
+        bis = refined(
+            g,
+            h,
+            nominal,
+            index.endpoint_order,
+            known_lower,
+            seconds=refine_seconds,
+            names=names,
+        )
     ends = index.ends
     budget = port_budget(index, ends)
     tiers = switch_tiers(index, dev_level, g)
@@ -276,7 +301,7 @@ def _bisection(index: DesignIndex, g: ComputeGraph, bis: BisectionResult) -> Bis
         cut = index.link_ids_arr[g.link[bis.crossing]].tolist()
     return Bisection.model_construct(
         gbps=bis.upper,
-        ratio=bis.upper / bis.full if bis.full > 0 else 1.0,
+        ratio=bis.upper / bis.full if bis.defined and bis.full > 0 else None,
         exact=bis.exact,
         lower_gbps=bis.lower,
         upper_gbps=bis.upper,

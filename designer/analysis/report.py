@@ -38,13 +38,15 @@ class Bisection(_Out):
     """Bisection bandwidth of the compute fabric (a capacity cut, Gb/s one direction).
 
     ``gbps`` is the best known cut (the upper bound); ``exact`` is true when the
-    lower bound meets it. ``ratio`` = gbps / (injection of the smaller half).
+    lower bound meets it. ``ratio`` = gbps / (injection of the smaller half);
+    None when there is no bisection (fewer than two compute nodes) or no
+    injection to compare with.
     ``side_a``/``side_b`` list the device ids of the cut reaching ``upper_gbps``;
     ``cut_links`` the link ids crossing it.
     """
 
     gbps: float
-    ratio: float
+    ratio: float | None
     exact: bool
     lower_gbps: float
     upper_gbps: float

@@ -35,12 +35,17 @@ def format_summary(report: Report, design: Design, source: str) -> str:
         _counts(report.cables) + f"; {plural(report.transceivers, 'transceiver')}",
     )
     b = report.bisection
+    of_full = (
+        f"ratio {b.ratio:.2f} of full"
+        if b.ratio is not None
+        else "no ratio (fewer than two compute nodes)"
+    )
     if b.exact:
-        bis = f"{b.gbps:,.0f} Gb/s (exact), ratio {b.ratio:.2f} of full"
+        bis = f"{b.gbps:,.0f} Gb/s (exact), {of_full}"
     else:
         bis = (
             f"{b.lower_gbps:,.0f} to {b.upper_gbps:,.0f} Gb/s (bounds, not exact; "
-            f"best cut found {b.gbps:,.0f}), ratio {b.ratio:.2f} of full"
+            f"best cut found {b.gbps:,.0f}), {of_full}"
         )
     row("Bisection", bis + f" ({b.full_gbps:,.0f} Gb/s non-blocking)")
     if b.method:

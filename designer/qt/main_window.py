@@ -458,7 +458,7 @@ class MainWindow(QMainWindow):
         self.bisection_label.setText(
             f"Bisection: {fmt.gbps(b.gbps)} ({b.ratio:.2f}"
             + (")" if b.exact else ", bound)")
-            if report.compute_nodes
+            if report.compute_nodes and b.ratio is not None
             else "Bisection: –"
         )
         self.cost_label.setText(f"Cost: {fmt.usd(report.cost_usd.total)}")

@@ -294,6 +294,8 @@ class TemplateDialog(QDialog):
         v["bisection"].setText(
             f"{fmt.gbps(b.gbps)} · ratio {b.ratio:.2f}"
             + ("" if b.exact else " (bound)")
+            if b.ratio is not None
+            else "– (one compute node)"
         )
         v["tier"].setText(r.tier.name)
         self.message.setText(

@@ -34,6 +34,8 @@ def bisection_text(report: Report) -> str:
         how = "exact"
     else:
         how = f"bound: {fmt.gbps(b.lower_gbps)}–{fmt.gbps(b.upper_gbps)}"
+    if b.ratio is None:
+        return f"{fmt.gbps(b.gbps)} · no ratio (one compute node)"
     return f"{fmt.gbps(b.gbps)} · ratio {b.ratio:.2f} · {how}"
 
 

@@ -124,32 +124,31 @@ def random_design(seed: int, *, hosts: int = 8, switches: int = 4) -> Design:
 
 
 def gpus_of(design: Design) -> dict[str, int]:
-    """GPUs per compute node (DGX H100 and B200 8, generic host 1)."""
-    per = {"dgx-h100": 8, "dgx-b200": 8, "generic-host": 1}
+    """GPUs per compute node (DGX H100 and B200 8, generic host 1, NVL72 72)."""
+    per = {"dgx-h100": 8, "dgx-b200": 8, "generic-host": 1, "gb200-nvl72": 72}
     return {d.id: per[d.catalog_id] for d in design.devices if d.catalog_id in per}
 
 
 def balanced_splits(gpus: dict[str, int]) -> Iterable[tuple[set[str], set[str]]]:
-    """Every split of the compute nodes into halves of equal GPUs (issue 2 §4).
+    """Every split of the compute nodes into the most balanced halves in GPUs.
 
-    All nodes alike: node counts differ by at most one. Otherwise the GPU counts
-    differ by at most one node's GPUs.
+    Both sides non-empty, |GPUs(A) - GPUs(B)| the least any split achieves
+    (all nodes alike: node counts differ by at most one). Written without the
+    product's subset-sum: every split is enumerated twice over.
     """
     nodes = sorted(gpus)
     total = sum(gpus.values())
-    weights = set(gpus.values())
-    if len(weights) == 1:
-        w = weights.pop()
-        delta = w if len(nodes) % 2 else 0
-    else:
-        delta = max(gpus.values())
     first, rest = nodes[0], nodes[1:]
+    splits = []
     for r in range(len(rest) + 1):
         for combo in combinations(rest, r):
             side = {first, *combo}
-            wa = sum(gpus[x] for x in side)
-            if abs(2 * wa - total) <= delta:
-                yield side, set(nodes) - side
+            if len(side) < len(nodes):
+                splits.append((side, abs(2 * sum(gpus[x] for x in side) - total)))
+    best = min(gap for _, gap in splits)
+    for side, gap in splits:
+        if gap == best:
+            yield side, set(nodes) - side
 
 
 def oracle_bisection(design: Design) -> float:
@@ -218,3 +217,99 @@ def split_value(design: Design, side_a: Sequence[str]) -> float:
             if link.fabric is Fabric.COMPUTE and ((link.a in a) != (link.b in a))
         )
     )
+
+
+def perturbed_fat_tree(
+    gpus: int,
+    seed: int,
+    *,
+    removed: float = 0.05,
+    changed: float = 0.02,
+    extra: int = 4,
+    compute: str = "dgx-h100",
+    switch: str = "qm9700",
+) -> Design:
+    """A generated fat tree edited by hand: a fraction of its uplinks removed,
+    some switch-to-switch cable counts changed, a few extra switch links."""
+    from designer.generate import fat_tree
+
+    rng = random.Random(seed)
+    per = {"dgx-h100": 8, "dgx-b200": 8, "gb200-nvl72": 72}[compute]
+    design = fat_tree(compute, -(-gpus // per), switch)
+    kind = {d.id: d.tier for d in design.devices}
+    links = list(design.links)
+    up = [
+        i
+        for i, x in enumerate(links)
+        if x.fabric is Fabric.COMPUTE
+        and kind[x.a] is not None
+        and kind[x.b] is not None
+    ]
+    gone = set(rng.sample(up, round(removed * len(up))))
+    rest = [i for i in up if i not in gone]
+    for i in rng.sample(rest, round(changed * len(up))):
+        links[i] = links[i].model_copy(
+            update={"cables": max(1, links[i].cables + rng.choice((-1, 1)))}
+        )
+    switches = sorted({links[i].a for i in up} | {links[i].b for i in up})
+    for k in range(extra):
+        a, b = rng.sample(switches, 2)
+        links.append(
+            Link(
+                id=f"extra{k}",
+                a=a,
+                a_port="ports",
+                b=b,
+                b_port="ports",
+                cables=rng.randint(1, 2),
+                speed_gbps=400,
+            )
+        )
+    kept = [x for i, x in enumerate(links) if i not in gone]
+    return design.model_copy(update={"links": LinkTable.from_links(kept)})
+
+
+def sketch_design(
+    seed: int, hosts: int, *, mixed: bool = False, islands: int = 1
+) -> Design:
+    """A leaf/spine fabric as drawn by hand: hosts spread unevenly over leaves,
+    a few dual-homed, cable counts varied, some uplinks missing or doubled, a
+    stray leaf-to-leaf link now and then; ``islands`` separate fabrics."""
+    rng = random.Random(seed)
+    specs: list[Spec] = []
+    rows: list[tuple[str, str, str, str, int, int]] = []
+    per_island = [
+        hosts // islands + (1 if i < hosts % islands else 0) for i in range(islands)
+    ]
+    h = 0
+    for isl, n_hosts in enumerate(per_island):
+        n_leaf = max(2, min(8, n_hosts // rng.randint(4, 8)))
+        n_spine = rng.randint(1, 4)
+        leaves = [f"i{isl}leaf{j}" for j in range(n_leaf)]
+        spines = [f"i{isl}spine{j}" for j in range(n_spine)]
+        specs += [
+            Spec(x, "generic-switch", ports={"ports": 256}) for x in leaves + spines
+        ]
+        for _ in range(n_hosts):
+            hid = f"h{h}"
+            h += 1
+            big = mixed and rng.random() < 0.3
+            specs.append(
+                Spec(hid, "dgx-h100")
+                if big
+                else Spec(hid, "generic-host", ports={"compute": 16})
+            )
+            home = rng.sample(leaves, 2 if rng.random() < 0.15 else 1)
+            for leaf in home:
+                rows.append((hid, "compute", leaf, "ports", rng.randint(1, 2), 400))
+        for leaf in leaves:
+            for sp in spines:
+                r = rng.random()
+                if r < 0.12:
+                    continue  # missing uplink
+                cables = rng.randint(1, 3) * (2 if r > 0.9 else 1)
+                rows.append((leaf, "ports", sp, "ports", cables, 400))
+        if rng.random() < 0.3:
+            a, b = rng.sample(leaves, 2)
+            rows.append((a, "ports", b, "ports", rng.randint(1, 2), 400))
+    return make_design(specs, rows)

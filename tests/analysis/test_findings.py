@@ -13,7 +13,12 @@ from designer.analysis.report import Report, Severity
 from designer.catalog.loader import default_catalog
 from designer.core.checks import check_design
 from designer.core.model import Design, Fabric, Purpose, Tier
-from tests.analysis.builders import Spec, fat_tree_2tier, make_design
+from tests.analysis.builders import (
+    Spec,
+    fat_tree_2tier,
+    make_design,
+    perturbed_fat_tree,
+)
 
 Row = tuple[str, str, str, str, int, int]
 
@@ -186,7 +191,7 @@ CASES: dict[str, Callable[[], Design]] = {
     ),
     "COST_OUTSIDE_TIER_RANGE": lambda: make_design([Spec("h", "generic-host")], []),
     "SWITCH_FLOOR": lambda: _two_dgx(OK_ROWS),
-    "BISECTION_BOUNDS": lambda: fat_tree_2tier(3, 1, 6, 3),
+    "BISECTION_BOUNDS": lambda: perturbed_fat_tree(1024, 0),
     "FABRIC_SPLIT": lambda: _islands(),
     "UNWIRED_DEVICE": lambda: _two_dgx(OK_ROWS, [Spec("fs", "lustre-appliance")]),
     "COMPUTE_PORTS_UNUSED": lambda: _two_dgx(

@@ -39,6 +39,8 @@ def cost_is_estimate(report: Report) -> bool:
 def bisection_text(report: Report) -> str:
     """Value, ratio and whether it is exact or a bound."""
     b = report.bisection
+    if b.ratio is None:
+        return f"{bandwidth(b.gbps)}; no ratio (fewer than two compute nodes)"
     text = (
         f"{bandwidth(b.gbps)}, ratio {b.ratio:.2f} of full bisection "
         f"({bandwidth(b.full_gbps)})"

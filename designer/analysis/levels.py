@@ -1,0 +1,202 @@
+"""Levels of a tree-like compute fabric and the uniform hose certificate.
+
+:func:`hierarchy` finds BFS levels from the compute nodes and the blocks of
+each level (components through up-links). :func:`certificate` checks the
+premises of the hose-routing certificate of performance.md §1.4c in code:
+each level's blocks nest; every node below the top has up-links; and
+*uniform reach*: the capacity-proportional up-walk from any compute node of a
+block reaches every node of the next level of its block with the same
+probability. Then every traffic matrix in which each node sends and receives
+at most theta x its injection is routable (up along its own walk, down along
+the reversed walk of the receiver), with theta = min(1, min over nodes x of
+up(x) / M(x)), M the injection mass the walks carry through x. Routing a
+matching from the smaller half gives ``cut >= theta x min-side injection`` for
+EVERY balanced split. :func:`levelled_bound` applies it to uniform neighbours
+of an uneven tree (monotonicity, see its docstring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from designer.analysis.balance import Balance, min_side_injection
+from designer.analysis.graph import ComputeGraph, bfs_levels, components, rank_within
+from designer.analysis.index import IntArray
+
+_REL = 1e-9
+
+
+@dataclass
+class Hierarchy:
+    """BFS levels and per-level blocks of the routing graph (nodes + switches)."""
+
+    level: IntArray
+    up_x: IntArray
+    up_y: IntArray
+    up_c: IntArray
+    blocks: list[IntArray] = field(default_factory=list)
+    n_blocks: list[int] = field(default_factory=list)
+    top: int | None = None
+    plane: IntArray | None = None
+
+
+def hierarchy(g: ComputeGraph) -> Hierarchy:
+    """Levels from the compute nodes and the blocks of each level."""
+    routing = g.endpoint | g.switch
+    keep = routing[g.u] & routing[g.v]
+    u, v, c = g.u[keep], g.v[keep], g.c[keep]
+    level = bfs_levels(g.n, g.endpoint, u, v)
+    level[~routing] = -1
+    lu, lv = level[u], level[v]
+    up = lv == lu + 1
+    down = lu == lv + 1
+    up_x = np.concatenate((u[up], v[down]))
+    up_y = np.concatenate((v[up], u[down]))
+    up_c = np.concatenate((c[up], c[down]))
+    h = Hierarchy(level=level, up_x=up_x, up_y=up_y, up_c=up_c)
+    n_ep = int(g.endpoint.sum())
+    block = np.full(g.n, -1, dtype=np.int64)
+    block[g.endpoint] = np.arange(n_ep)
+    h.blocks.append(block)
+    h.n_blocks.append(n_ep)
+    if n_ep == 1:
+        h.top = 0
+        return h
+    lx = level[up_x]
+    i = 0
+    while True:
+        sel = lx == i
+        if not sel.any():
+            return h
+        ys = np.flatnonzero(level == i + 1)
+        ypos = np.full(g.n, -1, dtype=np.int64)
+        ypos[ys] = np.arange(len(ys))
+        nb = h.n_blocks[-1]
+        count, lab = components(nb + len(ys), block[up_x[sel]], nb + ypos[up_y[sel]])
+        # every component holds a lower block or a level-(i+1) node: labels are dense
+        new = np.full(g.n, -1, dtype=np.int64)
+        low = block >= 0
+        new[low] = lab[block[low]]
+        new[ys] = lab[nb + np.arange(len(ys))]
+        block = new
+        h.blocks.append(block)
+        h.n_blocks.append(count)
+        i += 1
+        if h.n_blocks[-1] == 1:
+            h.top = i
+            return h
+
+
+def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
+    """Hose-routing theta (see module doc), or None and the premise that failed."""
+    if h.top is None:
+        return None, "the compute nodes are not all joined through the upper tiers"
+    n = g.n
+    inj = g.injection
+    if (inj[g.endpoint] <= 0).any():
+        return None, "a compute node has no compute links"
+    p = np.zeros(n)
+    p[g.endpoint] = 1.0
+    mass = np.zeros(n)
+    mass[g.endpoint] = inj[g.endpoint]
+    theta = 1.0
+    lx = h.level[h.up_x]
+    for i in range(h.top):
+        sel = lx == i
+        x, y, c = h.up_x[sel], h.up_y[sel], h.up_c[sel].astype(np.float64)
+        at_level = np.flatnonzero(h.level == i)
+        up = np.bincount(x, weights=c, minlength=n)
+        if (up[at_level] <= 0).any():
+            bad = at_level[up[at_level] <= 0]
+            return None, f"{len(bad)} device(s) at level {i} have no up-links"
+        theta = min(theta, float((up[at_level] / mass[at_level]).min()))
+        share = c / up[x]
+        w = p[x] * share
+        lower, upper = h.blocks[i], h.blocks[i + 1]
+        nb_low, nb_up = h.n_blocks[i], h.n_blocks[i + 1]
+        parent = np.full(nb_low, -1, dtype=np.int64)
+        parent[lower[x]] = upper[x]
+        if (parent < 0).any():
+            return None, f"a level-{i} block has no up-links"
+        rb, nb = rank_within(parent, nb_up)
+        ys = np.flatnonzero(h.level == i + 1)
+        ry_nodes, ny = rank_within(upper[ys], nb_up)
+        ry = np.full(n, -1, dtype=np.int64)
+        ry[ys] = ry_nodes
+        sizes = nb * ny
+        total = int(sizes.sum())
+        if total > len(x):
+            return None, f"uneven reach from level {i} to level {i + 1}"
+        off = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        pair = off[upper[y]] + rb[lower[x]] * ny[upper[y]] + ry[y]
+        q = np.bincount(pair, weights=w, minlength=total)
+        owner = np.repeat(np.arange(nb_up), sizes)
+        ref = q[off[owner] + (np.arange(total) - off[owner]) % np.maximum(ny[owner], 1)]
+        if (q <= 0).any() or not np.allclose(q, ref, rtol=_REL, atol=0.0):
+            return None, f"uneven reach from level {i} to level {i + 1}"
+        p[ys] = q[off[upper[ys]] + ry[ys]]
+        mass += np.bincount(y, weights=mass[x] * share, minlength=n)
+    return theta, ""
+
+
+def levelled_bound(
+    g: ComputeGraph, h: Hierarchy, bal: Balance
+) -> tuple[float, str] | None:
+    """Hose certificate on uniform-capacity neighbours of an uneven tree.
+
+    Sound because a cut's value is monotone in edge capacities. Class the
+    up-links by the level of their lower end. G_low: each up-link at its class
+    minimum, every other edge at 0 - edgewise <= G, so B(G) >= B(G_low) >=
+    cert(G_low). G_high: each up-link at its class maximum, other edges as they
+    are - edgewise >= G with total excess D, so B(G) >= B(G_high) - D (lowering
+    capacities by D in total lowers every cut by at most D) >= cert(G_high) - D.
+    Levels and blocks depend on the edges only, not their capacities, so the
+    hierarchy of G serves both. Returns (bound, which) or None.
+    """
+    if h.top is None or not len(h.up_x):
+        return None
+    lev = h.level
+    lu, lv = lev[g.u], lev[g.v]
+    is_up = (lu >= 0) & (lv >= 0) & (np.abs(lu - lv) == 1)
+    cls = np.where(is_up, np.minimum(lu, lv), -1)
+    n_cls = int(lev.max()) + 1
+    lo = np.full(n_cls, np.iinfo(np.int64).max, dtype=np.int64)
+    hi = np.zeros(n_cls, dtype=np.int64)
+    np.minimum.at(lo, cls[is_up], g.c[is_up])
+    np.maximum.at(hi, cls[is_up], g.c[is_up])
+    if (lo == hi)[np.unique(cls[is_up])].all():
+        return None  # already uniform per level: nothing new to certify
+    best: tuple[float, str] | None = None
+    ep = g.endpoints
+    w = g.weight[ep]
+    up_cls = lev[h.up_x]
+    for name, per, other in (
+        ("lowered", lo, np.zeros_like(g.c)),
+        ("raised", hi, g.c),
+    ):
+        c = np.where(is_up, per[np.maximum(cls, 0)], other)
+        inj = (
+            np.bincount(g.u, weights=c, minlength=g.n)
+            + np.bincount(g.v, weights=c, minlength=g.n)
+        ).astype(np.float64)
+        g2 = replace(g, c=c, injection=inj)
+        h2 = replace(h, up_c=per[up_cls])
+        theta, _ = certificate(g2, h2)
+        if theta is None:
+            continue
+        excess = float((c - g.c).sum()) if name == "raised" else 0.0
+        value = theta * min_side_injection(inj[ep], w, bal) - excess
+        if best is None or value > best[0]:
+            best = (
+                value,
+                f"hose certificate on the fabric with capacities {name} to a "
+                f"uniform value per level (theta = {theta:.4g}"
+                + (f", minus {excess:,.0f} Gb/s added" if excess else "")
+                + ")",
+            )
+    return best
+
+
+__all__ = ["Hierarchy", "certificate", "hierarchy", "levelled_bound"]
