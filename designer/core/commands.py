@@ -22,6 +22,7 @@ from designer.core.model import (
     reference_problems,
 )
 from designer.core.specs import rows_touching
+from designer.core.workload import Workload
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Change:
 
     ``kind`` is one of: devices_added, devices_removed, devices_changed,
     links_added, links_removed, links_changed, groups_changed, settings_changed,
-    reset (the whole design was replaced).
+    workload_changed, reset (the whole design was replaced).
     """
 
     kind: str
@@ -443,6 +444,24 @@ class SetSettings(Command):
         return [Change("settings_changed")]
 
 
+class SetWorkload(Command):
+    """Replace the design's workload block (None removes it)."""
+
+    def __init__(self, workload: Workload | None, label: str = "Edit workload") -> None:
+        self.workload = workload
+        self.label = label
+        self._old: Workload | None = None
+
+    def do(self, design: Design) -> list[Change]:
+        self._old = design.workload
+        design.workload = self.workload
+        return [Change("workload_changed")]
+
+    def undo(self, design: Design) -> list[Change]:
+        design.workload = self._old
+        return [Change("workload_changed")]
+
+
 class ReplaceDesign(Command):
     """Replace the whole content of the design in place (e.g. apply a template).
 
@@ -455,7 +474,7 @@ class ReplaceDesign(Command):
         self.label = label
         self._old: Design | None = None
 
-    _FIELDS = ("schema_version", "settings", "groups", "devices", "links")
+    _FIELDS = ("schema_version", "settings", "workload", "groups", "devices", "links")
 
     def _swap(self, design: Design, source: Design) -> None:
         for name in self._FIELDS:
@@ -471,6 +490,7 @@ class ReplaceDesign(Command):
         copy = Design.model_construct(
             schema_version=new.schema_version,
             settings=new.settings,
+            workload=new.workload,
             groups=list(new.groups),
             devices=list(new.devices),
             links=LinkTable.from_columns(

@@ -13,7 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-SCHEMA_VERSION: Literal[1] = 1
+from designer.core.workload import Workload
+
+SCHEMA_VERSION: Literal[2] = 2
 
 Id = Annotated[
     str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
@@ -420,8 +422,11 @@ class Settings(_Strict):
 class Design(_Strict):
     """A whole cluster design: the thing saved to and loaded from a file."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
+    workload: Workload | None = Field(
+        default=None, description="what the cluster should run (estimate inputs)"
+    )
     groups: list[Group] = Field(default_factory=list)
     devices: list[Device] = Field(default_factory=list)
     links: LinkTable = Field(default_factory=LinkTable)
