@@ -12,6 +12,7 @@ _X = False  # arithmetic on the design or on published figures
 # path -> (label, unit, source, estimate)
 _STATIC: dict[str, tuple[str, str, str, bool]] = {
     "gpus": ("GPUs in the design", "", "the design's compute nodes (catalog)", _X),
+    "gpu_model": ("GPU model", "", "the design's compute nodes (catalog)", _X),
     "gpu_memory_gb": ("Memory per GPU", "GB", "catalog x-designer.gpu.memory_gb", _X),
     "memory_gb_total.weights": (
         "Weights (one copy)",
@@ -182,6 +183,12 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "oversubscriptions, at most the bisection ratio (workload.md §4)",
         _E,
     ),
+    "step.dp_crosses_leaves": (
+        "Job spans more than one leaf group",
+        "",
+        "job nodes > compute nodes of the smallest leaf (the design)",
+        _X,
+    ),
     "reliability.interruptions_per_day": (
         "Interruptions per day",
         "",
@@ -250,6 +257,37 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "sound lower bound over every switch; equal to the ratio when exact",
         _X,
     ),
+    "n_minus_1.worst_device": (
+        "Worst switch to lose",
+        "",
+        "the N-1 search (see method)",
+        _X,
+    ),
+    "n_minus_1.worst_leaf": (
+        "Worst leaf to lose",
+        "",
+        "most GPUs cut off, then most rails, then the lowest bisection",
+        _X,
+    ),
+    "n_minus_1.bisection_gbps_after": (
+        "Bisection after the worst switch failure",
+        "Gb/s",
+        "the same, in Gb/s one direction",
+        _X,
+    ),
+    "n_minus_1.exact": (
+        "N-1 figure exact",
+        "",
+        "the proven floor meets the worst failure found",
+        _X,
+    ),
+    "n_minus_1.switches": ("Compute switches considered", "", "the design", _X),
+    "n_minus_1.analysed": (
+        "Failures analysed in full",
+        "",
+        "the rest are bounded without an analysis or are proven twins",
+        _X,
+    ),
     "n_minus_1.gpus_losing_rail": (
         "GPUs losing a rail (worst leaf)",
         "",
@@ -293,6 +331,14 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "owned / cloud (workload.md §6)",
         _E,
     ),
+    "tco.cheaper": (
+        "Cheaper at this utilisation",
+        "",
+        "owned cost vs utilisation x cloud rate",
+        _E,
+    ),
+    "tco.years": ("Depreciation", "years", "see assumptions", _E),
+    "tco.utilization": ("Utilisation", "", "see assumptions", _E),
     "tco.total_usd.owned_3y": (
         "Owned, 3 years (all GPUs)",
         "USD",

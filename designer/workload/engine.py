@@ -227,7 +227,7 @@ def _rates(d: DesignFacts, precision: Precision, led: Ledger) -> Rates:
             "peak_tflops",
             given,
             "TFLOP/s",
-            f"given ({led.origin('peak_tflops')})",
+            "as given",
             False,
             led.origin("peak_tflops") or "",
         )
@@ -267,7 +267,7 @@ def _work(led: Ledger, spec: ModelSpec | None, job: Job, precision: Precision) -
     context: int | None = None
     sequences = 1
     if job is Job.INFERENCE:
-        context = led.pick("context_length", None)
+        context = led.pick("context_length", None, "tokens")
         if context is None and seq is not None:
             context = seq
             led.note(
@@ -328,7 +328,7 @@ def _space(led: Ledger, job: Job, d: DesignFacts) -> Space:
             "recompute",
             space.recompute.value,
             "",
-            f"given ({led.origin('recompute')})",
+            "as given",
             False,
             led.origin("recompute") or "",
         )
@@ -340,7 +340,7 @@ def _tokens(led: Ledger, spec: ModelSpec | None, job: Job) -> float | None:
     if job is Job.INFERENCE:
         return None
     if led.origin("tokens") is not None:
-        return float(led.pick("tokens", None))
+        return float(led.pick("tokens", None, "tokens"))
     if job is Job.PRETRAIN and spec is not None and spec.tokens is not None:
         led.note(
             "tokens",
@@ -516,13 +516,10 @@ def _explain(
 ) -> None:
     """Reasons for the nulls the sections did not explain themselves."""
     if spec is None:
-        for path in (
-            "memory_gb_total",
-            "memory_gb_per_gpu",
-            "kv_cache_bytes_per_token",
-            "fits",
-            "min_gpus",
-        ):
+        paths = [f"memory_gb_total.{k}" for k in MemoryTotal.model_fields]
+        paths += [f"memory_gb_per_gpu.{k}" for k in MemoryPerGpu.model_fields]
+        paths += ["kv_cache_bytes_per_token", "fits", "min_gpus"]
+        for path in paths:
             led.why(path, "no model given: give --model NAME or --params N")
     if not d.gpus:
         led.why("fits", "the design has no GPUs")
@@ -537,6 +534,25 @@ def _explain(
         )
     if spec is not None and est.kv_cache_bytes_per_token is None:
         led.why("kv_cache_bytes_per_token", "needs layers, hidden size and heads")
+    if d.gpu_model is None:
+        led.why("gpu_model", "the design has no compute nodes with GPUs")
+    n1 = est.n_minus_1
+    if n1.worst_device is None:
+        led.why(
+            "n_minus_1.worst_device",
+            n1.method if n1.switches else "no compute-fabric switch",
+        )
+    if n1.worst_leaf is None:
+        led.why("n_minus_1.worst_leaf", "no leaf tier in the compute fabric")
+    if n1.bisection_ratio_after is None:
+        for name in (
+            "bisection_ratio_after",
+            "bisection_ratio_after_lower",
+            "bisection_gbps_after",
+        ):
+            led.why(f"n_minus_1.{name}", n1.method)
+    if est.tco.cheaper is None:
+        led.why("tco.cheaper", "needs the owned and the cloud rate")
     if est.min_gpus is None and spec is not None and d.gpus:
         led.why("min_gpus", "no plan tried holds the job on these GPUs")
 

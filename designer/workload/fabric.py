@@ -30,7 +30,7 @@ from designer.analysis.index import (
 from designer.analysis.metrics import TIER_NAMES
 from designer.analysis.report import Finding, Severity
 from designer.catalog.loader import Catalog, default_catalog
-from designer.core.model import Design, Fabric, LinkTable
+from designer.core.model import LINK_COLUMNS, Design, Fabric, LinkTable
 from designer.workload.failures import (
     FabricGraph,
     FailureResult,
@@ -122,6 +122,7 @@ class NMinusOne:
     gpus_losing_fabric_path: int
     evaluated: int
     method: str
+    analysed: list[str] = field(default_factory=list)
 
 
 def read_design(design: Design, catalog: Catalog | None = None) -> DesignFacts:
@@ -315,9 +316,10 @@ def _n_minus_1(facts: DesignFacts, budget: int | None) -> NMinusOne:
             0,
             "fewer than two compute nodes: no bisection to lose",
         )
-    pos = {lid: i for i, lid in enumerate(index.link_ids)}
-    cut = np.zeros(index.n_links, dtype=np.bool_)
-    cut[[pos[lid] for lid in bis.cut_links if lid in pos]] = True
+    crossing = set(bis.cut_links)
+    cut = np.fromiter(
+        (lid in crossing for lid in index.link_ids), dtype=np.bool_, count=index.n_links
+    )
     g = FabricGraph(
         n=index.n_devices,
         u=index.a[cf],
@@ -333,32 +335,23 @@ def _n_minus_1(facts: DesignFacts, budget: int | None) -> NMinusOne:
         live_upper=bis.upper_gbps,
         cut=cut[cf],
     )
-    base = LinkTable.from_columns(
-        {
-            name: [getattr(design.links, name)[i] for i in cf.tolist()]
-            for name in (
-                "id",
-                "a",
-                "a_port",
-                "b",
-                "b_port",
-                "cables",
-                "speed_gbps",
-                "fabric",
-                "rail",
-            )
-        }
-    )
+    # the compute-fabric rows as object arrays: a failure's table is one mask away
+    columns = {
+        name: np.asarray(getattr(design.links, name), dtype=object)[cf]
+        for name in LINK_COLUMNS
+    }
     ends_a, ends_b = g.u, g.v
 
     def evaluate(s: int) -> tuple[float, float]:
-        keep = np.flatnonzero((ends_a != s) & (ends_b != s)).tolist()
+        keep = (ends_a != s) & (ends_b != s)
         part = Design.model_construct(
             schema_version=design.schema_version,
             settings=design.settings,
             groups=design.groups,
             devices=design.devices,
-            links=base.take(keep),
+            links=LinkTable.from_columns(
+                {name: col[keep].tolist() for name, col in columns.items()}
+            ),
         )
         b = analyze_index(build_index(part, index.catalog), part).bisection
         return b.lower_gbps, b.upper_gbps
@@ -433,4 +426,5 @@ def _figures(
         gpus_losing_fabric_path=lose_path,
         evaluated=len(res.evaluated),
         method=how,
+        analysed=[ids[i] for i in res.evaluated],
     )

@@ -17,7 +17,8 @@ analysis only when that is proven: *twins* (same attributes and the same
 neighbours with the same capacities) are swapped by an automorphism of the
 fabric, so their failures give the same bisection. Colour-refinement classes
 (equitable partitions, which do not prove interchangeability) only choose
-which switch to analyse next: one per class first.
+which switch to analyse next: one per class first, and no more of a class
+whose analysed switch the analysis could not prove (its bounds stand).
 
 Also per switch, exactly: the GPUs whose NIC is cabled to it (they lose that
 rail) and the GPUs cut off from the main fabric if it fails (articulation
@@ -293,6 +294,8 @@ def worst_failures(
         twins_proven=int(len(switches) - len(twin_of)),
     )
 
+    unproven: set[int] = set()  # colours whose analysis did not prove its switch
+
     def run(s: int) -> None:
         lo, up = evaluate(s)
         result.evaluated.append(s)
@@ -301,11 +304,16 @@ def worst_failures(
             lower[t] = max(lower[t], lo)
             upper[t] = max(min(upper[t], up), lower[t])
             settled[t] = True
+        if lower[s] < upper[s] * (1 - _REL):
+            unproven.add(int(colour[s]))
 
     def settle(members: IntArray) -> TierWorst:
         while len(members):
             best = float(upper[members].min())
             open_ = members[~settled[members] & (lower[members] < best * (1 - _REL))]
+            # a class whose analysed switch stayed unproven is left at its bounds:
+            # its other members would most likely stay unproven as well
+            open_ = open_[[int(colour[x]) not in unproven for x in open_.tolist()]]
             if not len(open_):
                 break
             if len(result.evaluated) >= budget:

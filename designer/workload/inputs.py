@@ -61,7 +61,7 @@ class Ledger:
                 name,
                 value,
                 unit or (default.unit if default else ""),
-                f"given ({origin})",
+                "as given",
                 False,
                 origin,
             )
@@ -127,7 +127,7 @@ def resolve_model(led: Ledger) -> ModelSpec | None:
     fields = {k: led.given(k) for k in SHAPE_FIELDS}
     for k, v in fields.items():
         if v is not None:
-            led.note(k, v, "", f"given ({led.origin(k)})", False, led.origin(k) or "")
+            led.note(k, v, "", "as given", False, led.origin(k) or "")
     spec = custom(base, **fields)
     if spec.params is None:
         derived = params_from_shape(spec)

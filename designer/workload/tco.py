@@ -27,7 +27,7 @@ def tco_figures(d: DesignFacts, led: Ledger) -> Tco:
             "capex_per_gpu",
             capex,
             "USD",
-            f"given ({led.origin('capex_per_gpu')})",
+            "as given",
             False,
             led.origin("capex_per_gpu") or "",
         )
@@ -66,7 +66,7 @@ def tco_figures(d: DesignFacts, led: Ledger) -> Tco:
             "cloud_usd_per_gpu_hour",
             cloud,
             "USD/GPU-h",
-            f"given ({led.origin('cloud_usd_per_gpu_hour')})",
+            "as given",
             False,
             led.origin("cloud_usd_per_gpu_hour") or "",
         )
@@ -120,6 +120,15 @@ def tco_figures(d: DesignFacts, led: Ledger) -> Tco:
     def cloud_total(y: float) -> float | None:
         return None if cloud is None else y * hours * util * cloud
 
+    if cloud is None:
+        for y in (3, 5):
+            led.why(f"tco.total_usd.cloud_{y}y", "no cloud rate")
+    if owned is None:
+        for y in (3, 5):
+            led.why(f"tco.total_usd.owned_{y}y", "the design has no GPUs")
+        led.why("tco.owned_usd_per_used_gpu_hour", "the design has no GPUs")
+        led.why("tco.capex_per_gpu", "the design has no GPUs")
+        led.why("tco.kw_per_gpu", "the design has no GPUs")
     cheaper = None
     if owned is not None and cloud is not None:
         cheaper = "owned" if owned < util * cloud else "cloud"

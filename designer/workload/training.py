@@ -258,10 +258,18 @@ def reliability_figures(
         return rel
     per_day = plan.gpus * rate
     rel.interruptions_per_day = per_day
-    mtbf_s = math.inf if per_day == 0 else 86_400.0 / per_day
-    rel.mtbf_hours = None if per_day == 0 else mtbf_s / 3600.0
-    if per_day == 0:
-        led.why("reliability.mtbf_hours", "a failure rate of 0: no interruptions")
+    mtbf_s = 86_400.0 / per_day if per_day > 0 else math.inf
+    never = not math.isfinite(mtbf_s)  # a rate of 0, or too small to matter
+    rel.mtbf_hours = None if never else mtbf_s / 3600.0
+    if never:
+        led.why("reliability.mtbf_hours", "no interruptions at this failure rate")
+    st = d.storage
+    rel.storage_write_gbytes_s = st.write_gbytes_s
+    if st.write_gbytes_s is None:
+        led.why(
+            "reliability.storage_write_gbytes_s",
+            st.why_unknown or "the storage reports no write bandwidth",
+        )
     n = work.spec.params
     if n is None:
         for name in (
@@ -277,8 +285,6 @@ def reliability_figures(
     saved = work.lora_params if work.job is Job.LORA else n
     ckpt = saved * facts.CHECKPOINT_BYTES_PER_PARAM.value
     rel.checkpoint_tb = ckpt / 1e12
-    st = d.storage
-    rel.storage_write_gbytes_s = st.write_gbytes_s
     if st.write_gbytes_s is None or st.write_gbytes_s <= 0:
         reason = st.why_unknown or "the storage reports no write bandwidth"
         for name in (
@@ -293,7 +299,7 @@ def reliability_figures(
         return rel
     write_s = ckpt / (st.write_gbytes_s * 1e9)
     rel.checkpoint_write_s = write_s
-    if per_day == 0:
+    if never:
         rel.lost_fraction = 0.0
         led.why("reliability.checkpoint_interval_min", "no failures: no checkpoints")
     else:
