@@ -141,7 +141,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "s",
         "ring all-reduce of N / (TP x PP) x 2 B: S/B x 2(n-1)/n (nccl-tests "
         "PERFORMANCE.md), x1.5 under ZeRO-3 (workload.md §4); B the scale-out "
-        "rate per GPU",
+        "rate per GPU; MoE: all parameters (expert parallelism not modelled)",
         _E,
     ),
     "step.pp_comm_s": (

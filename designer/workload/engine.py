@@ -18,6 +18,7 @@ from designer.workload.fabric import (
     read_design,
 )
 from designer.workload.inputs import (
+    SHAPE_FIELDS,
     EstimateInputError,
     Ledger,
     lora_params,
@@ -42,6 +43,7 @@ from designer.workload.result import (
     ModelInfo,
     NMinus1,
     Parallelism,
+    Reliability,
     RuleOfThumb,
     Step,
     TierN1,
@@ -81,7 +83,13 @@ def estimate(
     :class:`EstimateInputError` for inputs that cannot be used.
     """
     d = design_facts or read_design(design, catalog)
-    led = Ledger(design.workload or Workload(), overrides or Workload(), origin)
+    over = overrides or Workload()
+    block = design.workload or Workload()
+    if any(getattr(over, k) is not None for k in ("model", *SHAPE_FIELDS)):
+        # a model given on top replaces the block's model as a whole: the
+        # block's shape fields described another model
+        block = block.model_copy(update=dict.fromkeys(("model", *SHAPE_FIELDS)))
+    led = Ledger(block, over, origin)
     spec = resolve_model(led)
     job = _choice(led, "job", Job.PRETRAIN, "pre-training [E: default]")
     precision = _choice(led, "precision", Precision.BF16, "BF16 [E: default]")
@@ -93,7 +101,12 @@ def estimate(
     gpus = d.gpus
     if gpus and spec is not None and capacity > 0:
         batch0 = _batch(led)
-        cost = plan_cost(work, d, rates, batch0, ZERO3_TRAFFIC)
+        # inference: no step to time; the fewest GPUs per replica (most replicas)
+        cost = (
+            plan_cost(work, d, rates, batch0, ZERO3_TRAFFIC)
+            if job is not Job.INFERENCE
+            else None
+        )
         plan, fits, why_not = choose(work, space, gpus, capacity, cost)
     else:
         plan = Plan(
@@ -118,6 +131,16 @@ def estimate(
     rate = float(led.pick("failure_rate_per_gpu_day", facts.FAILURE_RATE))
     restart = float(led.pick("restart_minutes", facts.RESTART_MINUTES)) * 60.0
     rel = reliability_figures(work, plan, days, rate, restart, d, led)
+    if fits is False:
+        # nothing runs: time, step and goodput of the closest plan would mislead
+        reason = f"the job does not fit on this design: {why_not}"
+        days = hours = None
+        step, rel = Step(), Reliability()
+        paths = ["days", "gpu_hours"]
+        paths += [f"step.{k}" for k in Step.model_fields]
+        paths += [f"reliability.{k}" for k in Reliability.model_fields]
+        for path in paths:
+            led.why(path, reason, replace=True)
     _fabric_notes(d, plan, step, led)
     n1 = d.n_minus_1(budget=n1_budget)
     tco = tco_figures(d, led)

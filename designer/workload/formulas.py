@@ -68,7 +68,7 @@ def reduce_scatter_bytes(shard: float, ranks: int) -> float:
 
 def young_interval(write_s: float, mtbf_s: float) -> float:
     """Checkpoint interval tau = sqrt(2 delta M) (Young 1974; §5)."""
-    return math.sqrt(2.0 * write_s * mtbf_s)
+    return math.sqrt(2.0 * write_s) * math.sqrt(mtbf_s)  # no overflow for huge M
 
 
 def lost_fraction(

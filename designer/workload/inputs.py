@@ -109,9 +109,13 @@ class Ledger:
             label=label, unit=unit, source=source, estimate=estimate
         )
 
-    def why(self, path: str, reason: str) -> None:
-        """Say why the figure at ``path`` is null."""
-        self.unknown.setdefault(path, reason)
+    def why(self, path: str, reason: str, *, replace: bool = False) -> None:
+        """Say why the figure at ``path`` is null (``replace``: over an earlier
+        reason)."""
+        if replace:
+            self.unknown[path] = reason
+        else:
+            self.unknown.setdefault(path, reason)
 
 
 def resolve_model(led: Ledger) -> ModelSpec | None:

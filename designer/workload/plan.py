@@ -21,6 +21,9 @@ from designer.workload.presets import ModelSpec
 WEIGHT_BYTES = {Precision.BF16: 2.0, Precision.FP8: 1.0, Precision.FP4: 0.5}
 """Inference weights per parameter (workload.md §3)."""
 _RECOMPUTE_ORDER = (Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL)
+COST_TOLERANCE = 0.05
+"""A plan later in preference order must be more than 5 % faster to be chosen
+(the step model is an estimate; small gains do not justify more parallelism)."""
 
 
 @dataclass(frozen=True)
@@ -218,12 +221,13 @@ def choose(
     cost: Callable[[Plan], float] | None = None,
 ) -> tuple[Plan, bool, str | None]:
     """The plan to run on ``gpus`` GPUs of ``capacity`` bytes: of those that fit,
-    the cheapest by ``cost`` (step time), ties in preference order; without a
-    ``cost``, the first that fits. When none fits, the one that comes closest.
-    Returns (plan, fits, why not)."""
+    the first in preference order whose ``cost`` (step time) is within
+    :data:`COST_TOLERANCE` of the fastest; without a ``cost``, the first that
+    fits. When none fits, the one that comes closest. Returns (plan, fits, why
+    not)."""
     best: tuple[float, Plan] | None = None
-    chosen: tuple[float, int, Plan] | None = None
-    for order, (tp, pp, zero, rec) in enumerate(_candidates(work, space)):
+    fitting: list[tuple[float, Plan]] = []
+    for tp, pp, zero, rec in _candidates(work, space):
         dp = space.dp if space.dp is not None else gpus // (tp * pp)
         if dp < 1:
             continue
@@ -232,13 +236,15 @@ def choose(
         if need <= capacity and plan.gpus <= gpus:
             if cost is None:
                 return plan, True, None
-            value = cost(plan)
-            if chosen is None or (value, order) < (chosen[0], chosen[1]):
-                chosen = (value, order, plan)
+            fitting.append((cost(plan), plan))
         elif best is None or need < best[0]:
             best = (need, plan)
-    if chosen is not None:
-        return chosen[2], True, None
+    if fitting:
+        # the first plan in preference order within COST_TOLERANCE of the fastest
+        fastest = min(value for value, _ in fitting)
+        for value, plan in fitting:
+            if value <= fastest * (1.0 + COST_TOLERANCE):
+                return plan, True, None
     if best is None:
         tp = _tps(work, space)[0]
         pp = _pps(work, space)[0]

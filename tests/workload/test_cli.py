@@ -221,9 +221,12 @@ def test_defaults_come_from_the_workload_block(
 def test_validate_json_carries_the_block(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    assert main(["validate", POD, "--json"]) == 0
-    assert "workload" not in json.loads(capsys.readouterr().out)
     design = load_design(POD)
+    design.workload = None
+    path = tmp_path / "without-block.json"
+    save_design(design, path)
+    assert main(["validate", str(path), "--json"]) == 0
+    assert "workload" not in json.loads(capsys.readouterr().out)
     design.workload = Workload(model="llama3-70b")
     path = tmp_path / "with-block.json"
     save_design(design, path)

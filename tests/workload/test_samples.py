@@ -74,6 +74,8 @@ def test_every_job_on_every_sample(name: str) -> None:
             check(est)
             assert est.gpus == facts.report.gpus
             assert est.job == job.value
+    check(estimate(design, design_facts=facts))  # the sample's own block, if any
+    design.workload = None
     bare = estimate(design, design_facts=facts)
     check(bare)
     assert bare.unknown["fits"].startswith("no model given")
@@ -82,7 +84,7 @@ def test_every_job_on_every_sample(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_checkpoint_figures_follow_the_storage(name: str) -> None:
     design = load_design(SAMPLES / name)
-    est = estimate(design, overrides=Workload(model="llama3-8b"))
+    est = estimate(design, overrides=Workload(model="llama3-8b", job=Job.PRETRAIN))
     has_storage = any(
         d.catalog_id.endswith(("appliance", "filer")) for d in design.devices
     )
