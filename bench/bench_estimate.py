@@ -2,7 +2,7 @@
 
 Plain script, not part of the test run::
 
-    .venv/bin/python bench/bench_estimate.py [--sizes 1000,100000] [--naive 24]
+    .venv/bin/python bench/bench_estimate.py [--sizes 1000,100000] [--naive 64]
 
 For each size (GPUs; DGX H100, 8 x 400G, QM9700 rail-optimized fat tree) it
 prints: the time to read the design (index + analysis), the N-1 search, the
@@ -121,7 +121,7 @@ def main() -> None:
     """Print the table."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="1000,100000")
-    ap.add_argument("--naive", type=int, default=24, help="naive analyses at most")
+    ap.add_argument("--naive", type=int, default=64, help="naive analyses at most")
     args = ap.parse_args()
     rows = [run(int(s), args.naive) for s in args.sizes.split(",")]
     keys = list(rows[0])
