@@ -127,10 +127,22 @@ def _errors(
             out.append(f"{path}: below {arg}")
         elif key == "maximum" and isinstance(value, int | float) and value > arg:
             out.append(f"{path}: above {arg}")
+        elif (
+            key == "exclusiveMinimum"
+            and isinstance(value, int | float)
+            and value <= arg
+        ):
+            out.append(f"{path}: not above {arg}")
+        elif (
+            key == "exclusiveMaximum"
+            and isinstance(value, int | float)
+            and value >= arg
+        ):
+            out.append(f"{path}: not below {arg}")
         elif key not in {
             "enum", "const", "properties", "required", "additionalProperties",
             "patternProperties", "propertyNames", "items", "minLength", "maxLength",
-            "pattern", "minimum", "maximum",
+            "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
         }:  # fmt: skip
             raise AssertionError(f"schema keyword {key!r} not handled by this test")
     return out

@@ -133,3 +133,22 @@ def test_unknown_block_key_lists_the_block_fields() -> None:
     text = str(info.value)
     assert "workload.tokenz: unknown key" in text
     assert "tokens" in text and "failure_rate_per_gpu_day" in text
+
+
+def test_the_json_schema_describes_the_block() -> None:
+    from designer.io import design_json_schema
+    from tests.io.test_schema import _errors
+
+    schema = design_json_schema()
+    good = json.loads(dumps_design(with_block()))
+    assert _errors(schema, schema, good, "$") == []
+    for key, value in (
+        ("mfu", 0),
+        ("mfu", 1.5),
+        ("tp", 0),
+        ("job", "train"),
+        ("tokenz", 1),
+    ):
+        bad = json.loads(dumps_design(with_block()))
+        bad["workload"][key] = value
+        assert _errors(schema, schema, bad, "$") != [], (key, value)
