@@ -8,13 +8,11 @@ from typing import TypeVar
 from designer.catalog.loader import Catalog
 from designer.core.model import Design
 from designer.core.workload import Job, Precision, Recompute, Workload
-from designer.workload import facts
+from designer.workload import blocks, facts
+from designer.workload import findings as finding_rules
 from designer.workload.describe import describe
 from designer.workload.fabric import (
     DesignFacts,
-    Finding,
-    NMinusOne,
-    Severity,
     read_design,
 )
 from designer.workload.inputs import (
@@ -25,7 +23,6 @@ from designer.workload.inputs import (
     resolve_model,
 )
 from designer.workload.plan import (
-    Memory,
     Plan,
     Space,
     Work,
@@ -33,20 +30,15 @@ from designer.workload.plan import (
     kv_per_token,
     memory,
     min_gpus,
-    state_bytes,
 )
 from designer.workload.presets import ModelSpec
 from designer.workload.result import (
     Estimate,
     MemoryPerGpu,
     MemoryTotal,
-    ModelInfo,
-    NMinus1,
     Parallelism,
     Reliability,
-    RuleOfThumb,
     Step,
-    TierN1,
 )
 from designer.workload.tco import tco_figures
 from designer.workload.training import (
@@ -63,8 +55,6 @@ __all__ = ["EstimateInputError", "estimate"]
 _GB = 1e9
 ZERO3_TRAFFIC = 1.5
 """ZeRO-3 moves about 1.5x the DDP volume (workload.md §4) [P]."""
-EXPOSED_FINDING = 0.5
-"""Above this share, unoverlapped communication outlasts the compute itself."""
 
 
 def estimate(
@@ -148,10 +138,10 @@ def estimate(
         gpus=gpus,
         gpu_model=d.gpu_model,
         gpu_memory_gb=d.gpu_memory_gb,
-        model=_model_info(spec),
+        model=blocks.model_info(spec),
         job=job.value,
-        memory_gb_total=_totals(work, spec),
-        memory_gb_per_gpu=_per_gpu(mem, d),
+        memory_gb_total=blocks.totals(work, spec),
+        memory_gb_per_gpu=blocks.per_gpu(mem, d),
         kv_cache_bytes_per_token=kv_per_token(spec) if spec is not None else None,
         fits=fits,
         min_gpus=fewest[0] if fewest else None,
@@ -174,16 +164,16 @@ def estimate(
         gpu_hours=hours,
         step=step,
         reliability=rel,
-        n_minus_1=_n1(n1),
+        n_minus_1=blocks.n_minus_1(n1),
         tco=tco,
-        rule_of_thumb=_rule_of_thumb(spec, job),
+        rule_of_thumb=blocks.rule_of_thumb(spec, job),
         assumptions=[],
         figures={},
         unknown={},
         findings=[],
     )
     _explain(est, spec, d, led)
-    findings = _findings(est, work, plan, d, why_not, spec)
+    findings = finding_rules.findings(est, work, plan, d, why_not, spec)
     describe(est, led)
     est.assumptions = led.assumptions
     est.figures = led.figures
@@ -411,129 +401,6 @@ def _fabric_notes(d: DesignFacts, plan: Plan, step: Step, led: Ledger) -> None:
     led.note("fabric_factor", factor, "", how, not d.bisection_exact, "design")
 
 
-def _model_info(spec: ModelSpec | None) -> ModelInfo:
-    if spec is None:
-        return ModelInfo(
-            name="none",
-            params=None,
-            active_params=None,
-            layers=None,
-            hidden=None,
-            heads=None,
-            kv_heads=None,
-            seq_len=None,
-            source="no model given",
-        )
-    return ModelInfo(
-        name=spec.name,
-        params=spec.params,
-        active_params=spec.active,
-        layers=spec.layers,
-        hidden=spec.hidden,
-        heads=spec.heads,
-        kv_heads=spec.kv_heads,
-        seq_len=spec.seq_len,
-        source=spec.source,
-    )
-
-
-def _totals(work: Work, spec: ModelSpec | None) -> MemoryTotal:
-    if spec is None:
-        return MemoryTotal(
-            weights=None, gradients=None, optimizer=None, kv_cache=None, total=None
-        )
-    w, g, o = state_bytes(work)
-    kv = memory(work, Plan(1, 1, 1, 0, Recompute.SELECTIVE)).kv_cache
-    return MemoryTotal(
-        weights=w / _GB,
-        gradients=g / _GB,
-        optimizer=o / _GB,
-        kv_cache=kv / _GB,
-        total=(w + g + o + kv) / _GB,
-    )
-
-
-def _per_gpu(mem: Memory | None, d: DesignFacts) -> MemoryPerGpu:
-    if mem is None:
-        return MemoryPerGpu(
-            weights=None,
-            gradients=None,
-            optimizer=None,
-            activations=None,
-            kv_cache=None,
-            total=None,
-            capacity=d.gpu_memory_gb,
-        )
-    return MemoryPerGpu(
-        weights=mem.weights / _GB,
-        gradients=mem.gradients / _GB,
-        optimizer=mem.optimizer / _GB,
-        activations=None if mem.activations is None else mem.activations / _GB,
-        kv_cache=mem.kv_cache / _GB,
-        total=mem.total / _GB,
-        capacity=d.gpu_memory_gb,
-    )
-
-
-def _n1(n: NMinusOne) -> NMinus1:
-    return NMinus1(
-        worst_device=n.worst_device,
-        bisection_ratio_live=n.ratio_live,
-        bisection_ratio_after=n.ratio_after,
-        bisection_ratio_after_lower=n.ratio_after_lower,
-        bisection_gbps_after=n.gbps_after,
-        exact=n.exact,
-        by_tier={t: f.ratio for t, f in n.by_tier.items()},
-        by_tier_detail={
-            t: TierN1(
-                worst_device=f.worst_device,
-                ratio=f.ratio,
-                ratio_lower=f.ratio_lower,
-                exact=f.exact,
-                switches=f.switches,
-            )
-            for t, f in n.by_tier.items()
-        },
-        worst_leaf=n.worst_leaf,
-        gpus_losing_rail=n.gpus_losing_rail,
-        gpus_losing_fabric_path=n.gpus_losing_fabric_path,
-        switches=n.switches,
-        analysed=n.evaluated,
-        method=n.method,
-    )
-
-
-_THUMB = (
-    "product brief, 'Sizing rules of thumb' (H100 80 GB): a rule of thumb, not checked"
-)
-_RULES: tuple[tuple[Job, float, float, str, str], ...] = (
-    (Job.FINETUNE, 5e9, 10e9, "Fine-tune a 7B model", "1-2"),
-    (Job.LORA, 5e9, 10e9, "Fine-tune a 7B model", "1-2"),
-    (Job.FINETUNE, 50e9, 100e9, "Fine-tune a 70B model", "4-8"),
-    (Job.LORA, 50e9, 100e9, "Fine-tune a 70B model", "4-8"),
-    (Job.PRETRAIN, 5e9, 10e9, "Train a 7B model from scratch", "8-32 (days to weeks)"),
-    (Job.PRETRAIN, 50e9, 100e9, "Train a 70B model from scratch", "64-256 (weeks)"),
-    (Job.PRETRAIN, 300e9, 500e9, "Train a 405B model", "512-2,048 (weeks to months)"),
-    (
-        Job.INFERENCE,
-        50e9,
-        100e9,
-        "Inference",
-        "1 GPU per 70B instance at FP8; scale out for throughput",
-    ),
-)
-
-
-def _rule_of_thumb(spec: ModelSpec | None, job: Job) -> RuleOfThumb | None:
-    """The brief's rule of thumb for a similar workload, labelled as such."""
-    if spec is None or spec.params is None:
-        return None
-    for rjob, lo, hi, what, gpus in _RULES:
-        if rjob is job and lo <= spec.params <= hi:
-            return RuleOfThumb(workload=what, gpus=gpus, source=_THUMB)
-    return None
-
-
 def _explain(
     est: Estimate, spec: ModelSpec | None, d: DesignFacts, led: Ledger
 ) -> None:
@@ -578,115 +445,6 @@ def _explain(
         led.why("tco.cheaper", "needs the owned and the cloud rate")
     if est.min_gpus is None and spec is not None and d.gpus:
         led.why("min_gpus", "no plan tried holds the job on these GPUs")
-
-
-def _finding(
-    code: str, severity: Severity, message: str, items: list[str] | None = None
-) -> Finding:
-    return Finding(code=code, severity=severity, message=message, items=items or [])
-
-
-def _findings(
-    est: Estimate,
-    work: Work,
-    plan: Plan,
-    d: DesignFacts,
-    why_not: str | None,
-    spec: ModelSpec | None,
-) -> list[Finding]:
-    out: list[Finding] = []
-    if len(d.gpu_models) > 1:
-        out.append(
-            _finding(
-                "WORKLOAD_MIXED_GPUS",
-                Severity.INFO,
-                f"the design mixes GPU models ({', '.join(sorted(d.gpu_models))}); the "
-                f"estimate uses {d.gpu_model}, the most numerous",
-            )
-        )
-    if est.fits is False and spec is not None:
-        total = est.memory_gb_total.total or 0.0
-        what = {
-            Job.PRETRAIN: "pre-training",
-            Job.FINETUNE: "full fine-tune",
-            Job.LORA: "LoRA fine-tune",
-            Job.INFERENCE: "inference",
-        }[work.job]
-        state = (
-            "weights and KV cache" if work.job is Job.INFERENCE else "training state"
-        )
-        out.append(
-            _finding(
-                "WORKLOAD_DOES_NOT_FIT",
-                Severity.WARNING,
-                f"{spec.name} {what} does not fit: {total:,.0f} GB of {state} on "
-                f"{d.gpus:,} x {d.gpu_memory_gb:,.0f} GB ({why_not})",
-            )
-        )
-    if plan.tp > d.nvlink_domain:
-        out.append(
-            _finding(
-                "TP_SPANS_NVLINK_DOMAINS",
-                Severity.WARNING,
-                f"TP {plan.tp} spans NVLink domains of {d.nvlink_domain} GPUs: tensor "
-                "parallel traffic would cross the scale-out fabric",
-            )
-        )
-    lost = est.reliability.lost_fraction
-    if lost is not None and lost > facts.LOST_FINDING.value:
-        out.append(
-            _finding(
-                "CHECKPOINT_BOTTLENECK",
-                Severity.WARNING,
-                f"checkpoints of {est.reliability.checkpoint_tb:,.2f} TB take "
-                f"{est.reliability.checkpoint_write_s:,.0f} s at "
-                f"{est.reliability.storage_write_gbytes_s:,.1f} GB/s: failures and "
-                f"checkpointing lose {lost:.0%} of the run, more than the "
-                f"{facts.LOST_FINDING.value:.0%} Llama 3 lost (add storage write "
-                "bandwidth)",
-            )
-        )
-    exposed = est.step.exposed_comm_fraction
-    if exposed is not None and exposed > EXPOSED_FINDING:
-        out.append(
-            _finding(
-                "FABRIC_BOUND_STEP",
-                Severity.WARNING,
-                f"per step, DP and PP traffic take {exposed:.0%} of the step at "
-                f"{est.step.scale_out_gbytes_s_per_gpu:,.1f} GB/s per GPU: longer than "
-                "the compute, so overlap cannot hide it and the MFU will fall short",
-            )
-        )
-    if d.gpus_without_fabric:
-        out.append(
-            _finding(
-                "GPUS_WITHOUT_FABRIC",
-                Severity.WARNING,
-                f"{d.gpus_without_fabric:,} GPUs sit on compute nodes without a "
-                "compute-fabric link; the job cannot use them",
-            )
-        )
-    n1 = est.n_minus_1
-    if n1.gpus_losing_fabric_path and n1.worst_leaf:
-        out.append(
-            _finding(
-                "N1_GPUS_CUT_OFF",
-                Severity.WARNING,
-                f"if {n1.worst_leaf} fails, {n1.gpus_losing_fabric_path:,} GPUs lose "
-                "their path to the rest of the fabric",
-                [n1.worst_leaf],
-            )
-        )
-    if d.gpus and facts.PEAKS.get(d.gpu_model or "") is None and est.days is None:
-        out.append(
-            _finding(
-                "WORKLOAD_NO_PEAK",
-                Severity.INFO,
-                f"no published dense peak for {d.gpu_model}: training time is unknown "
-                "until a peak is given (--peak-tflops)",
-            )
-        )
-    return out
 
 
 def _is_null(est: Estimate, path: str) -> bool:

@@ -79,15 +79,21 @@ def format_estimate(est: Estimate, title: str) -> str:
         + (f" ({est.gpu_memory_gb:,.0f} GB)" if est.gpu_memory_gb else "")
         + f"; NVLink domain {p.nvlink_domain}"
     )
-    lines.append(
-        f"  plan: TP {p.tp} x PP {p.pp} x DP {p.dp} = {p.gpus_used:,} GPUs, "
-        f"ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
-        + ("" if p.tp_within_nvlink else "; TP spans NVLink domains")
-    )
+    if est.job == "inference":
+        plan = (
+            f"  plan: TP {p.tp} x PP {p.pp} GPUs per replica, {p.dp:,} replicas = "
+            f"{p.gpus_used:,} GPUs ({p.chosen})"
+        )
+    else:
+        plan = (
+            f"  plan: TP {p.tp} x PP {p.pp} x DP {p.dp} = {p.gpus_used:,} GPUs, "
+            f"ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
+        )
+    lines.append(plan + ("" if p.tp_within_nvlink else "; TP spans NVLink domains"))
     thumb = est.rule_of_thumb
     if thumb is not None:
         lines.append(
-            f"  rule of thumb: {thumb.workload}: {thumb.gpus} GPUs ({thumb.source})"
+            f"  rule of thumb: {thumb.workload}: {thumb.gpus} ({thumb.source})"
         )
     width = max(len(r.label) for r in rows) + 2
     for key, title_ in SECTIONS:

@@ -141,7 +141,7 @@ def test_every_option_and_finding_code_is_documented() -> None:
     for option, *_ in estimate_cmd._OPTIONS:
         assert option in doc, option
     engine = (
-        Path(__file__).resolve().parents[2] / "designer" / "workload" / "engine.py"
+        Path(__file__).resolve().parents[2] / "designer" / "workload" / "findings.py"
     ).read_text(encoding="utf-8")
     import re
 
