@@ -31,6 +31,7 @@ from designer.core.model import (
     Settings,
     Tier,
 )
+from designer.core.workload import Job, Precision, Workload
 from designer.generate import fat_tree, superpod
 from designer.generate.layout import arrange_side
 from designer.io import save_design
@@ -361,7 +362,9 @@ def minimum_viable_enterprise(catalog: Catalog) -> Design:
                  group=MGMT)  # fmt: skip
     b.link(head, "storage", leaf, "ports", speed=200, cables=2,
            fabric=Fabric.STORAGE)  # fmt: skip
-    return add_oob(b.design(), catalog, at=(side, 300.0))
+    # the brief: "supports fine-tuning up to 70B"
+    lora = Workload(model="llama3-70b", job=Job.LORA, tokens=1e9)
+    return _with_workload(add_oob(b.design(), catalog, at=(side, 300.0)), lora)
 
 
 def development(catalog: Catalog) -> Design:
@@ -395,6 +398,11 @@ def development(catalog: Catalog) -> Design:
     return add_oob(b.design(), catalog, at=(side, 300.0))
 
 
+def _with_workload(design: Design, workload: Workload) -> Design:
+    """The design with a workload block (what ``estimate`` reads by default)."""
+    return design.model_copy(update={"workload": workload})
+
+
 def _with_settings(design: Design, **changes: object) -> Design:
     return design.model_copy(
         update={"settings": design.settings.model_copy(update=changes)}
@@ -406,7 +414,7 @@ def dgx_h100_superpod_4su(catalog: Catalog) -> Design:
     d = superpod("dgx-h100", 4, catalog=catalog)
     d = _with_settings(d, name="DGX H100 SuperPOD, 4 SU", scheduler="slurm",
                        monitoring=["dcgm"])  # fmt: skip
-    return add_oob(d, catalog)
+    return _with_workload(add_oob(d, catalog), Workload(model="llama3-70b"))
 
 
 def dgx_b200_superpod_16su(catalog: Catalog) -> Design:
@@ -461,7 +469,14 @@ def inference_ethernet(catalog: Catalog) -> Design:
     top = min(dev.y for dev in d.devices)
     d = Design(settings=d.settings, groups=groups,
                devices=[*d.devices, *extra], links=links)  # fmt: skip
-    return add_oob(d, catalog, at=(side, top))
+    serve = Workload(
+        model="llama3-70b",
+        job=Job.INFERENCE,
+        precision=Precision.FP8,
+        context_length=8192,
+        concurrent_sequences=32,
+    )
+    return _with_workload(add_oob(d, catalog, at=(side, top)), serve)
 
 
 def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:

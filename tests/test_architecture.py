@@ -17,7 +17,9 @@ PURE = [
     "designer.analysis",
     "designer.io",
     "designer.generate",
+    "designer.workload",
     "designer.cli.main",
+    "designer.cli.estimate_cmd",
 ]
 QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph")
 

@@ -18,7 +18,7 @@ from designer.io import DesignFileError, design_json_schema, dumps_design, load_
 from designer.io.save import save_design
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
-COMMANDS = ("generate", "validate", "schema", "export", "gui")
+COMMANDS = ("generate", "validate", "estimate", "schema", "export", "gui")
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -135,6 +135,9 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     val.add_argument("file", metavar="FILE")
     val.add_argument("--json", action="store_true", help="print the JSON report")
     val.set_defaults(func=_cmd_validate)
+    from designer.cli import estimate_cmd
+
+    estimate_cmd.register(sub)
     sch = sub.add_parser("schema", help="print the JSON Schema of the design file")
     sch.set_defaults(func=_cmd_schema)
     _add_export(sub, load_export)
@@ -195,7 +198,12 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # the CLI can wait: bisection bounds refined (METIS, hose LPs, exact solve)
     report = analyze(design, refine_seconds=VALIDATE_REFINE_SECONDS)
     if args.json:
-        json.dump(report.model_dump(mode="json"), out, indent=2)
+        data = report.model_dump(mode="json")
+        if design.workload is not None:  # the estimate, as `estimate --json`
+            from designer.cli.estimate_cmd import workload_block
+
+            data["workload"] = workload_block(design)
+        json.dump(data, out, indent=2)
         out.write("\n")
     else:
         out.write(format_summary(report, design, args.file) + "\n")

@@ -25,6 +25,7 @@ from designer.core.events import (
     LinksChanged,
     LinksRemoved,
     SettingsChanged,
+    WorkloadChanged,
 )
 from designer.core.model import (
     Design,
@@ -35,6 +36,7 @@ from designer.core.model import (
     Settings,
     reference_problems,
 )
+from designer.core.workload import Workload
 
 
 class Command:
@@ -452,6 +454,24 @@ class SetSettings(Command):
         return [SettingsChanged()]
 
 
+class SetWorkload(Command):
+    """Replace the design's workload block (None removes it)."""
+
+    def __init__(self, workload: Workload | None, label: str = "Edit workload") -> None:
+        self.workload = workload
+        self.label = label
+        self._old: Workload | None = None
+
+    def do(self, design: Design) -> list[Event]:
+        self._old = design.workload
+        design.workload = self.workload
+        return [WorkloadChanged()]
+
+    def undo(self, design: Design) -> list[Event]:
+        design.workload = self._old
+        return [WorkloadChanged()]
+
+
 class ReplaceDesign(Command):
     """Replace the whole content of the design in place (e.g. apply a template).
 
@@ -464,7 +484,7 @@ class ReplaceDesign(Command):
         self.label = label
         self._old: Design | None = None
 
-    _FIELDS = ("schema_version", "settings", "groups", "devices", "links")
+    _FIELDS = ("schema_version", "settings", "workload", "groups", "devices", "links")
 
     def _swap(self, design: Design, source: Design) -> None:
         for name in self._FIELDS:
@@ -480,6 +500,7 @@ class ReplaceDesign(Command):
         copy = Design.model_construct(
             schema_version=new.schema_version,
             settings=new.settings,
+            workload=new.workload,
             groups=list(new.groups),
             devices=list(new.devices),
             links=new.links.copy(),

@@ -13,8 +13,9 @@ so a follower never searches ids and never second-guesses an event.
   (nothing moved); ``fields`` names what changed (a drag is ``{"x", "y"}``);
 * device events that add or change rows carry the devices themselves, so a view
   that applies several steps at once never reads a later state of the design;
-* :class:`GroupsChanged`, :class:`SettingsChanged`: the group list or the
-  settings were replaced; :class:`DesignReplaced`: everything was.
+* :class:`GroupsChanged`, :class:`SettingsChanged`, :class:`WorkloadChanged`:
+  the group list, the settings or the workload block were replaced;
+  :class:`DesignReplaced`: everything was.
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ class GroupsChanged(Event):
 @dataclass(frozen=True, slots=True)
 class SettingsChanged(Event):
     """The design settings were replaced."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadChanged(Event):
+    """The design's workload block was set, changed or removed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +205,7 @@ __all__ = [
     "LinksChanged",
     "LinksRemoved",
     "SettingsChanged",
+    "WorkloadChanged",
     "dispatch",
     "ids_of",
     "of_type",

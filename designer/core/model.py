@@ -23,8 +23,9 @@ from designer.core.links import (
     LinkColumns,
     LinkTable,
 )
+from designer.core.workload import Workload
 
-SCHEMA_VERSION: Literal[1] = 1
+SCHEMA_VERSION: Literal[2] = 2
 
 
 class Purpose(StrEnum):
@@ -133,8 +134,11 @@ class Settings(_Strict):
 class Design(_Strict):
     """A whole cluster design: the thing saved to and loaded from a file."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
+    workload: Workload | None = Field(
+        default=None, description="what the cluster should run (estimate inputs)"
+    )
     groups: list[Group] = Field(default_factory=list)
     devices: list[Device] = Field(default_factory=list)
     links: LinkTable = Field(default_factory=LinkTable)

@@ -24,7 +24,12 @@ from designer.catalog.schema import CatalogEntry
 from designer.core.model import SCHEMA_VERSION, Design
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
-from designer.io.migrate import OLDEST_VERSION, json_type, migrate
+from designer.io.migrate import (
+    COLUMN_LINKS_SINCE,
+    OLDEST_VERSION,
+    json_type,
+    migrate,
+)
 
 MAX_BYTES = 512 * 1024 * 1024
 """Largest design file accepted (512 MiB); a 100,000-GPU design is ~30 MB."""
@@ -277,12 +282,13 @@ def _raise_validation(
 ) -> None:
     errors = exc.errors(include_url=False)
     migrated = version < SCHEMA_VERSION
+    rows = version < COLUMN_LINKS_SINCE  # links were row objects in the file
     if len(errors) == 1 and errors[0]["type"] == "value_error" and not errors[0]["loc"]:
-        problems = reference_problems(data, row_links=migrated)
+        problems = reference_problems(data, row_links=rows)
     else:
-        problems = translate(errors, migrated_links=migrated)
+        problems = translate(errors, migrated_links=rows)
     if not problems:  # a reference rule this module does not know yet
-        problems = translate(errors, migrated_links=migrated)
+        problems = translate(errors, migrated_links=rows)
     if migrated:
         problems = [_with_note(p, version) for p in problems]
     raise DesignFileError(
@@ -500,7 +506,7 @@ def _check_catalog(
                     problems.append(
                         Problem(
                             f"links[{i}].{end}_port"
-                            if version < SCHEMA_VERSION
+                            if version < COLUMN_LINKS_SINCE
                             else f"links.{end}_port[{i}]",
                             f"device {did!r} ({_catalog_of(design, did)}) has no "
                             f"port group {port!r}; "

@@ -17,6 +17,7 @@ from designer.core.model import (
     Placement,
     Settings,
 )
+from designer.core.workload import CloudRate, Workload
 from designer.io.errors import Problem
 from designer.io.migrate import json_type
 
@@ -29,6 +30,8 @@ _MODEL_UNDER: dict[str, type[BaseModel]] = {
     "devices": Device,
     "placement": Placement,
     "links": LinkColumns,
+    "workload": Workload,
+    "cloud_rates": CloudRate,
 }
 
 _NOUNS: dict[type[BaseModel], str] = {
@@ -39,6 +42,8 @@ _NOUNS: dict[type[BaseModel], str] = {
     Placement: "placement",
     Link: "link",
     LinkColumns: "link table",
+    Workload: "workload block",
+    CloudRate: "cloud rate",
 }
 
 _ID_TEXT = "an id made of letters, digits and _ . : - / (no spaces)"

@@ -17,6 +17,9 @@ JsonObject = dict[str, Any]
 
 OLDEST_VERSION = 0
 
+COLUMN_LINKS_SINCE = 1
+"""First schema version that stores links column-wise (older: row objects)."""
+
 # Version 0 stored each link as an object; version 1 stores links column-wise.
 _V0_LINK_KEYS = (
     "id",
@@ -67,7 +70,17 @@ def _v0_to_v1(data: JsonObject) -> JsonObject:
     return out
 
 
-MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {0: _v0_to_v1}
+def _v1_to_v2(data: JsonObject) -> JsonObject:
+    """Version 1 -> 2: adds the optional ``workload`` block; nothing to convert."""
+    out = dict(data)
+    out["schema_version"] = 2
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
+    0: _v0_to_v1,
+    1: _v1_to_v2,
+}
 """``MIGRATIONS[n]`` turns a version-``n`` design into version ``n + 1``."""
 
 

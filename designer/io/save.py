@@ -28,6 +28,7 @@ def iter_chunks(design: Design) -> Iterator[str]:
     yield f'  "schema_version": {_compact(data["schema_version"])},\n'
     settings = json.dumps(data["settings"], ensure_ascii=False, indent=2)
     yield '  "settings": ' + settings.replace("\n", "\n  ") + ",\n"
+    yield '  "workload": ' + json.dumps(data["workload"], ensure_ascii=False) + ",\n"
     for key in ("groups", "devices"):
         items = data[key]
         if not items:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from designer.core.model import SCHEMA_VERSION, Design
+from designer.io.migrate import OLDEST_VERSION
 
 SCHEMA_ID = "https://gpu-cluster-designer.invalid/schema/design-v{version}.json"
 
@@ -21,7 +22,8 @@ def design_json_schema() -> dict[str, Any]:
             "column-wise: every list under 'links' has one entry per link. Ids must "
             "be unique and every reference (group, parent, link endpoint) must "
             "resolve; catalog ids must exist in the hardware catalog. Older files "
-            "(schema_version 0) are migrated on load."
+            f"(schema_version {OLDEST_VERSION} to {SCHEMA_VERSION - 1}) are migrated "
+            "on load."
         ),
     }
     out.update({k: v for k, v in schema.items() if k not in ("title", "description")})

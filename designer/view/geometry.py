@@ -30,6 +30,7 @@ from designer.core.events import (
     LinksChanged,
     LinksRemoved,
     SettingsChanged,
+    WorkloadChanged,
     dispatch,
     splice,
 )
@@ -112,6 +113,7 @@ class Geometry:
                 LinksChanged: self._on_links,
                 GroupsChanged: _ignore,
                 SettingsChanged: _ignore,
+                WorkloadChanged: _ignore,
                 DesignReplaced: lambda e: self.rebuild(design),
             },
         )

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from designer.cli.main import main
+from designer.core.model import SCHEMA_VERSION
 
 pytest.importorskip("designer.generate")
 
@@ -200,7 +201,7 @@ def test_validate_exit_one_on_error_findings(
 def test_generate_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["generate", "k-ary", "--k", "4", "-o", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == SCHEMA_VERSION
     assert len(data["devices"]) == 16 + 20
 
 

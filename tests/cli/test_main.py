@@ -12,6 +12,7 @@ import pytest
 
 from designer.cli import main as cli
 from designer.cli.main import main
+from designer.core.model import SCHEMA_VERSION
 from designer.io import design_json_schema
 
 
@@ -34,9 +35,14 @@ def test_schema_prints_the_design_json_schema(
     schema = json.loads(capsys.readouterr().out)
     assert schema == design_json_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert {"schema_version", "settings", "groups", "devices", "links"} == set(
-        schema["properties"]
-    )
+    assert {
+        "schema_version",
+        "settings",
+        "workload",
+        "groups",
+        "devices",
+        "links",
+    } == set(schema["properties"])
 
 
 @pytest.mark.parametrize(
@@ -237,7 +243,8 @@ def test_validate_lists_each_problem_on_its_own_line(
 ) -> None:
     path = tmp_path / "two.json"
     path.write_text(
-        '{"schema_version": 1, "devices": [{"id": "a", "catalog_id": "dgx-h100",'
+        f'{{"schema_version": {SCHEMA_VERSION}, "devices": [{{"id": "a", '
+        '"catalog_id": "dgx-h100",'
         ' "x": "1"}], "links": {"id": ["x"]}}',
         encoding="utf-8",
     )

@@ -33,7 +33,7 @@ def test_v0_fixture_loads_as_the_v1_design(catalog: Any) -> None:
 
 def test_migrate_fills_v0_defaults() -> None:
     out = migrate(v0_data(), 0)
-    assert out["schema_version"] == 1
+    assert out["schema_version"] == SCHEMA_VERSION
     assert out["links"]["id"] == ["l1", "l2", "l3", "l4"]
     assert out["links"]["cables"] == [8, 8, 16, 1]
     assert out["links"]["fabric"] == ["compute", "compute", "compute", "storage"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from designer.core.model import Design
+from designer.core.model import SCHEMA_VERSION, Design
 from designer.io import design_json_schema, dumps_design
 from tests.io.conftest import make_design
 
@@ -21,7 +21,7 @@ def test_schema_is_json_and_names_its_dialect() -> None:
 def test_schema_describes_every_top_level_key() -> None:
     schema = design_json_schema()
     assert set(schema["properties"]) == set(Design.model_fields)
-    assert schema["properties"]["schema_version"]["const"] == 1
+    assert schema["properties"]["schema_version"]["const"] == SCHEMA_VERSION
     assert schema["additionalProperties"] is False
 
 
@@ -128,10 +128,22 @@ def _errors(
             out.append(f"{path}: below {arg}")
         elif key == "maximum" and isinstance(value, int | float) and value > arg:
             out.append(f"{path}: above {arg}")
+        elif (
+            key == "exclusiveMinimum"
+            and isinstance(value, int | float)
+            and value <= arg
+        ):
+            out.append(f"{path}: not above {arg}")
+        elif (
+            key == "exclusiveMaximum"
+            and isinstance(value, int | float)
+            and value >= arg
+        ):
+            out.append(f"{path}: not below {arg}")
         elif key not in {
             "enum", "const", "properties", "required", "additionalProperties",
             "patternProperties", "propertyNames", "items", "minLength", "maxLength",
-            "pattern", "minimum", "maximum",
+            "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
         }:  # fmt: skip
             raise AssertionError(f"schema keyword {key!r} not handled by this test")
     return out
@@ -153,7 +165,7 @@ def test_schema_rejects_what_the_loader_rejects() -> None:
     schema = design_json_schema()
     good = json.loads(dumps_design(make_design()))
     bad = [
-        {**good, "schema_version": 2},
+        {**good, "schema_version": SCHEMA_VERSION + 1},
         {**good, "colour": "red"},
         {**good, "devices": [{**good["devices"][0], "x": "left"}]},
         {**good, "devices": [{**good["devices"][0], "id": "has space"}]},

@@ -13,7 +13,7 @@ import pytest
 from designer.analysis import analyze
 from designer.analysis.report import Severity
 from designer.catalog.loader import Catalog, default_catalog
-from designer.core.model import Design, Purpose
+from designer.core.model import SCHEMA_VERSION, Design, Purpose
 from designer.io import dumps_design, load_design
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -181,4 +181,4 @@ def test_sample_round_trips_and_matches_the_script(name: str) -> None:
 def test_samples_are_valid_json_objects() -> None:
     for path in SAMPLES.glob("*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
-        assert data["schema_version"] == 1
+        assert data["schema_version"] == SCHEMA_VERSION

@@ -1,0 +1,458 @@
+"""``estimate(design)``: workload fit, time, goodput, N-1 and TCO for one design."""
+
+from __future__ import annotations
+
+import math
+from typing import TypeVar
+
+from designer.catalog.loader import Catalog
+from designer.core.model import Design
+from designer.core.workload import Job, Precision, Recompute, Workload
+from designer.workload import blocks, facts
+from designer.workload import findings as finding_rules
+from designer.workload.describe import describe
+from designer.workload.fabric import (
+    DesignFacts,
+    read_design,
+)
+from designer.workload.inputs import (
+    SHAPE_FIELDS,
+    EstimateInputError,
+    Ledger,
+    lora_params,
+    resolve_model,
+)
+from designer.workload.plan import (
+    Plan,
+    Space,
+    Work,
+    choose,
+    kv_per_token,
+    memory,
+    min_gpus,
+)
+from designer.workload.presets import ModelSpec
+from designer.workload.result import (
+    Estimate,
+    MemoryPerGpu,
+    MemoryTotal,
+    Parallelism,
+    Reliability,
+    Step,
+)
+from designer.workload.tco import tco_figures
+from designer.workload.training import (
+    Rates,
+    fabric_factor,
+    plan_cost,
+    reliability_figures,
+    step_figures,
+    time_figures,
+)
+
+__all__ = ["EstimateInputError", "estimate"]
+
+_GB = 1e9
+ZERO3_TRAFFIC = 1.5
+"""ZeRO-3 moves about 1.5x the DDP volume (workload.md §4) [P]."""
+
+
+def estimate(
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    overrides: Workload | None = None,
+    origin: str = "command line",
+    design_facts: DesignFacts | None = None,
+    n1_budget: int | None = None,
+) -> Estimate:
+    """Estimate the design's workload (its block, with ``overrides`` on top).
+
+    ``design_facts`` reuses an earlier :func:`read_design` of the same design;
+    ``n1_budget`` caps the full analyses of the N-1 search. Raises
+    :class:`EstimateInputError` for inputs that cannot be used.
+    """
+    d = design_facts or read_design(design, catalog)
+    over = overrides or Workload()
+    block = design.workload or Workload()
+    if any(getattr(over, k) is not None for k in ("model", *SHAPE_FIELDS)):
+        # a model given on top replaces the block's model as a whole: the
+        # block's shape fields described another model
+        block = block.model_copy(update=dict.fromkeys(("model", *SHAPE_FIELDS)))
+    led = Ledger(block, over, origin)
+    spec = resolve_model(led)
+    job = _choice(led, "job", Job.PRETRAIN, "pre-training [E: default]")
+    precision = _choice(led, "precision", Precision.BF16, "BF16 [E: default]")
+    _design_inputs(d, led)
+    rates = _rates(d, precision, led)
+    work = _work(led, spec, job, precision)
+    space = _space(led, job, d)
+    capacity = (d.gpu_memory_gb or 0.0) * _GB
+    gpus = d.gpus
+    if gpus and spec is not None and capacity > 0:
+        batch0 = _batch(led)
+        # inference: no step to time; the fewest GPUs per replica (most replicas)
+        cost = (
+            plan_cost(work, d, rates, batch0, ZERO3_TRAFFIC)
+            if job is not Job.INFERENCE
+            else None
+        )
+        plan, fits, why_not = choose(work, space, gpus, capacity, cost)
+    else:
+        plan = Plan(
+            space.tp or 1,
+            space.pp or 1,
+            space.dp or max(gpus, 1),
+            0,
+            space.recompute or Recompute.SELECTIVE,
+        )
+        fits, why_not = None, None
+    fewest = min_gpus(work, space, capacity) if spec and capacity > 0 else None
+    mem = memory(work, plan) if spec is not None and gpus else None
+    tokens = _tokens(led, spec, job)
+    flops, flops6, days, hours = time_figures(work, plan, tokens, rates, led)
+    batch = _batch(led)
+    if spec is not None and gpus:
+        step = step_figures(work, plan, d, rates, batch, ZERO3_TRAFFIC, led)
+    else:
+        step = Step()
+        for name in Step.model_fields:
+            led.why(f"step.{name}", "no model given" if spec is None else "no GPUs")
+    rate = float(led.pick("failure_rate_per_gpu_day", facts.FAILURE_RATE))
+    restart = float(led.pick("restart_minutes", facts.RESTART_MINUTES)) * 60.0
+    rel = reliability_figures(work, plan, days, rate, restart, d, led)
+    if fits is False:
+        # nothing runs: time, step and goodput of the closest plan would mislead
+        reason = f"the job does not fit on this design: {why_not}"
+        days = hours = None
+        step, rel = Step(), Reliability()
+        paths = ["days", "gpu_hours"]
+        paths += [f"step.{k}" for k in Step.model_fields]
+        paths += [f"reliability.{k}" for k in Reliability.model_fields]
+        for path in paths:
+            led.why(path, reason, replace=True)
+    _fabric_notes(d, plan, step, led)
+    n1 = d.n_minus_1(budget=n1_budget)
+    tco = tco_figures(d, led)
+    est = Estimate(
+        gpus=gpus,
+        gpu_model=d.gpu_model,
+        gpu_memory_gb=d.gpu_memory_gb,
+        model=blocks.model_info(spec),
+        job=job.value,
+        memory_gb_total=blocks.totals(work, spec),
+        memory_gb_per_gpu=blocks.per_gpu(mem, d),
+        kv_cache_bytes_per_token=kv_per_token(spec) if spec is not None else None,
+        fits=fits,
+        min_gpus=fewest[0] if fewest else None,
+        parallelism=Parallelism(
+            tp=plan.tp,
+            pp=plan.pp,
+            dp=plan.dp,
+            zero_stage=plan.zero,
+            recompute=plan.recompute.value,
+            gpus_used=plan.gpus,
+            nvlink_domain=d.nvlink_domain,
+            tp_within_nvlink=plan.tp <= d.nvlink_domain,
+            chosen="given"
+            if None not in (space.tp, space.pp, space.dp)
+            else "searched",
+        ),
+        flops_total=flops,
+        flops_6nd=flops6,
+        days=days,
+        gpu_hours=hours,
+        step=step,
+        reliability=rel,
+        n_minus_1=blocks.n_minus_1(n1),
+        tco=tco,
+        rule_of_thumb=blocks.rule_of_thumb(spec, job),
+        assumptions=[],
+        figures={},
+        unknown={},
+        findings=[],
+    )
+    _explain(est, spec, d, led)
+    findings = finding_rules.findings(est, work, plan, d, why_not, spec)
+    describe(est, led)
+    est.assumptions = led.assumptions
+    est.figures = led.figures
+    est.unknown = {k: v for k, v in led.unknown.items() if _is_null(est, k)}
+    est.findings = findings
+    return est
+
+
+_E = TypeVar("_E", Job, Precision)
+
+
+def _choice(led: Ledger, name: str, default: _E, source: str) -> _E:
+    """An enum input: given, else ``default`` (recorded as such)."""
+    if led.origin(name) is not None:
+        value = led.pick(name, None)
+        return type(default)(value)
+    led.note(name, default.value, "", source, True, "default")
+    return default
+
+
+def _batch(led: Ledger) -> float:
+    """Global batch in tokens (recorded once)."""
+    if not any(a.name == "global_batch_tokens" for a in led.assumptions):
+        return float(led.pick("global_batch_tokens", facts.GLOBAL_BATCH_TOKENS))
+    return float(led.given("global_batch_tokens") or facts.GLOBAL_BATCH_TOKENS.value)
+
+
+def _design_inputs(d: DesignFacts, led: Ledger) -> None:
+    led.note(
+        "gpus", d.gpus, "", "the design: GPUs of its compute nodes", False, "design"
+    )
+    led.note(
+        "gpu_model",
+        d.gpu_model,
+        "",
+        "the design's compute nodes (catalog)",
+        False,
+        "design",
+    )
+    led.note(
+        "gpu_memory_gb",
+        d.gpu_memory_gb,
+        "GB",
+        "catalog x-designer.gpu.memory_gb",
+        False,
+        "design",
+    )
+    led.note(
+        "nvlink_domain",
+        d.nvlink_domain,
+        "GPUs",
+        "catalog x-designer.gpu.nvlink_domain (largest in the design)",
+        False,
+        "design",
+    )
+
+
+def _rates(d: DesignFacts, precision: Precision, led: Ledger) -> Rates:
+    """Peak FLOP/s per GPU (given, else the published table) and the MFU."""
+    mfu = float(led.pick("mfu", facts.MFU))
+    given = led.given("peak_tflops")
+    if given is not None:
+        led.note(
+            "peak_tflops",
+            given,
+            "TFLOP/s",
+            "as given",
+            False,
+            led.origin("peak_tflops") or "",
+        )
+        return Rates(float(given) * 1e12, mfu)
+    peak = facts.PEAKS.get(d.gpu_model or "")
+    value = None
+    if peak is not None:
+        value = peak.fp8 if precision in (Precision.FP8, Precision.FP4) else peak.bf16
+    if peak is None or value is None:
+        led.why(
+            "peak_tflops",
+            f"no published dense {precision.value.upper()} peak for "
+            f"{d.gpu_model or 'these GPUs'} (give --peak-tflops)",
+        )
+        return Rates(None, mfu)
+    unit = "FP8" if precision in (Precision.FP8, Precision.FP4) else "BF16"
+    led.note(
+        "peak_tflops",
+        value,
+        "TFLOP/s",
+        f"{d.gpu_model} {unit}: {peak.source}",
+        peak.estimate,
+        "default",
+    )
+    return Rates(value * 1e12, mfu)
+
+
+def _work(led: Ledger, spec: ModelSpec | None, job: Job, precision: Precision) -> Work:
+    """The job's sizes: sequence, micro-batch, LoRA adapters, inference load."""
+    seq = spec.seq_len if spec is not None else None
+    micro = int(led.pick("micro_batch", facts.MICRO_BATCH))
+    lp = 0.0
+    if job is Job.LORA and spec is not None:
+        rank = int(led.pick("lora_rank", facts.LORA_RANK))
+        lp, how = lora_params(spec, rank)
+        led.note("lora_params", lp, "", how, True, "default")
+    context: int | None = None
+    sequences = 1
+    if job is Job.INFERENCE:
+        context = led.pick("context_length", None, "tokens")
+        if context is None and seq is not None:
+            context = seq
+            led.note(
+                "context_length",
+                seq,
+                "tokens",
+                "the model's training sequence length [E: default]",
+                True,
+                "preset",
+            )
+        sequences = int(led.pick("concurrent_sequences", facts.INFERENCE_SEQUENCES))
+    return Work(
+        spec or ModelSpec("none", "no model", None),
+        job,
+        precision,
+        seq,
+        micro,
+        lp,
+        context,
+        sequences,
+    )
+
+
+def _space(led: Ledger, job: Job, d: DesignFacts) -> Space:
+    """Which plans may be tried (given values fixed, the rest searched)."""
+    space = Space(
+        led.pick("tp", None),
+        led.pick("pp", None),
+        led.pick("dp", None),
+        led.pick("zero_stage", None),
+        led.given("recompute"),
+        d.nvlink_domain,
+    )
+    if job is Job.INFERENCE:
+        return space
+    if space.tp is None:
+        led.note(
+            "tp",
+            "searched",
+            "",
+            facts.TP_LIMIT.source + " (TP <= NVLink domain)",
+            True,
+            "default",
+        )
+    if space.zero is None:
+        led.note("zero_stage", "searched", "", facts.ZERO_STAGE.source, True, "default")
+    if space.recompute is None:
+        led.note(
+            "recompute",
+            "selective, else full",
+            "",
+            facts.RECOMPUTE_SOURCE,
+            True,
+            "default",
+        )
+    else:
+        led.note(
+            "recompute",
+            space.recompute.value,
+            "",
+            "as given",
+            False,
+            led.origin("recompute") or "",
+        )
+    return space
+
+
+def _tokens(led: Ledger, spec: ModelSpec | None, job: Job) -> float | None:
+    """Training tokens: given, else the preset's published count (pre-training)."""
+    if job is Job.INFERENCE:
+        return None
+    if led.origin("tokens") is not None:
+        return float(led.pick("tokens", None, "tokens"))
+    if job is Job.PRETRAIN and spec is not None and spec.tokens is not None:
+        led.note(
+            "tokens",
+            spec.tokens,
+            "tokens",
+            f"{spec.name}: {spec.source}",
+            False,
+            "preset",
+        )
+        return spec.tokens
+    return None
+
+
+def _fabric_notes(d: DesignFacts, plan: Plan, step: Step, led: Ledger) -> None:
+    if d.storage.write_gbytes_s is not None:
+        led.note(
+            "storage_write_gbytes_s",
+            d.storage.write_gbytes_s,
+            "GB/s",
+            d.storage.source,
+            d.storage.estimate,
+            "design",
+        )
+    if d.nic_gbps_per_gpu is None:
+        return
+    led.note(
+        "nic_gbps_per_gpu",
+        d.nic_gbps_per_gpu,
+        "Gb/s",
+        "the design: compute-fabric link capacity of the slowest compute node "
+        "/ its GPUs",
+        False,
+        "design",
+    )
+    led.note(
+        "network_efficiency",
+        facts.NET_EFFICIENCY.value,
+        "",
+        facts.NET_EFFICIENCY.source,
+        True,
+        "default",
+    )
+    per_node = max(1, round(d.gpus / max(d.compute_nodes, 1)))
+    factor, _, how = fabric_factor(d, math.ceil(plan.gpus / per_node))
+    led.note("fabric_factor", factor, "", how, not d.bisection_exact, "design")
+
+
+def _explain(
+    est: Estimate, spec: ModelSpec | None, d: DesignFacts, led: Ledger
+) -> None:
+    """Reasons for the nulls the sections did not explain themselves."""
+    if spec is None:
+        paths = [f"memory_gb_total.{k}" for k in MemoryTotal.model_fields]
+        paths += [f"memory_gb_per_gpu.{k}" for k in MemoryPerGpu.model_fields]
+        paths += ["kv_cache_bytes_per_token", "fits", "min_gpus"]
+        for path in paths:
+            led.why(path, "no model given: give --model NAME or --params N")
+    if not d.gpus:
+        led.why("fits", "the design has no GPUs")
+        led.why("gpu_memory_gb", "the design has no compute nodes")
+    elif d.gpu_memory_gb is None:
+        led.why("fits", "the GPUs' memory is not in the catalog")
+    if spec is not None and not spec.has_shape and est.job != Job.INFERENCE.value:
+        led.why(
+            "memory_gb_per_gpu.activations",
+            "the model's shape (layers, hidden, heads, sequence) is not known; "
+            "fits counts the training state only",
+        )
+    if spec is not None and est.kv_cache_bytes_per_token is None:
+        led.why("kv_cache_bytes_per_token", "needs layers, hidden size and heads")
+    if d.gpu_model is None:
+        led.why("gpu_model", "the design has no compute nodes with GPUs")
+    n1 = est.n_minus_1
+    if n1.worst_device is None:
+        led.why(
+            "n_minus_1.worst_device",
+            n1.method if n1.switches else "no compute-fabric switch",
+        )
+    if n1.worst_leaf is None:
+        led.why("n_minus_1.worst_leaf", "no leaf tier in the compute fabric")
+    if n1.bisection_ratio_after is None:
+        for name in (
+            "bisection_ratio_after",
+            "bisection_ratio_after_lower",
+            "bisection_gbps_after",
+        ):
+            led.why(f"n_minus_1.{name}", n1.method)
+    if est.tco.cheaper is None:
+        led.why("tco.cheaper", "needs the owned and the cloud rate")
+    if est.min_gpus is None and spec is not None and d.gpus:
+        led.why("min_gpus", "no plan tried holds the job on these GPUs")
+
+
+def _is_null(est: Estimate, path: str) -> bool:
+    """Whether ``path`` names a null figure (or a block that holds nulls)."""
+    try:
+        value = est.value(path)
+    except (AttributeError, KeyError):
+        return True
+    if hasattr(value, "model_dump"):
+        return any(v is None for v in value.model_dump().values())
+    return value is None

@@ -1,0 +1,307 @@
+"""Memory per GPU of a parallelism plan, the plan search and the fewest GPUs.
+
+Training state is 16 B/param (ZeRO); tensor (TP) and pipeline (PP) parallelism
+split it over TP x PP GPUs, ZeRO stages 1/2/3 further shard optimizer /
+gradients / weights over the data-parallel (DP) group. Activations follow
+Korthikanti et al. (1F1B: the first stage holds about L layers' worth).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import product
+
+from designer.core.workload import Job, Precision, Recompute
+from designer.workload import facts
+from designer.workload.formulas import activation_bytes_per_layer, kv_bytes_per_token
+from designer.workload.presets import ModelSpec
+
+WEIGHT_BYTES = {Precision.BF16: 2.0, Precision.FP8: 1.0, Precision.FP4: 0.5}
+"""Inference weights per parameter (workload.md §3)."""
+_RECOMPUTE_ORDER = (Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL)
+COST_TOLERANCE = 0.05
+"""A plan later in preference order must be more than 5 % faster to be chosen
+(the step model is an estimate; small gains do not justify more parallelism)."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """What is run: the model, the job and the sizes that set the memory."""
+
+    spec: ModelSpec
+    job: Job
+    precision: Precision
+    seq: int | None
+    micro_batch: int
+    lora_params: float
+    context: int | None
+    sequences: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A parallelism plan."""
+
+    tp: int
+    pp: int
+    dp: int
+    zero: int
+    recompute: Recompute
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the plan uses."""
+        return self.tp * self.pp * self.dp
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Bytes per GPU by kind (activations None when the shape is unknown)."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float | None
+    kv_cache: float
+
+    @property
+    def total(self) -> float:
+        """Everything counted (activations 0 when unknown)."""
+        return (
+            self.weights
+            + self.gradients
+            + self.optimizer
+            + (self.activations or 0.0)
+            + self.kv_cache
+        )
+
+
+def is_training(job: Job) -> bool:
+    """Whether the job trains (keeps gradients and optimizer state)."""
+    return job is not Job.INFERENCE
+
+
+def kv_per_token(spec: ModelSpec, bytes_per_value: float = 2.0) -> float | None:
+    """KV-cache bytes per token (None when the shape is unknown)."""
+    if spec.layers is None:
+        return None
+    if spec.kv_elements_per_layer is not None:
+        return float(spec.layers * spec.kv_elements_per_layer * bytes_per_value)
+    head_dim = spec.head_dim
+    if head_dim is None:
+        return None
+    kv = spec.kv_heads if spec.kv_heads is not None else spec.heads
+    assert kv is not None
+    return kv_bytes_per_token(spec.layers, kv, head_dim, bytes_per_value)
+
+
+def state_bytes(work: Work) -> tuple[float, float, float]:
+    """Weights, gradients and optimizer bytes of one unsharded model copy."""
+    n = work.spec.params or 0.0
+    if work.job is Job.INFERENCE:
+        return n * WEIGHT_BYTES[work.precision], 0.0, 0.0
+    if work.job is Job.LORA:
+        lp = work.lora_params
+        return (
+            facts.BYTES_WEIGHT * (n + lp),
+            facts.BYTES_GRADIENT * lp,
+            facts.BYTES_OPTIMIZER * lp,
+        )
+    return facts.BYTES_WEIGHT * n, facts.BYTES_GRADIENT * n, facts.BYTES_OPTIMIZER * n
+
+
+def memory(work: Work, plan: Plan) -> Memory:
+    """Bytes per GPU of ``work`` under ``plan``."""
+    w, g, o = state_bytes(work)
+    mp = plan.tp * plan.pp
+    w, g, o = w / mp, g / mp, o / mp
+    if is_training(work.job):
+        dp = plan.dp
+        if plan.zero >= 1:
+            o /= dp
+        if plan.zero >= 2:
+            g /= dp
+        if plan.zero >= 3:
+            w /= dp
+    return Memory(w, g, o, _activations(work, plan), _kv(work, plan))
+
+
+def _activations(work: Work, plan: Plan) -> float | None:
+    if not is_training(work.job):
+        return 0.0
+    s = work.spec
+    if s.layers is None or s.hidden is None or s.heads is None or work.seq is None:
+        return None
+    per_layer = activation_bytes_per_layer(
+        work.seq, work.micro_batch, s.hidden, s.heads, plan.tp, plan.recompute
+    )
+    return per_layer * s.layers
+
+
+def _kv(work: Work, plan: Plan) -> float:
+    if work.job is not Job.INFERENCE or work.context is None:
+        return 0.0
+    per_token = kv_per_token(work.spec)
+    if per_token is None:
+        return 0.0
+    return per_token * work.context * work.sequences / (plan.tp * plan.pp)
+
+
+@dataclass(frozen=True)
+class Space:
+    """Which plans may be tried: given values, or the ranges searched."""
+
+    tp: int | None
+    pp: int | None
+    dp: int | None
+    zero: int | None
+    recompute: Recompute | None
+    nvlink_domain: int
+
+
+def _tps(work: Work, space: Space) -> list[int]:
+    if space.tp is not None:
+        return [space.tp]
+    limit = min(int(facts.TP_LIMIT.value), max(space.nvlink_domain, 1))
+    heads = work.spec.heads
+    out, t = [], 1
+    while t <= limit:
+        if heads is None or heads % t == 0:
+            out.append(t)
+        t *= 2
+    return out
+
+
+def _pps(work: Work, space: Space) -> list[int]:
+    if space.pp is not None:
+        return [space.pp]
+    layers = work.spec.layers
+    return list(range(1, (layers or 64) + 1))
+
+
+def _zeros(work: Work, space: Space) -> list[int]:
+    if not is_training(work.job):
+        return [0]
+    if space.zero is not None:
+        return [space.zero]
+    return [int(facts.ZERO_STAGE.value), 2, 3]
+
+
+def _recomputes(work: Work, space: Space) -> list[Recompute]:
+    if not is_training(work.job) or not work.spec.has_shape:
+        return [space.recompute or Recompute.SELECTIVE]
+    if space.recompute is not None:
+        return [space.recompute]
+    return [Recompute.SELECTIVE, Recompute.FULL]
+
+
+def _candidates(work: Work, space: Space) -> list[tuple[int, int, int, Recompute]]:
+    """(tp, pp, zero, recompute) in the order they are preferred: the least
+    recomputation, then the smallest model-parallel size TP x PP (Narayanan et
+    al. SC21, takeaway 2), then the lowest ZeRO stage, then TP before PP."""
+    combos = product(
+        _recomputes(work, space),
+        _tps(work, space),
+        _pps(work, space),
+        _zeros(work, space),
+    )
+    return sorted(
+        ((t, p, z, r) for r, t, p, z in combos),
+        key=lambda c: (_RECOMPUTE_ORDER.index(c[3]), c[0] * c[1], c[2], c[1]),
+    )
+
+
+def choose(
+    work: Work,
+    space: Space,
+    gpus: int,
+    capacity: float,
+    cost: Callable[[Plan], float] | None = None,
+) -> tuple[Plan, bool, str | None]:
+    """The plan to run on ``gpus`` GPUs of ``capacity`` bytes: of those that fit,
+    the first in preference order whose ``cost`` (step time) is within
+    :data:`COST_TOLERANCE` of the fastest; without a ``cost``, the first that
+    fits. When none fits, the one that comes closest. Returns (plan, fits, why
+    not)."""
+    best: tuple[float, Plan] | None = None
+    fitting: list[tuple[float, Plan]] = []
+    for tp, pp, zero, rec in _candidates(work, space):
+        dp = space.dp if space.dp is not None else gpus // (tp * pp)
+        if dp < 1:
+            continue
+        plan = Plan(tp, pp, dp, zero, rec)
+        need = memory(work, plan).total
+        if need <= capacity and plan.gpus <= gpus:
+            if cost is None:
+                return plan, True, None
+            fitting.append((cost(plan), plan))
+        elif best is None or need < best[0]:
+            best = (need, plan)
+    if fitting:
+        # the first plan in preference order within COST_TOLERANCE of the fastest
+        fastest = min(value for value, _ in fitting)
+        for value, plan in fitting:
+            if value <= fastest * (1.0 + COST_TOLERANCE):
+                return plan, True, None
+    if best is None:
+        tp = _tps(work, space)[0]
+        pp = _pps(work, space)[0]
+        plan = Plan(
+            tp,
+            pp,
+            max(space.dp or 1, 1),
+            _zeros(work, space)[0],
+            _recomputes(work, space)[0],
+        )
+        return (
+            plan,
+            False,
+            f"TP {tp} x PP {pp} needs {tp * pp:,} GPUs; the design has {gpus:,}",
+        )
+    need, plan = best
+    if plan.gpus > gpus:
+        return (
+            plan,
+            False,
+            f"the plan needs {plan.gpus:,} GPUs; the design has {gpus:,}",
+        )
+    return (
+        plan,
+        False,
+        f"{need / 1e9:,.1f} GB per GPU with the best plan tried "
+        f"(TP {plan.tp}, PP {plan.pp}, DP {plan.dp}, ZeRO {plan.zero}); "
+        f"each GPU has {capacity / 1e9:,.0f} GB",
+    )
+
+
+def min_gpus(work: Work, space: Space, capacity: float) -> tuple[int, Plan] | None:
+    """Fewest GPUs that hold the job with some plan of ``space`` (DP free)."""
+    best: tuple[int, Plan] | None = None
+    for tp, pp, zero, rec in _candidates(work, space):
+        one = memory(work, Plan(tp, pp, 1, zero, rec))
+        if is_training(work.job):
+            # per GPU = fixed + sharded / dp for the ZeRO-sharded terms
+            sharded = (
+                (one.optimizer if zero >= 1 else 0.0)
+                + (one.gradients if zero >= 2 else 0.0)
+                + (one.weights if zero >= 3 else 0.0)
+            )
+        else:
+            sharded = 0.0
+        fixed = one.total - sharded
+        if fixed > capacity or (sharded > 0 and fixed >= capacity):
+            continue
+        if space.dp is not None:
+            dp = space.dp
+            if fixed + sharded / dp > capacity:
+                continue
+        else:
+            dp = 1 if sharded <= 0 else max(1, math.ceil(sharded / (capacity - fixed)))
+            while fixed + sharded / dp > capacity:  # guard the float rounding
+                dp += 1
+        n = tp * pp * dp
+        if best is None or n < best[0]:
+            best = (n, Plan(tp, pp, dp, zero, rec))
+    return best

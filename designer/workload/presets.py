@@ -1,0 +1,175 @@
+"""Model presets (published shapes, with sources) and custom models.
+
+A custom model gives its parameters, or its shape (layers, hidden, heads, ...),
+or both; the preset's fields are the defaults a workload block overrides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A transformer's size and shape (None: not known)."""
+
+    key: str
+    name: str
+    params: float | None
+    active_params: float | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    seq_len: int | None = None
+    vocab: int | None = None
+    tokens: float | None = None
+    kv_elements_per_layer: int | None = None
+    """Cached elements per token and layer when not 2 x KV heads x head dim
+    (multi-head latent attention caches one compressed vector)."""
+    source: str = "custom model"
+
+    @property
+    def active(self) -> float | None:
+        """Parameters that work on each token (all of them unless MoE)."""
+        return self.active_params if self.active_params is not None else self.params
+
+    @property
+    def head_dim(self) -> int | None:
+        """Hidden size per attention head."""
+        if self.hidden is None or self.heads is None:
+            return None
+        return self.hidden // self.heads
+
+    @property
+    def has_shape(self) -> bool:
+        """Whether layers, hidden size, heads and sequence length are known."""
+        return None not in (self.layers, self.hidden, self.heads, self.seq_len)
+
+
+_LLAMA3 = "Llama 3 paper (Meta 2024) Table 3 and the model config [P]"
+
+PRESETS: dict[str, ModelSpec] = {
+    p.key: p
+    for p in (
+        ModelSpec(
+            "llama3-8b",
+            "Llama 3 8B",
+            8.03e9,
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            seq_len=8192,
+            vocab=128_256,
+            tokens=15e12,
+            source=f"{_LLAMA3}; 15T+ training tokens",
+        ),
+        ModelSpec(
+            "llama3-70b",
+            "Llama 3 70B",
+            70.6e9,
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            seq_len=8192,
+            vocab=128_256,
+            tokens=15e12,
+            source=f"{_LLAMA3}; 15T+ training tokens",
+        ),
+        ModelSpec(
+            "llama3-405b",
+            "Llama 3 405B",
+            405e9,
+            layers=126,
+            hidden=16384,
+            heads=128,
+            kv_heads=8,
+            seq_len=8192,
+            vocab=128_256,
+            tokens=15.6e12,
+            source=f"{_LLAMA3}; 15.6T tokens, 3.8e25 FLOPs (model card)",
+        ),
+        ModelSpec(
+            "gpt3-175b",
+            "GPT-3 175B",
+            175e9,
+            layers=96,
+            hidden=12288,
+            heads=96,
+            kv_heads=96,
+            seq_len=2048,
+            vocab=50_257,
+            tokens=300e9,
+            source="Brown et al. 2020 (GPT-3) Table 2.1; 300B training tokens [P]",
+        ),
+        ModelSpec(
+            "mixtral-8x7b",
+            "Mixtral 8x7B (MoE)",
+            46.7e9,
+            active_params=12.9e9,
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            seq_len=32768,
+            vocab=32_000,
+            source="Jiang et al. 2024 (Mixtral of Experts): 46.7B total, 12.9B "
+            "active per token [P]; training tokens not published",
+        ),
+        ModelSpec(
+            "deepseek-v3",
+            "DeepSeek-V3 671B (MoE, 37B active)",
+            671e9,
+            active_params=37e9,
+            layers=61,
+            hidden=7168,
+            heads=128,
+            kv_heads=128,
+            seq_len=4096,
+            vocab=129_280,
+            tokens=14.8e12,
+            kv_elements_per_layer=512 + 64,
+            source="DeepSeek-V3 technical report (2024): 671B total, 37B active, "
+            "14.8T tokens, 2.788M H800-hours; MLA caches a 512 + 64 element "
+            "latent per token and layer [P]",
+        ),
+    )
+}
+
+_ALIASES = {re.sub(r"[^a-z0-9]", "", k): k for k in PRESETS} | {
+    re.sub(r"[^a-z0-9]", "", p.name.lower().split("(")[0]): k
+    for k, p in PRESETS.items()
+}
+
+
+def preset(name: str) -> ModelSpec:
+    """The preset called ``name`` (case, spaces and punctuation ignored)."""
+    key = _ALIASES.get(re.sub(r"[^a-z0-9]", "", name.lower()))
+    if key is None:
+        raise KeyError(
+            f"unknown model {name!r}; expected one of: {', '.join(PRESETS)} "
+            "(or give --params)"
+        )
+    return PRESETS[key]
+
+
+def custom(base: ModelSpec | None, **fields: float | int | None) -> ModelSpec:
+    """``base`` (or an empty custom model) with the given fields replacing its."""
+    given = {k: v for k, v in fields.items() if v is not None}
+    spec = base if base is not None else ModelSpec("custom", "custom model", None)
+    if not given:
+        return spec
+    name = spec.name
+    if base is not None:
+        name = f"{base.name}, modified ({', '.join(sorted(given))})"
+    return replace(spec, name=name, **given)  # type: ignore[arg-type]
+
+
+def params_from_shape(spec: ModelSpec) -> float | None:
+    """N ~ 12 L h^2 + V h (Kaplan et al. 2020, plus the embedding), or None."""
+    if spec.layers is None or spec.hidden is None:
+        return None
+    return 12.0 * spec.layers * spec.hidden**2 + (spec.vocab or 0) * spec.hidden
