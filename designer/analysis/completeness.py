@@ -19,12 +19,12 @@ Parts and reachability are connected components (scipy) over link arrays:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from designer.analysis.context import MAX_ITEMS, Context
 from designer.analysis.index import (
     KIND_COMPUTE,
     KIND_MANAGEMENT,
@@ -37,10 +37,6 @@ from designer.analysis.index import (
 from designer.analysis.report import Finding, Severity
 from designer.core.model import FABRIC_CODE, Fabric
 
-if TYPE_CHECKING:
-    from designer.analysis.findings import Context
-
-MAX_ITEMS = 50
 NAMED = 5
 """Devices named in a message; the rest are counted."""
 PARTS_NAMED = 4

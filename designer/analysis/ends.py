@@ -63,6 +63,14 @@ def dense_codes(values: IntArray) -> tuple[IntArray, IntArray]:
     return inv.astype(np.int64), uniq
 
 
+def ends_of(index: DesignIndex) -> EndTable:
+    """The index's end table, built on first use and kept with the index."""
+    if index._ends is None:
+        index._ends = end_table(index)
+    table: EndTable = index._ends
+    return table
+
+
 def end_table(index: DesignIndex) -> EndTable:
     """Per-end view of the links with port-group facts looked up once per combo."""
     m = index.n_links

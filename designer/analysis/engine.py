@@ -8,8 +8,10 @@ from math import ceil
 import numpy as np
 
 from designer.analysis.bisection import BisectionResult, bisect, hierarchy, refined
+from designer.analysis.context import Context
 from designer.analysis.cost import classify, cost_build_up
-from designer.analysis.findings import Context, all_findings
+from designer.analysis.ends import ends_of
+from designer.analysis.findings import all_findings
 from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.index import (
     KIND_COMPUTE,
@@ -199,7 +201,7 @@ def analyze_index(
             seconds=refine_seconds,
             names=names,
         )
-    ends = index.ends
+    ends = ends_of(index)
     budget = port_budget(index, ends)
     tiers = switch_tiers(index, dev_level, g)
     cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)

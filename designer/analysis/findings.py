@@ -60,15 +60,13 @@ a count, the devices in ``items``):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
-from designer.analysis.bisection import BisectionResult
-from designer.analysis.completeness import MAX_ITEMS, check_completeness
-from designer.analysis.ends import EndTable
-from designer.analysis.graph import ComputeGraph, components
+from designer.analysis.completeness import check_completeness
+from designer.analysis.context import MAX_ITEMS, Context
+from designer.analysis.graph import components
 from designer.analysis.index import (
     KIND_COMPUTE,
     KIND_STORAGE,
@@ -76,38 +74,15 @@ from designer.analysis.index import (
     DesignIndex,
     IntArray,
 )
-from designer.analysis.metrics import Tiers
 from designer.analysis.reasons import budget_reason, pair_reason
-from designer.analysis.report import Cost, Finding, Severity, TierClass
+from designer.analysis.report import Finding, Severity
 from designer.catalog.ports import device_ports_problems
-from designer.core.model import FABRIC_CODE, Design, Fabric, Purpose
+from designer.core.model import FABRIC_CODE, Fabric, Purpose
 
 EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
 TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
 SU_GPUS = 256
-
-
-@dataclass
-class Context:
-    """Everything the checks read."""
-
-    design: Design
-    index: DesignIndex
-    graph: ComputeGraph
-    ends: EndTable
-    budget: tuple[IntArray, np.ndarray, np.ndarray]
-    tiers: Tiers
-    bisection: BisectionResult
-    tier_ratios: dict[str, float | None]
-    gpus: int
-    cost: Cost
-    tier: TierClass
-    switch_floor: int | None
-    floor_tiers: int
-    radix: int
-    endpoint_ports: int
-    over_radix: list[tuple[int, int, int]]
 
 
 def _ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:

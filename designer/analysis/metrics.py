@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.ends import EndTable, dense_codes
+from designer.analysis.ends import EndTable, dense_codes, ends_of
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import (
     KIND_SWITCH,
@@ -96,7 +96,8 @@ def cable_classes(index: DesignIndex) -> dict[tuple[int, str], int]:
     if index.n_links == 0:
         return {}
     n_ports = max(len(index.port_names), 1)
-    inv, uniq, speeds = index.ends.cable_code, index.ends.cable_key, index.ends.speeds
+    ends = ends_of(index)
+    inv, uniq, speeds = ends.cable_code, ends.cable_key, ends.speeds
     totals = np.bincount(inv, weights=index.cables, minlength=len(uniq))
     out: dict[tuple[int, str], int] = {}
     for j, k in enumerate(uniq.tolist()):

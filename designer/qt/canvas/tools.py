@@ -7,9 +7,9 @@ Alt+drag from a device with the select tool connects, like the connect tool.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, SignalInstance
 from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
 
@@ -18,9 +18,49 @@ from designer.qt.canvas.drag import DragSession
 from designer.view import sizes as sz
 
 if TYPE_CHECKING:
-    from designer.qt.canvas.view import CanvasView
+    from designer.qt.canvas.scene import DesignScene
 
 _DRAG_START_PX = 4.0
+
+
+class ToolHost(Protocol):
+    """What a tool asks of the view it works in (the canvas view provides it)."""
+
+    design_scene: DesignScene
+    grid_snap: bool
+    status_message: SignalInstance
+
+    def pick_tolerance(self) -> float:
+        """Pick radius in scene units at the current zoom."""
+        ...
+
+    def refuse(self, message: str) -> None:
+        """Tell the user why a gesture did nothing."""
+        ...
+
+    def group_members(self, group_id: str) -> list[str]:
+        """Device ids in a group and its subgroups."""
+        ...
+
+    def toggle_group_collapsed(self, group_id: str) -> bool:
+        """Collapse or expand a group (one undo step)."""
+        ...
+
+    def zoom_to_rect(self, rect: QRectF) -> None:
+        """Show ``rect`` (scene units)."""
+        ...
+
+    def start_pan(self, event: QMouseEvent) -> None:
+        """Begin panning with the mouse."""
+        ...
+
+    def connect_devices(self, a_id: str, b_id: str) -> bool:
+        """Connect two devices by the rules (True when a link was made)."""
+        ...
+
+    def commit_move(self, positions: dict[str, tuple[float, float]]) -> None:
+        """Turn a drag's final positions into one Move command."""
+        ...
 
 
 class CanvasTool:
@@ -29,7 +69,7 @@ class CanvasTool:
     name = "tool"
     cursor = Qt.CursorShape.ArrowCursor
 
-    def __init__(self, view: CanvasView) -> None:
+    def __init__(self, view: ToolHost) -> None:
         self.view = view
 
     def press(self, event: QMouseEvent, pos: QPointF) -> None:
@@ -69,7 +109,7 @@ class CanvasTool:
 class _ConnectGesture:
     """Rubber line from a device to the cursor; connects on release over another."""
 
-    def __init__(self, view: CanvasView) -> None:
+    def __init__(self, view: ToolHost) -> None:
         self.view = view
         self.source: str | None = None
         self.line: QGraphicsLineItem | None = None
@@ -125,7 +165,7 @@ class SelectTool(CanvasTool):
 
     name = "select"
 
-    def __init__(self, view: CanvasView) -> None:
+    def __init__(self, view: ToolHost) -> None:
         super().__init__(view)
         self._press: QPointF | None = None
         self._press_screen = QPointF()
@@ -239,7 +279,7 @@ class ConnectTool(CanvasTool):
     name = "connect"
     cursor = Qt.CursorShape.CrossCursor
 
-    def __init__(self, view: CanvasView) -> None:
+    def __init__(self, view: ToolHost) -> None:
         super().__init__(view)
         self._gesture = _ConnectGesture(view)
 
