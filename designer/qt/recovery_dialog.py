@@ -1,0 +1,202 @@
+"""After a crash: list the recovery copies left behind; recover or discard them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.io.recovery import RecoveryEntry, local_time
+from designer.qt import autosave
+
+if TYPE_CHECKING:
+    from designer.qt.main_window import MainWindow
+
+COLUMNS = ("Design", "Original file", "Copy taken", "Last saved", "Changes")
+
+
+class Choice(Enum):
+    """What the user chose in the dialog."""
+
+    RECOVER = "recover"
+    DISCARD = "discard"
+    LATER = "later"
+
+
+def describe_changes(entry: RecoveryEntry) -> str:
+    """ "3 changes: Move, Add DGX H100, Rename" (or why the copy cannot be used)."""
+    m = entry.manifest
+    if m is None:
+        return "unknown"
+    head = f"{m.steps:,} change" + ("" if m.steps == 1 else "s")
+    if m.saved_at is None:
+        head += " (never saved)"
+    return head + (": " + ", ".join(m.labels) if m.labels else "")
+
+
+class RecoveryDialog(QDialog):
+    """Lists the copies; Recover restores the checked ones, Discard deletes them,
+    Later keeps them all for the next start."""
+
+    def __init__(
+        self, entries: Sequence[RecoveryEntry], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Recover unsaved designs")
+        self.entries = list(entries)
+        self.choice = Choice.LATER
+        n = len(self.entries)
+        intro = QLabel(
+            f"GPU Cluster Designer did not close normally. {n:,} design"
+            + (" has" if n == 1 else "s have")
+            + " unsaved changes that can be recovered. Recovered designs open "
+            "as unsaved documents."
+        )
+        intro.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("recoveryList")
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels(list(COLUMNS))
+        self.tree.setRootIsDecorated(False)
+        self.tree.setWordWrap(True)
+        self.items: list[QTreeWidgetItem] = []
+        for entry in self.entries:
+            self.items.append(self._add(entry))
+        header = self.tree.header()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        buttons = QDialogButtonBox()
+        self.recover_button = QPushButton("&Recover Checked")
+        self.discard_button = QPushButton("&Discard Checked")
+        self.later_button = QPushButton("Decide &Later")
+        buttons.addButton(self.recover_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(
+            self.discard_button, QDialogButtonBox.ButtonRole.DestructiveRole
+        )
+        buttons.addButton(self.later_button, QDialogButtonBox.ButtonRole.RejectRole)
+        self.recover_button.clicked.connect(lambda: self._done(Choice.RECOVER))
+        self.discard_button.clicked.connect(lambda: self._done(Choice.DISCARD))
+        self.later_button.clicked.connect(lambda: self._done(Choice.LATER))
+        self.recover_button.setDefault(True)
+        self.tree.itemChanged.connect(lambda *_: self._update_buttons())
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.tree)
+        layout.addWidget(buttons)
+        self.resize(900, 360)
+        self._update_buttons()
+
+    def _add(self, entry: RecoveryEntry) -> QTreeWidgetItem:
+        m = entry.manifest
+        # Plain-text items only: a hostile name or path is shown, never interpreted.
+        item = QTreeWidgetItem(
+            [
+                entry.name,
+                (m.original_path or "never saved") if m is not None else "unknown",
+                local_time(m.copied_at if m is not None else entry.modified),
+                local_time(m.saved_at) if m is not None and m.saved_at else "–",
+                describe_changes(entry),
+            ]
+        )
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(
+            0, Qt.CheckState.Checked if entry.recoverable else Qt.CheckState.Unchecked
+        )
+        self.tree.addTopLevelItem(item)
+        if entry.problems:
+            text = "\n".join(entry.problems)
+            if not entry.recoverable:
+                text = "Cannot be recovered (Discard deletes it):\n" + text
+            note = QTreeWidgetItem([text])
+            note.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            note.setForeground(0, QBrush(QColor("#b3261e")))
+            item.addChild(note)
+            note.setFirstColumnSpanned(True)
+            item.setExpanded(True)
+            item.setToolTip(0, text)
+        return item
+
+    def checked(self) -> list[RecoveryEntry]:
+        """The entries whose box is ticked."""
+        return [
+            e
+            for e, item in zip(self.entries, self.items, strict=True)
+            if item.checkState(0) == Qt.CheckState.Checked
+        ]
+
+    def set_checked(self, entry: RecoveryEntry, on: bool) -> None:
+        """Tick or clear the box of ``entry``."""
+        item = self.items[self.entries.index(entry)]
+        item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def _update_buttons(self) -> None:
+        checked = self.checked()
+        self.recover_button.setEnabled(any(e.recoverable for e in checked))
+        self.discard_button.setEnabled(bool(checked))
+
+    def _done(self, choice: Choice) -> None:
+        self.choice = choice
+        if choice is Choice.LATER:
+            self.reject()
+        else:
+            self.accept()
+
+
+def find_recoverable(window: MainWindow) -> list[RecoveryEntry]:
+    """Copies left by editors that are no longer running, each loaded."""
+    QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        return autosave.store().entries(window.catalog)
+    finally:
+        QGuiApplication.restoreOverrideCursor()
+
+
+def offer_recovery(
+    window: MainWindow, new_window: Callable[[], MainWindow]
+) -> list[MainWindow]:
+    """Ask what to do with copies left by a crash; return the windows restored into.
+
+    The first copy goes into ``window`` when it holds nothing yet (no file, no
+    edits, no devices); every other one into a window from ``new_window()``.
+    """
+    entries = find_recoverable(window)
+    if not entries:
+        return []
+    dialog = RecoveryDialog(entries, window)
+    dialog.exec()
+    target = autosave.store()
+    if dialog.choice is Choice.DISCARD:
+        for entry in dialog.checked():
+            target.discard(entry)
+        return []
+    if dialog.choice is not Choice.RECOVER:
+        return []
+    restored: list[MainWindow] = []
+    for entry in dialog.checked():
+        if not entry.recoverable:
+            continue
+        pristine = (
+            window.path is None
+            and window.document.history.is_clean
+            and not window.document.history.done
+            and not window.document.design.devices
+            and window not in restored
+        )
+        into = window if pristine else new_window()
+        into.restore_recovered(entry)
+        restored.append(into)
+    return restored
