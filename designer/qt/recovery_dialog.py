@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPainter
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
     QLabel,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -26,7 +28,14 @@ from designer.qt import autosave
 if TYPE_CHECKING:
     from designer.qt.main_window import MainWindow
 
-COLUMNS = ("Design", "Original file", "Copy taken", "Last saved", "Changes")
+COLUMNS = (
+    "Design",
+    "Changes since last save",
+    "Copy taken",
+    "Last saved",
+    "Original file",
+)
+DESIGN, CHANGES, COPIED, SAVED, ORIGINAL = range(len(COLUMNS))
 
 
 class Choice(Enum):
@@ -48,6 +57,31 @@ def describe_changes(entry: RecoveryEntry) -> str:
     return head + (": " + ", ".join(m.labels) if m.labels else "")
 
 
+def _intro(entries: Sequence[RecoveryEntry]) -> str:
+    good = sum(1 for e in entries if e.recoverable)
+    bad = len(entries) - good
+    text = "GPU Cluster Designer did not close normally. "
+    if good:
+        text += f"{good:,} design" + (" has" if good == 1 else "s have")
+        text += " unsaved changes that can be recovered (as unsaved documents). "
+    if bad:
+        text += f"{bad:,} recovery cop" + ("y" if bad == 1 else "ies")
+        text += " cannot be read; tick and discard to delete."
+    return text.strip()
+
+
+class _ElideMiddle(QStyledItemDelegate):
+    """Elides in the middle (``/home/…/design.json``)."""
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: Any
+    ) -> None:
+        """Paint as Qt does, with middle elision."""
+        middle = QStyleOptionViewItem(option)
+        middle.textElideMode = Qt.TextElideMode.ElideMiddle
+        super().paint(painter, middle, index)
+
+
 class RecoveryDialog(QDialog):
     """Lists the copies; Recover restores the checked ones, Discard deletes them,
     Later keeps them all for the next start."""
@@ -59,26 +93,26 @@ class RecoveryDialog(QDialog):
         self.setWindowTitle("Recover unsaved designs")
         self.entries = list(entries)
         self.choice = Choice.LATER
-        n = len(self.entries)
-        intro = QLabel(
-            f"GPU Cluster Designer did not close normally. {n:,} design"
-            + (" has" if n == 1 else "s have")
-            + " unsaved changes that can be recovered. Recovered designs open "
-            "as unsaved documents."
-        )
+        intro = QLabel(_intro(self.entries))
         intro.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setObjectName("recoveryList")
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
-        self.tree.setWordWrap(True)
         self.items: list[QTreeWidgetItem] = []
         for entry in self.entries:
             self.items.append(self._add(entry))
+        # Long names, labels and paths are elided (in full in the tool tips),
+        # so every column stays on screen; a path keeps its both ends.
+        self._elide = _ElideMiddle(self.tree)
+        self.tree.setItemDelegateForColumn(ORIGINAL, self._elide)
         header = self.tree.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        for column in (COPIED, SAVED):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(DESIGN, 220)
+        header.resizeSection(CHANGES, 300)
         buttons = QDialogButtonBox()
         self.recover_button = QPushButton("&Recover Checked")
         self.discard_button = QPushButton("&Discard Checked")
@@ -97,21 +131,23 @@ class RecoveryDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(self.tree)
         layout.addWidget(buttons)
-        self.resize(900, 360)
+        self.resize(1040, 360)
         self._update_buttons()
 
     def _add(self, entry: RecoveryEntry) -> QTreeWidgetItem:
         m = entry.manifest
         # Plain-text items only: a hostile name or path is shown, never interpreted.
-        item = QTreeWidgetItem(
-            [
-                entry.name,
-                (m.original_path or "never saved") if m is not None else "unknown",
-                local_time(m.copied_at if m is not None else entry.modified),
-                local_time(m.saved_at) if m is not None and m.saved_at else "–",
-                describe_changes(entry),
-            ]
+        texts = [""] * len(COLUMNS)
+        texts[DESIGN] = entry.name
+        texts[CHANGES] = describe_changes(entry)
+        texts[COPIED] = local_time(m.copied_at if m is not None else entry.modified)
+        texts[SAVED] = local_time(m.saved_at) if m is not None and m.saved_at else "–"
+        texts[ORIGINAL] = (
+            (m.original_path or "never saved") if m is not None else "unknown"
         )
+        item = QTreeWidgetItem(texts)
+        for column, text in enumerate(texts):
+            item.setToolTip(column, text)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
         item.setCheckState(
             0, Qt.CheckState.Checked if entry.recoverable else Qt.CheckState.Unchecked
@@ -127,7 +163,7 @@ class RecoveryDialog(QDialog):
             item.addChild(note)
             note.setFirstColumnSpanned(True)
             item.setExpanded(True)
-            item.setToolTip(0, text)
+            item.setToolTip(DESIGN, text)
         return item
 
     def checked(self) -> list[RecoveryEntry]:

@@ -18,7 +18,13 @@ from designer.io import load_design
 from designer.io.recovery import RecoveryStore
 from designer.qt import autosave
 from designer.qt.autosave import Delays, delays_from_env
-from designer.qt.recovery_dialog import RecoveryDialog, offer_recovery
+from designer.qt.recovery_dialog import (
+    CHANGES,
+    DESIGN,
+    ORIGINAL,
+    RecoveryDialog,
+    offer_recovery,
+)
 from tests.qt.helpers import add_dgx
 
 FAST = Delays(idle_s=0.05, max_s=0.2)
@@ -212,12 +218,10 @@ def test_recovery_after_a_crash_restores_the_exact_design_unsaved(
     restored = offer_recovery(window, main_window)
     assert restored == [window]  # an empty window takes the first copy
     dialog = seen[0]
-    assert dialog.items[0].text(0) == "Before the crash"
-    assert dialog.items[0].text(1) == "never saved"
-    assert (
-        dialog.items[0].text(4)
-        == "2 changes (never saved): Add 4 devices, Rename design"
-    )
+    row = dialog.items[0]
+    assert row.text(DESIGN) == "Before the crash"
+    assert row.text(ORIGINAL) == "never saved"
+    assert row.text(CHANGES) == "2 changes (never saved): Add 4 devices, Rename design"
     assert window.document.design.model_dump() == expected  # order included
     assert window.isWindowModified()
     assert window.document.history.clean_index is None
