@@ -188,9 +188,10 @@ class Session:
         """Release the claim (a clean exit); copies stay where they are."""
         if self._fd is None:
             return
-        _unlink(self.store.directory / f"{self.id}{LOCK_SUFFIX}")
-        os.close(self._fd)
+        os.close(self._fd)  # first: Windows cannot remove an open file
         self._fd = None
+        with contextlib.suppress(OSError):
+            _unlink(self.store.directory / f"{self.id}{LOCK_SUFFIX}")
 
 
 @dataclass
@@ -379,7 +380,8 @@ class RecoveryStore:
             return
         try:
             if _try_lock(fd):  # held by us while it goes: nobody can be using it
-                _unlink(path)
+                with contextlib.suppress(OSError):  # Windows: removed next time
+                    _unlink(path)
         finally:
             os.close(fd)
 

@@ -91,6 +91,8 @@ def recovery_dir() -> Path:
     base = QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.AppDataLocation
     )
+    if not base:  # never fall back to the working directory
+        raise OSError("this system has no application-data folder")
     return Path(base) / RECOVERY_FOLDER
 
 
@@ -268,7 +270,7 @@ class Autosaver(QObject):
         try:
             target, document_id = self._claim()
         except OSError as exc:
-            self.failed.emit(f"Autosave: cannot use {recovery_dir()}: {exc}")
+            self.failed.emit(f"Autosave: cannot write a recovery copy: {exc}")
             return
         if self.path is not None and _same_path(
             self.path, target.design_path(document_id)
@@ -341,7 +343,8 @@ class Autosaver(QObject):
 
     def flush(self) -> None:
         """Wait until every queued write and removal is done."""
-        self._executor.submit(lambda: None).result()
+        if not self._closed:
+            self._executor.submit(lambda: None).result()
 
     def shutdown(self) -> None:
         """Stop: remove the copy (the window closes cleanly) and wait for the writer."""

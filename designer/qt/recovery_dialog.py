@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -197,6 +198,8 @@ def find_recoverable(window: MainWindow) -> list[RecoveryEntry]:
     QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
         return autosave.store().entries(window.catalog)
+    except OSError:  # no application-data folder: nothing was ever written
+        return []
     finally:
         QGuiApplication.restoreOverrideCursor()
 
@@ -216,8 +219,19 @@ def offer_recovery(
     dialog.exec()
     target = autosave.store()
     if dialog.choice is Choice.DISCARD:
+        failed = []
         for entry in dialog.checked():
-            target.discard(entry)
+            try:
+                target.discard(entry)
+            except OSError as exc:
+                failed.append(f"{entry.name}: {exc}")
+        if failed:
+            QMessageBox.warning(
+                window,
+                "Recovery copies not deleted",
+                "These copies could not be deleted and will be offered again:\n\n"
+                + "\n".join(failed),
+            )
         return []
     if dialog.choice is not Choice.RECOVER:
         return []

@@ -367,3 +367,18 @@ def test_bad_delay_settings_are_ignored_with_a_message(text: str, capsys: Any) -
 def test_the_default_delays_keep_the_promise() -> None:
     # At most 30 s after the last edit, at least every 2 minutes while editing.
     assert autosave.IDLE_DELAY_S <= 30.0 and autosave.MAX_DELAY_S <= 120.0
+
+
+def test_a_screenshot_run_neither_offers_recovery_nor_autosaves(
+    qapp: Any, recovery_dir: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from designer.qt.app import run_gui
+
+    shown: list[object] = []
+    monkeypatch.setattr(RecoveryDialog, "exec", lambda self: shown.append(self))
+    dead = recovery_dir / "0123456789ab-1.design.json"
+    dead.write_text("{}")
+    sample = Path(__file__).resolve().parents[2] / "samples" / "development.json"
+    assert run_gui(str(sample), str(tmp_path / "shot.png")) == 0
+    assert shown == []
+    assert sorted(p.name for p in recovery_dir.iterdir()) == [dead.name]
