@@ -66,12 +66,18 @@ def save_screenshot(window: object, out: str | Path) -> bool:
 
 
 def run_gui(path: str | None, screenshot: str | None) -> int:
-    """Open the editor (with FILE); with ``screenshot``, render a PNG and exit."""
+    """Open the editor (with FILE); with ``screenshot``, render a PNG and exit.
+
+    An interactive start first offers the recovery copies a crash left behind
+    (:mod:`designer.qt.recovery_dialog`); a screenshot run neither offers them
+    nor autosaves.
+    """
     app = ensure_app(offscreen=screenshot is not None)
     from designer.qt.main_window import MainWindow
 
-    window = MainWindow(persist=screenshot is None)
-    window.headless = screenshot is not None
+    interactive = screenshot is None
+    window = MainWindow(persist=interactive, autosave=interactive)
+    window.headless = not interactive
     if screenshot is not None:
         window.resize(*SCREENSHOT_SIZE)
     opened = path is None or window.open_path(path)
@@ -80,7 +86,7 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
         return 2
     window.show()
     if screenshot is None:
-        return int(app.exec())
+        return _run_interactive(app, window)
     ok = wait_for_report(window)
     saved = save_screenshot(window, screenshot)
     window.document.mark_clean()
@@ -93,3 +99,23 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
         print(f"cluster-designer: no analysis to show ({why})", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_interactive(app: QApplication, window: object) -> int:
+    """The event loop, with the recovery offer once the window is on screen."""
+    from designer.qt import autosave
+    from designer.qt.main_window import MainWindow
+    from designer.qt.recovery_dialog import offer_recovery
+
+    assert isinstance(window, MainWindow)
+    windows = [window]  # keeps restored windows alive
+
+    def new_window() -> MainWindow:
+        extra = MainWindow()
+        extra.show()
+        windows.append(extra)
+        return extra
+
+    app.aboutToQuit.connect(autosave.end_session)
+    QTimer.singleShot(0, lambda: offer_recovery(window, new_window))
+    return int(app.exec())

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
@@ -24,6 +26,7 @@ from designer.core.events import Event
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
 from designer.qt.analysis_runner import AnalysisRunner
+from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel
 from designer.qt.history_panel import HistoryPanel
@@ -32,6 +35,9 @@ from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
+
+if TYPE_CHECKING:
+    from designer.io.recovery import RecoveryEntry
 
 APP_NAME = "GPU Cluster Designer"
 MAX_RECENT = 10
@@ -46,7 +52,13 @@ class MainWindow(QMainWindow):
 
     report_shown = Signal(object)
 
-    def __init__(self, catalog: Catalog | None = None, *, persist: bool = True) -> None:
+    def __init__(
+        self,
+        catalog: Catalog | None = None,
+        *,
+        persist: bool = True,
+        autosave: bool = True,
+    ) -> None:
         super().__init__()
         self.persist = persist  # False: neither restore nor save layout (screenshots)
         self.catalog = catalog if catalog is not None else default_catalog()
@@ -112,6 +124,8 @@ class MainWindow(QMainWindow):
         self.runner.failed.connect(self._on_analysis_failed)
         self.actions_ = WindowActions(self)
         self.document.subscribe(self._on_changes, Stage.WINDOW)
+        self.autosave = Autosaver(self.document, self, enabled=autosave)
+        self.autosave.failed.connect(self._show_message)
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
@@ -236,6 +250,8 @@ class MainWindow(QMainWindow):
 
     def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
         self.path = path
+        self.autosave.path = path
+        self.autosave.saved_at = _modified(path)
         self.set_show_cut(False)
         self.latest_report = None
         self.history_panel.origin = origin  # the reset below refreshes the list
@@ -262,7 +278,21 @@ class MainWindow(QMainWindow):
         """Show a generated design as a new, unsaved document."""
         self._replace_design(design, None, f"From template: {design.settings.name}")
         self.document.mark_unsaved()  # never saved: closing asks
+        self.autosave.sync()
         self._update_title()
+
+    def restore_recovered(self, entry: RecoveryEntry) -> None:
+        """Show a design recovered after a crash as an unsaved document."""
+        assert entry.design is not None
+        found = entry.manifest
+        original = found.original_path if found is not None else None
+        path = Path(original) if original else None
+        self._replace_design(entry.design, path, f"Recovered {entry.name}")
+        self.autosave.saved_at = found.saved_at if found is not None else None
+        self.document.mark_unsaved()
+        self.autosave.adopt(entry)  # the copy stays until saved or discarded
+        self._update_title()
+        self._show_message(f"Recovered {entry.name}: not saved yet")
 
     def open_dialog(self) -> None:
         """File > Open."""
@@ -332,6 +362,8 @@ class MainWindow(QMainWindow):
             return False
         self.path = p
         self.document.mark_clean()
+        self.autosave.path, self.autosave.saved_at = p, time.time()
+        self.autosave.sync()  # saved: the recovery copy goes
         self._add_recent(p)
         self._update_title()
         self._show_message(f"Saved {p.name}")
@@ -400,6 +432,7 @@ class MainWindow(QMainWindow):
             return
         if self.persist:
             self.save_settings()
+        self.autosave.shutdown()  # saved or discarded: no copy to keep
         self.runner.shutdown()
         event.accept()
 
@@ -465,3 +498,11 @@ class MainWindow(QMainWindow):
         if self.actions_.show_cut.isChecked():
             self._apply_cut()
         self.report_shown.emit(report)
+
+
+def _modified(path: Path | None) -> float | None:
+    """When ``path`` was last written (None when it is not there)."""
+    try:
+        return path.stat().st_mtime if path is not None else None
+    except OSError:
+        return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, QStandardPaths
@@ -29,6 +30,17 @@ def _release_clipboard_at_end() -> Iterator[None]:
     from designer.qt.canvas.edits import release_clipboard
 
     release_clipboard()
+
+
+@pytest.fixture(autouse=True)
+def recovery_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Recovery copies go to a fresh folder per test; the session ends after it."""
+    from designer.qt import autosave
+
+    directory = tmp_path_factory.mktemp("recovery")
+    autosave.use_directory(directory)
+    yield directory
+    autosave.use_directory(None)
 
 
 @pytest.fixture
