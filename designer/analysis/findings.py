@@ -134,7 +134,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 Severity.ERROR,
                 f"{len(sel)} link end(s) use port groups their device does not "
                 f"have: {', '.join(names[:8])}",
-                [idx.link_ids[i] for i in np.unique(ends.link[sel])[:MAX_ITEMS]],
+                [idx.link_ids[i] for i in np.unique(ends.links_of(sel))[:MAX_ITEMS]],
             )
         )
     for i in np.flatnonzero(idx.has_port_override).tolist():
@@ -182,7 +182,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
     )
     slow = np.flatnonzero(ends.known & ~ends.supported)
     if len(slow):
-        links = np.unique(ends.link[slow])
+        links = np.unique(ends.links_of(slow))
         out.append(
             _f(
                 "SPEED_MISMATCH",
@@ -194,7 +194,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
         )
     media = np.flatnonzero(known_both & ~ends.media_ok)
     if len(media):
-        links = np.unique(ends.link[media])
+        links = np.unique(ends.links_of(media))
         out.append(
             _f(
                 "MEDIA_MISMATCH",
@@ -207,7 +207,7 @@ def check_hardware(ctx: Context) -> list[Finding]:
         )
     role = np.flatnonzero(ends.known & ~ends.role_ok)
     if len(role):
-        links = np.unique(ends.link[role])
+        links = np.unique(ends.links_of(role))
         out.append(
             _f(
                 "FABRIC_ROLE_MISMATCH",

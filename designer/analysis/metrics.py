@@ -65,10 +65,11 @@ def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
     if not len(sel):
         return {}
     n_mod = len(ends.module_id)
-    cables = ends.cables[sel].astype(np.float64)
+    links = ends.links_of(sel)
+    cables = index.cables[links].astype(np.float64)
     split = np.rint(cables / ends.usage[sel]).astype(np.int64)
     # lanes of one split and speed share ports; whole ports (split 1) any speed
-    scode, _ = dense_codes(np.where(split > 1, ends.speed[sel], 0))
+    scode, _ = dense_codes(np.where(split > 1, index.speed[links], 0))
     inv, uniq = dense_codes(
         (ends.cage_code * 9 + np.minimum(split, 8)) * (int(scode.max()) + 1) + scode
     )
