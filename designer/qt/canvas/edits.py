@@ -72,7 +72,7 @@ def rail_replace_box(parent: QWidget | None, reason: str) -> QMessageBox:
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle("Wire rail-optimized")
-    box.setText("Some selected nodes have compute ports cabled elsewhere.")
+    box.setText("Compute ports of the selected nodes are cabled elsewhere.")
     box.setInformativeText(
         f"{reason}.\n\nReplace removes the selected "
         "nodes' compute links and wires every rail afresh, in one undo step."

@@ -167,3 +167,17 @@ def test_replace_dialog_offers_replace_and_cancel(make_view) -> None:
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
     assert "dgx-0 has 8 compute ports" in box.informativeText()
     box.deleteLater()
+
+
+def test_design_menu_completes_rails_of_the_selection(
+    main_window, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_dialog(monkeypatch)
+    window = main_window()
+    window.document.reset(_pod([_rail("dgx-1", r) for r in range(RAILS)]))
+    _select_pod(window.canvas)
+    window.actions_.rail.trigger()
+    pairs = _cables_by_pair(window.document.design)
+    assert [pairs[("dgx-0", f"rail-{r}")] for r in range(RAILS)] == [1] * RAILS
+    assert window.document.history.undo_label == "Wire 1 node to 8 rails (8 links)"
+    assert window.statusBar().currentMessage() == window.document.history.undo_label
