@@ -1,7 +1,9 @@
-"""Canvas benchmark: open, first paint, full-view and zoomed repaint, edit latency.
+"""Canvas benchmark: open, first paint, full-view and zoomed repaint, edit latency,
+and the cost of cable-count labels on a close-up (against the same paint without).
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_canvas.py``
-(``--sizes 12500 128`` picks node counts; ``--no-naive`` skips the baseline).
+(``--sizes 12500 128`` picks node counts; ``--no-naive`` skips the baseline;
+``--labels-only`` prints only the cable-count table).
 Designs come from ``designer.generate.fat_tree("dgx-h100", N, "qm9700")``.
 The naive baseline, in the same run, is one QGraphicsRectItem per device and
 one QGraphicsLineItem per link (NoIndex: a BSP index over 300k long lines does
@@ -42,11 +44,12 @@ from designer.core.commands import (
     UpdateLinks,
     move_devices,
 )
-from designer.core.model import Design, Device, Fabric, Link
+from designer.core.model import Design, Device, Fabric, Link, LinkTable
 from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView
 from designer.qt.canvas.scene import DesignScene
-from designer.view.sizes import DEVICE_H, DEVICE_W
+from designer.qt.canvas.view import FIT_MARGIN_PX
+from designer.view.sizes import DEVICE_H, DEVICE_W, LOD_CABLE_LABELS
 
 W, H = 1600, 1000
 _EDITS = (
@@ -294,6 +297,98 @@ def bench_naive(design: Design, app: QApplication) -> dict[str, float]:
     return out
 
 
+def _bundled_racks(rows: int = 8, per_row: int = 40) -> Design:
+    """Rows of DGX H100, each node one 8-cable bundle to its row's leaf (8 per leaf)."""
+    devices: list[Device] = []
+    links: list[Link] = []
+    for r in range(rows):
+        for k in range(per_row):
+            node = f"dgx-{r}-{k}"
+            leaf = f"leaf-{r}-{k // 8}"
+            if k % 8 == 0:
+                x = 80.0 * (k + 3.5)
+                devices.append(Device(id=leaf, catalog_id="qm9700", x=x, y=250.0 * r))
+            devices.append(
+                Device(id=node, catalog_id="dgx-h100", x=80.0 * k, y=250.0 * r + 150)
+            )
+            links.append(
+                Link(
+                    id=f"{node}--{leaf}",
+                    a=node,
+                    a_port="compute",
+                    b=leaf,
+                    b_port="ports",
+                    cables=8,
+                    speed_gbps=400,
+                )
+            )
+    return Design(devices=devices, links=LinkTable.from_links(links))
+
+
+def bench_cable_labels(app: QApplication) -> dict[str, float]:
+    """Close-up repaint with cable counts against the same view without them.
+
+    Rows of bundles seen at 1.1 x the zoom threshold (the densest view that has
+    labels); "after an edit" invalidates the link layer
+    first, so the label layout is redone, as after any change of the design.
+    """
+    import designer.view.sizes as sizes
+
+    design = _bundled_racks()
+    view = CanvasView(Document(design), default_catalog())
+    view.resize(W, H)
+    view.show()
+    app.processEvents()
+    x0, y0, x1, y1 = view.design_scene.geometry.bounds()
+    # just above the threshold, over the middle: the most labels ever drawn
+    scale = 1.1 * LOD_CABLE_LABELS
+    vp = view.viewport().rect()
+    pad = 2 * FIT_MARGIN_PX
+    w, h = (vp.width() - pad) / scale, (vp.height() - pad) / scale
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    view.zoom_to_rect(QRectF(cx - w / 2, cy - h / 2, w, h))
+    app.processEvents()
+    view.viewport().grab()
+    out = {"scale": view.scale_factor()}
+    out["labels"] = float(len(view.design_scene.cable_labels()))
+
+    def edited() -> None:
+        view.design_scene.invalidate_links()
+        view.viewport().grab()
+
+    out["with_ms"] = _ms(lambda: view.viewport().grab(), 7)
+    out["with_edit_ms"] = _ms(edited, 7)
+    threshold = sizes.LOD_CABLE_LABELS
+    sizes.LOD_CABLE_LABELS = float("inf")  # the same paint, labels off
+    try:
+        view.design_scene.invalidate_links()
+        out["without_ms"] = _ms(lambda: view.viewport().grab(), 7)
+        out["without_edit_ms"] = _ms(edited, 7)
+    finally:
+        sizes.LOD_CABLE_LABELS = threshold
+    view.design_scene.detach()
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return out
+
+
+def _print_cable_labels(app: QApplication) -> None:
+    r = bench_cable_labels(app)
+    print(
+        f"\n## Cable-count labels: close-up at {r['scale']:.2f} px/unit, "
+        f"{len(_bundled_racks().links)} bundles in the design, "
+        f"{r['labels']:.0f} labels drawn"
+    )
+    print("| repaint | with labels, ms | without, ms | with/without |")
+    print("|---|---|---|---|")
+    for name, a, b in (
+        ("steady (grab)", r["with_ms"], r["without_ms"]),
+        ("after an edit (layout + grab)", r["with_edit_ms"], r["without_edit_ms"]),
+    ):
+        print(f"| {name} | {a:,.1f} | {b:,.1f} | {a / max(b, 1e-6):.2f}x |")
+
+
 def _fmt_items(v: float) -> str:
     return f"{v:,.0f}"
 
@@ -314,9 +409,15 @@ def main() -> int:
     parser.add_argument(
         "--flush-only", action="store_true", help="only the edit -> scene table"
     )
+    parser.add_argument(
+        "--labels-only", action="store_true", help="only the cable-count table"
+    )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
+    if args.labels_only:
+        _print_cable_labels(app)
+        return 0
     flush_rows = []
     for nodes in args.sizes:
         design = fat_tree("dgx-h100", nodes, "qm9700")
@@ -389,6 +490,7 @@ def main() -> int:
                 f"{fmt(b) if b is not None else '-'} | {ratio} | "
                 f"{'<= ' + str(target) if target else ''} |"
             )
+    _print_cable_labels(app)
     return 0
 
 

@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
+        self.properties_panel.edit_refused.connect(self._show_message)
         self.canvas.zoom_changed.connect(
             lambda scale: self.zoom_label.setText(f"Zoom {scale * 100:.0f}%")
         )

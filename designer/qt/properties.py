@@ -1,11 +1,12 @@
 """Properties panel: edit the selected device, link, or the design settings.
 
-Every edit is one command through the document, so it is one undo step.
+Every edit is one command through the document, so it is one undo step. Link
+edits are checked by the connection rules first (:mod:`designer.qt.link_properties`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -15,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -28,11 +28,11 @@ from designer.core.commands import (
     Document,
     SetSettings,
     UpdateDevices,
-    UpdateLink,
 )
 from designer.core.events import Event
 from designer.core.formatting import usd
-from designer.core.model import Device, Fabric, Purpose
+from designer.core.model import Device, Purpose
+from designer.qt.link_properties import LinkEditor
 from designer.view.specs import entry_specs
 
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
@@ -48,7 +48,12 @@ def _title(text: str) -> QLabel:
 
 
 class PropertiesPanel(QWidget):
-    """Shows the selection's editable fields (or the design settings when empty)."""
+    """Shows the selection's editable fields (or the design settings when empty).
+
+    ``edit_refused(reason)`` fires when the connection rules refuse a link edit.
+    """
+
+    edit_refused = Signal(str)
 
     def __init__(
         self, document: Document, catalog: Catalog, parent: QWidget | None = None
@@ -161,27 +166,15 @@ class PropertiesPanel(QWidget):
         self.stack.addWidget(page)
 
     def _build_link_page(self) -> None:
-        page = QWidget()
-        form = QFormLayout(page)
-        form.addRow(_title("Link"))
-        self.link_ends = QLabel()
-        self.link_ends.setWordWrap(True)
-        self.cables_spin = QSpinBox()
-        self.cables_spin.setRange(1, 100_000)
-        self.cables_spin.setKeyboardTracking(False)
-        self.speed_combo = QComboBox()
-        self.fabric_combo = QComboBox()
-        for f in Fabric:
-            self.fabric_combo.addItem(f.value, f.value)
-        form.addRow("Ends", self.link_ends)
-        form.addRow("Cables", self.cables_spin)
-        form.addRow("Speed", self.speed_combo)
-        form.addRow("Fabric", self.fabric_combo)
-        self.cables_spin.valueChanged.connect(self._commit_cables)
-        self.speed_combo.activated.connect(self._commit_speed)
-        self.fabric_combo.activated.connect(self._commit_fabric)
-        self.link_page = page
-        self.stack.addWidget(page)
+        self.link_editor = LinkEditor(self.document, self.catalog)
+        self.link_editor.edit_refused.connect(self.edit_refused)
+        # the link page's widgets, by the names the panel has always used
+        self.link_ends = self.link_editor.link_ends
+        self.cables_spin = self.link_editor.cables_spin
+        self.speed_combo = self.link_editor.speed_combo
+        self.fabric_combo = self.link_editor.fabric_combo
+        self.link_page = self.link_editor
+        self.stack.addWidget(self.link_editor)
 
     def _build_multi_page(self) -> None:
         page = QWidget()
@@ -201,6 +194,7 @@ class PropertiesPanel(QWidget):
         """Edit another document."""
         self.document.unsubscribe(self._on_changes)
         self.document = document
+        self.link_editor.set_document(document)
         document.subscribe(self._on_changes)
         self.show_selection([])
 
@@ -229,7 +223,7 @@ class PropertiesPanel(QWidget):
             self._fill_device(devices[0])
             self.stack.setCurrentWidget(self.device_page)
         elif len(links) == 1 and not devices:
-            self._fill_link(links[0])
+            self.link_editor.show_link(links[0])
             self.stack.setCurrentWidget(self.link_page)
         elif devices or links:
             self.multi_label.setText(
@@ -300,34 +294,6 @@ class PropertiesPanel(QWidget):
             if all(e.interface(p) is not None for p in used)
         ]
 
-    def _fill_link(self, link_id: str) -> None:
-        design = self.document.design
-        link = design.links.get(link_id)
-        assert link is not None
-        devices = design.device_map()
-        self.link_ends.setText(f"{link.a}:{link.a_port}  ↔  {link.b}:{link.b_port}")
-        self.cables_spin.blockSignals(True)
-        self.cables_spin.setValue(link.cables)
-        self.cables_spin.blockSignals(False)
-        speeds: set[int] | None = None
-        for dev_id, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            dev = devices.get(dev_id)
-            entry = self.catalog.get(dev.catalog_id) if dev else None
-            iface = entry.interface(port) if entry else None
-            if iface is not None:
-                s = set(iface.speeds_gbps)
-                speeds = s if speeds is None else speeds & s
-        options = sorted((speeds or set()) | {link.speed_gbps}, reverse=True)
-        self.speed_combo.blockSignals(True)
-        self.speed_combo.clear()
-        for speed in options:
-            self.speed_combo.addItem(f"{speed} Gb/s", speed)
-        self.speed_combo.setCurrentIndex(self.speed_combo.findData(link.speed_gbps))
-        self.speed_combo.blockSignals(False)
-        self.fabric_combo.blockSignals(True)
-        self.fabric_combo.setCurrentIndex(self.fabric_combo.findData(link.fabric.value))
-        self.fabric_combo.blockSignals(False)
-
     def _fill_design(self) -> None:
         s = self.document.design.settings
         for widget in (self.name_edit, self.monitoring_edit):
@@ -391,39 +357,6 @@ class PropertiesPanel(QWidget):
         }
         if updates:
             self.document.execute(UpdateDevices(updates, label="Change group"))
-
-    def _update_link(self, fields: dict[str, object], label: str) -> None:
-        _, links = self._selected()
-        if len(links) != 1:
-            return
-        link = self.document.design.links.get(links[0])
-        if link is None or all(getattr(link, k) == v for k, v in fields.items()):
-            return
-        self.document.execute(UpdateLink(link.id, fields, label=label))
-
-    def _link_name(self) -> str:
-        _, links = self._selected()
-        link = self.document.design.links.get(links[0]) if len(links) == 1 else None
-        return f"{link.a}–{link.b}" if link is not None else "link"
-
-    def _commit_cables(self, value: int) -> None:
-        self._update_link(
-            {"cables": value}, f"Set cables of {self._link_name()} to {value}"
-        )
-
-    def _commit_speed(self) -> None:
-        speed = self.speed_combo.currentData()
-        self._update_link(
-            {"speed_gbps": speed},
-            f"Set speed of {self._link_name()} to {self.speed_combo.currentText()}",
-        )
-
-    def _commit_fabric(self) -> None:
-        fabric = Fabric(self.fabric_combo.currentData())
-        self._update_link(
-            {"fabric": fabric},
-            f"Move {self._link_name()} to the {fabric.value} fabric",
-        )
 
     def _commit_settings(self) -> None:
         old = self.document.design.settings

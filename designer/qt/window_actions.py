@@ -133,11 +133,19 @@ class WindowActions:
             "Ctrl+Shift+A",
             "Connect every selected lower-tier device to every selected upper one",
         )
+        self.connect_oob = act(
+            "Connect &Out-of-Band",
+            lambda: canvas().connect_selected_out_of_band(),
+            None,
+            "Join the two selected devices by their management ports "
+            "(or hold Ctrl/Cmd when releasing a connect drag)",
+        )
         self.rail = act(
             "Wire &Rail-Optimized",
             lambda: canvas().wire_rail_optimized(),
             "Ctrl+Shift+R",
-            "Wire the selected nodes to the selected rail leaves",
+            "Wire the selected nodes to the selected rail leaves: add the rails "
+            "they miss, or offer to rewire them",
         )
         self.group_su = act(
             "Group as Scalable &Unit", lambda: canvas().group_selection("su")
@@ -183,7 +191,7 @@ class WindowActions:
         tools = bar.addMenu("&Tools")
         tools.addActions(list(self.tools.values()))
         design = bar.addMenu("&Design")
-        design.addActions([self.all_to_all, self.rail])
+        design.addActions([self.connect_oob, self.all_to_all, self.rail])
         design.addSeparator()
         design.addActions([self.group_su, self.group_pod, self.auto_layout])
         design.addSeparator()

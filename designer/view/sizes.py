@@ -20,6 +20,11 @@ PASTE_OFFSET = 2 * GRID
 LOD_FILL_ONLY = 0.12
 LOD_TEXT = 0.45
 
+#: Zoom (pixels per scene unit) from which bundles of more than one cable show
+#: their cable count ("×8") at the link's midpoint, and how many at most.
+LOD_CABLE_LABELS = 0.5
+MAX_CABLE_LABELS = 300
+
 #: Semantic zoom: above this many devices in view the scene shows the quotient
 #: (group blocks and trunks) instead of device items and single links.
 OVERVIEW_VISIBLE_DEVICES = 2500

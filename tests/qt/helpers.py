@@ -31,3 +31,27 @@ def add_dgx(window: Any, n: int, prefix: str = "dgx") -> list[str]:
     ]
     window.document.execute(AddDevices(devices))
     return [d.id for d in devices]
+
+
+def window_png(
+    window: Any,
+    path: Any,
+    size: tuple[int, int] = (1280, 800),
+    zoom: Any = None,
+) -> Any:
+    """Render the window at ``size`` (optionally zoomed to a scene QRectF) to PNG.
+
+    Returns the grabbed QImage; look at the file to see what a user sees.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    window.resize(*size)
+    QApplication.processEvents()
+    if zoom is None:
+        window.canvas.fit_all()
+    else:
+        window.canvas.zoom_to_rect(zoom)
+    QApplication.processEvents()
+    image = window.grab().toImage()
+    image.save(str(path), "PNG")
+    return image

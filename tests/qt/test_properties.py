@@ -68,6 +68,9 @@ def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
 
 
 def test_link_cables_speed_and_fabric(main_window: Any) -> None:
+    from designer.core.commands import AddDevices
+    from designer.core.model import Device
+
     window = main_window()
     add_dgx(window, 1)
     link_id = _leaf_and_link(window)
@@ -77,20 +80,50 @@ def test_link_cables_speed_and_fabric(main_window: Any) -> None:
     assert panel.cables_spin.value() == 2
     speeds = [panel.speed_combo.itemData(i) for i in range(panel.speed_combo.count())]
     assert speeds == [400, 200]  # what both port groups can run at
+    # a DGX's compute ports are for the compute fabric: no other is offered
+    fabrics = [
+        panel.fabric_combo.itemData(i) for i in range(panel.fabric_combo.count())
+    ]
+    assert fabrics == ["compute"]
     panel.cables_spin.setValue(4)
     assert window.document.design.links.get(link_id).cables == 4
     panel.speed_combo.setCurrentIndex(1)
     panel.speed_combo.activated.emit(1)
     assert window.document.design.links.get(link_id).speed_gbps == 200
+    # switch to switch: ports of role "any" run every fabric
+    window.document.execute(
+        AddDevices([Device(id="spine", catalog_id="qm9700", label="Spine", y=-100.0)])
+    )
+    window.document.execute(
+        AddLinks(
+            [
+                Link(
+                    id="up",
+                    a="leaf",
+                    a_port="ports",
+                    b="spine",
+                    b_port="ports",
+                    cables=2,
+                    speed_gbps=400,
+                )
+            ]
+        )
+    )
+    window.canvas.select_ids(["up"], center=False)
+    fabrics = [
+        panel.fabric_combo.itemData(i) for i in range(panel.fabric_combo.count())
+    ]
+    assert fabrics == ["compute", "storage", "inband", "oob"]
     panel.fabric_combo.setCurrentIndex(panel.fabric_combo.findData("storage"))
     panel.fabric_combo.activated.emit(panel.fabric_combo.currentIndex())
-    assert window.document.design.links.get(link_id).fabric.value == "storage"
-    labels = [c.label for c in window.document.history.done[-3:]]
-    assert labels == [
+    assert window.document.design.links.get("up").fabric.value == "storage"
+    labels = [c.label for c in window.document.history.done]
+    assert labels[-5:-2] == [
         "Set cables of dgx-0–leaf to 4",
         "Set speed of dgx-0–leaf to 200 Gb/s",
-        "Move dgx-0–leaf to the storage fabric",
+        "Add Spine",
     ]
+    assert labels[-1] == "Move leaf–spine to the storage fabric"
 
 
 def test_design_settings_and_price_override(main_window: Any) -> None:

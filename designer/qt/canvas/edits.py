@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, QPointF
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import (
@@ -24,9 +24,9 @@ from designer.core.commands import (
     move_devices,
 )
 from designer.core.edits import copy_selection, duplicate, paste, set_group_collapsed
-from designer.core.errors import ConnectionRefused
-from designer.core.model import Link
-from designer.core.rules import suggest_link
+from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
+from designer.core.model import Fabric
+from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from designer.view import editing
 from designer.view import sizes as sz
@@ -67,6 +67,31 @@ def _release_clipboard_on_quit() -> None:
         _release_hooked = True
 
 
+def rail_replace_box(parent: QWidget | None, reason: str) -> QMessageBox:
+    """The question asked when rail wiring would need a node's other links."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Wire rail-optimized")
+    box.setText("Compute ports of the selected nodes are cabled elsewhere.")
+    box.setInformativeText(
+        f"{reason}.\n\nReplace removes the selected "
+        "nodes' compute links and wires every rail afresh, in one undo step."
+    )
+    replace = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    replace.setObjectName("replaceButton")
+    return box
+
+
+def ask_replace_rails(parent: QWidget | None, reason: str) -> bool:
+    """Ask Replace / Cancel; True to replace the nodes' compute links."""
+    box = rail_replace_box(parent, reason)
+    box.exec()
+    clicked = box.clickedButton()
+    return clicked is not None and clicked.objectName() == "replaceButton"
+
+
 class CanvasEditsMixin:
     """Edits on the document from the canvas's selection (refusals are shown)."""
 
@@ -77,7 +102,6 @@ class CanvasEditsMixin:
     status_message: SignalInstance
     _clip: dict[str, object] | None
     _paste_count: int
-    _last_link: Link
 
     def refuse(self, message: str) -> None:
         """Show why an action did not happen (the view implements it)."""
@@ -146,24 +170,52 @@ class CanvasEditsMixin:
         if moved:
             self._run(lambda: move_devices(moved))
 
-    def connect_devices(self, a_id: str, b_id: str) -> bool:
-        """Connect two devices with the rules' defaults; show why when refused."""
+    def connect_devices(
+        self,
+        a_id: str,
+        b_id: str,
+        *,
+        cables: int | None = None,
+        fabric: Fabric | None = None,
+    ) -> bool:
+        """Connect two devices as the rules plan it; say what was made, or why not.
+
+        By default every free port of the matched port group, up to the other
+        end's free ports; ``cables=1`` makes one cable; ``fabric=Fabric.OOB``
+        asks for an out-of-band (management port) link explicitly, the only way
+        two management ports are joined.
+        """
         design = self.document.design
+        made: list[Connection] = []
 
         def build() -> Command:
-            link = suggest_link(design, a_id, b_id, self.catalog)
-            self._last_link = link
-            return AddLinks([link])
+            plan = plan_connection(
+                design, a_id, b_id, self.catalog, fabric=fabric, cables=cables
+            )
+            made.append(plan)
+            n = plan.link.cables
+            return AddLinks(
+                [plan.link],
+                label=f"Connect {a_id} to {b_id} ({n} cable{'' if n == 1 else 's'})",
+            )
 
         if not self._run(build):
             return False
-        link = self._last_link
-        self.design_scene.select([link.id])
-        self.status_message.emit(
-            f"Connected {a_id} to {b_id}: {link.cables} x {link.speed_gbps}G "
-            f"({link.fabric.value})"
-        )
+        plan = made[0]
+        self.design_scene.select([plan.link.id])
+        self.status_message.emit(f"Connected {plan.description}")
         return True
+
+    def connect_selected_out_of_band(self) -> bool:
+        """Join the two selected devices by their management (OOB) ports."""
+        ids = self.design_scene.selected_device_ids()
+        if len(ids) != 2:
+            self.refuse(
+                "Select exactly two devices to connect out-of-band "
+                f"({len(ids)} selected)."
+            )
+            return False
+        return self.connect_devices(ids[0], ids[1], fabric=Fabric.OOB)
 
     def delete_selection(self) -> None:
         """Delete selected devices (with their links) and selected links, one step."""
@@ -234,7 +286,9 @@ class CanvasEditsMixin:
             return
         before = len(self.document.design.devices)
         offset = (sz.PASTE_OFFSET, sz.PASTE_OFFSET)
-        if self._run(lambda: duplicate(self.document.design, ids, offset)):
+        if self._run(
+            lambda: duplicate(self.document.design, ids, offset, lookup=self.catalog)
+        ):
             self.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
             )
@@ -242,7 +296,13 @@ class CanvasEditsMixin:
     def _paste(self, data: Mapping[str, object], offset: float, label: str) -> None:
         before = len(self.document.design.devices)
         if self._run(
-            lambda: paste(self.document.design, data, (offset, offset), label=label)
+            lambda: paste(
+                self.document.design,
+                data,
+                (offset, offset),
+                label=label,
+                lookup=self.catalog,
+            )
         ):
             self.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
@@ -264,30 +324,80 @@ class CanvasEditsMixin:
         return self._run(build)
 
     def wire_rail_optimized(self) -> bool:
-        """Wire selected compute nodes to selected rail leaves (port i to rail i)."""
+        """Wire selected compute nodes to selected rail leaves (port i to rail i).
+
+        Nodes with some rails already get only the rails they miss. When a
+        node's compute ports are cabled elsewhere, a dialog offers to replace
+        its compute links (one undo step) or cancel; when every rail is there,
+        the status bar says so.
+        """
+        design = self.document.design
+        try:
+            nodes, leaves = self._rail_selection()
+        except editing.EditRefused as exc:
+            self.refuse(str(exc))
+            return False
+
+        def build(replace: bool) -> Command:
+            return wire_rail_optimized(
+                design, nodes, leaves, self.catalog, replace=replace
+            )
+
+        try:
+            command = build(False)
+        except NothingToWire as exc:
+            text = str(exc)
+            self.refuse(f"{text[:1].upper()}{text[1:]}.")
+            return False
+        except RailsTaken as exc:
+            if not ask_replace_rails(self._dialog_parent(), str(exc)):
+                self.status_message.emit("Rail wiring cancelled; nothing changed.")
+                return False
+            return self._run_and_report(lambda: build(True))
+        except (ConnectionRefused, ValueError) as exc:
+            self.refuse(str(exc))
+            return False
+        return self._run_and_report(lambda: command)
+
+    def _rail_selection(self) -> tuple[list[str], list[str]]:
+        """Selected compute nodes, and the lowest-tier selected switches by x."""
         design = self.document.design
         devs = design.device_map()
-
-        def build() -> Command:
-            ranks = editing.tier_ranks(design, self.catalog)
-            chosen = [i for i in self.selected_ids() if i in devs]
-            nodes = [
-                i
-                for i in chosen
-                if ranks[i] == 0 and _gpus(self.catalog, devs[i].catalog_id)
-            ]
-            switches = [i for i in chosen if ranks[i] > 0]
-            if not nodes or not switches:
-                raise editing.EditRefused(
-                    "Select compute nodes and their rail leaves to wire rail-optimized."
-                )
-            low = min(ranks[i] for i in switches)
-            leaves = sorted(
-                (i for i in switches if ranks[i] == low), key=lambda i: devs[i].x
+        ranks = editing.tier_ranks(design, self.catalog)
+        chosen = [i for i in self.selected_ids() if i in devs]
+        nodes = [
+            i
+            for i in chosen
+            if ranks[i] == 0 and _gpus(self.catalog, devs[i].catalog_id)
+        ]
+        switches = [i for i in chosen if ranks[i] > 0]
+        if not nodes or not switches:
+            raise editing.EditRefused(
+                "Select compute nodes and their rail leaves to wire rail-optimized."
             )
-            return wire_rail_optimized(design, nodes, leaves, self.catalog)
+        low = min(ranks[i] for i in switches)
+        leaves = sorted(
+            (i for i in switches if ranks[i] == low), key=lambda i: devs[i].x
+        )
+        return nodes, leaves
 
-        return self._run(build)
+    def _run_and_report(self, build: Callable[[], Command]) -> bool:
+        """Run a command and put its history label in the status bar."""
+        made: list[Command] = []
+
+        def keep() -> Command:
+            command = build()
+            made.append(command)
+            return command
+
+        if not self._run(keep):
+            return False
+        self.status_message.emit(made[0].label)
+        return True
+
+    def _dialog_parent(self) -> QWidget | None:
+        """The widget dialogs are shown over (the view itself)."""
+        return self if isinstance(self, QWidget) else None
 
     def group_selection(self, kind: str) -> bool:
         """Put the selected devices into a new group (su, pod, row, rack, custom)."""

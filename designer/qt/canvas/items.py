@@ -1,15 +1,14 @@
 """Thin graphics items of the canvas: an id, painting and a bounding rect.
 
 Interaction and hit tests live in the scene (numpy queries), so items carry no
-behaviour and no state the model lacks beyond what they paint.
+behaviour and no state the model lacks beyond what they paint. The layer that
+draws every single link is :mod:`designer.qt.canvas.links`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-import numpy as np
-import pyqtgraph.functions as pgf
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
@@ -17,16 +16,12 @@ from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
     QPainter,
-    QPainterPath,
     QPen,
 )
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
 from designer.view import sizes as sz
-
-if TYPE_CHECKING:
-    from designer.view.geometry import Geometry
 
 _BODY = QRectF(-sz.DEVICE_W / 2, -sz.DEVICE_H / 2, sz.DEVICE_W, sz.DEVICE_H)
 _BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
@@ -69,19 +64,6 @@ class RenderContext(Protocol):
     exporting: bool
 
 
-class LinkSource(Protocol):
-    """What the link layer draws from: the links shown, and when they change."""
-
-    link_state: int
-    text_scale: float
-
-    def drawn_links(
-        self,
-    ) -> tuple[Geometry, np.ndarray, list[tuple[QColor, float, np.ndarray]]]:
-        """Geometry, single-link mask and highlight layers (never flushes)."""
-        ...
-
-
 def render_options(item: QGraphicsItem) -> tuple[float, bool | None]:
     """(text scale, device labels) of the item's :class:`RenderContext`: 1.0 and
     None on screen (an item outside such a scene gets those too). Read with
@@ -96,17 +78,7 @@ def exporting(item: QGraphicsItem) -> bool:
     return bool(getattr(item.scene(), "exporting", False))
 
 
-def _blend(colour: QColor, keep: float) -> QColor:
-    """``colour`` mixed with the background (``keep`` = 1 is the colour itself)."""
-    bg = st.BACKGROUND
-    return QColor(
-        round(colour.red() * keep + bg.red() * (1 - keep)),
-        round(colour.green() * keep + bg.green() * (1 - keep)),
-        round(colour.blue() * keep + bg.blue() * (1 - keep)),
-    )
-
-
-def _cosmetic(colour: QColor, width: float = 0.0, scale: float = 1.0) -> QPen:
+def cosmetic(colour: QColor, width: float = 0.0, scale: float = 1.0) -> QPen:
     """A pen of ``width`` screen pixels (times ``scale`` device px per px)."""
     pen = QPen(colour, max(width, 1.0) * scale if scale != 1.0 else width)
     pen.setCosmetic(True)
@@ -144,9 +116,9 @@ class DeviceItem(QGraphicsItem):
             painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
             return
         if self.selected:
-            painter.setPen(_cosmetic(st.SELECTED, 3.0, text_scale))
+            painter.setPen(cosmetic(st.SELECTED, 3.0, text_scale))
         else:
-            painter.setPen(_cosmetic(fill.darker(140), 1.0, text_scale))
+            painter.setPen(cosmetic(fill.darker(140), 1.0, text_scale))
         painter.setBrush(QBrush(fill))
         painter.drawRect(_BODY)
         if labels is False or (lod < sz.LOD_TEXT and not labels):
@@ -345,7 +317,7 @@ class BlockItem(QGraphicsItem):
         fill = self.cut_fill or st.BLOCK_FILL
         scale = render_options(self)[0]
         painter.setPen(
-            _cosmetic(
+            cosmetic(
                 st.SELECTED if self.selected else st.FRAME,
                 3.0 if self.selected else 1.0,
                 scale,
@@ -421,7 +393,7 @@ class FrameItem(QGraphicsItem):
     ) -> None:
         """Dashed outline, tinted header band and the group's name."""
         scale = render_options(self)[0]
-        pen = _cosmetic(st.FRAME, 1.0, scale)
+        pen = cosmetic(st.FRAME, 1.0, scale)
         pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -480,154 +452,10 @@ class LabelItem(QGraphicsItem):
         if scale != 1.0:
             painter.scale(scale, scale)  # device pixels: keep the physical size
         painter.setPen(
-            _cosmetic(st.CUT_LINK if self.highlight else st.FRAME, 0.0, scale)
+            cosmetic(st.CUT_LINK if self.highlight else st.FRAME, 0.0, scale)
         )
         painter.setBrush(QColor(255, 255, 255, 230))
         painter.drawRoundedRect(self._rect, 3, 3)
         painter.setFont(font("small"))
         painter.setPen(st.CUT_LINK if self.highlight else st.TEXT)
         painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
-
-
-class LinkLayerItem(QGraphicsItem):
-    """Every single (non-bundled) link, culled and built from numpy at paint time.
-
-    One item, so Qt's index and hit tests never see hundreds of thousands of
-    links; ``shape()`` is empty, picking is the scene's numpy query.
-    """
-
-    def __init__(self, source: LinkSource) -> None:
-        super().__init__()
-        self._scene = source
-        self._bounds = QRectF()
-        self._cache: dict[tuple[object, ...], list[tuple[QPen, QPainterPath]]] = {}
-        self.hidden_through = 0
-        self.setZValue(st.Z_LINKS)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-
-    def set_bounds(self, rect: QRectF) -> None:
-        """Cover the whole scene rect."""
-        self.prepareGeometryChange()
-        self._bounds = QRectF(rect)
-        self._cache.clear()
-
-    def invalidate(self) -> None:
-        """Links or positions changed: rebuild paths at the next paint."""
-        self._cache.clear()
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        """The scene rect."""
-        return self._bounds
-
-    def shape(self) -> QPainterPath:
-        """Empty: Qt must never hit-test this layer."""
-        return QPainterPath()
-
-    def paint(
-        self,
-        painter: QPainter,
-        option: QStyleOptionGraphicsItem,
-        widget: QWidget | None = None,
-    ) -> None:
-        """Draw the links meeting the exposed rect, one path per pen."""
-        r = option.exposedRect
-        # Build for everything the painter's device shows, not just the exposed
-        # part: a small repaint (one moved device) then reuses the cached paths,
-        # and QGraphicsView.render(), which exposes the whole item, is culled.
-        inverse, ok = painter.worldTransform().inverted()
-        device = painter.device()
-        if ok and device is not None:
-            shown = inverse.mapRect(QRectF(0, 0, device.width(), device.height()))
-            r = shown.intersected(self._bounds) if not self._bounds.isNull() else shown
-        rect = (r.left(), r.top(), r.right(), r.bottom())
-        sc = self._scene
-        key = (sc.link_state, tuple(round(v, 1) for v in rect), sc.text_scale)
-        paths = self._cache.get(key)
-        if paths is None:
-            if len(self._cache) >= 4 or any(k[0] != sc.link_state for k in self._cache):
-                self._cache.clear()
-            paths = self._cache[key] = self._build(rect, sc.text_scale)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        if ok and device is not None and not painter.hasClipping():
-            # lines run on past the device's edge; with no clip the raster
-            # engine strokes those parts too (twice the time when zoomed in)
-            painter.setClipRect(r.adjusted(-2, -2, 2, 2))
-        for pen, path in paths:
-            painter.setPen(pen)
-            painter.drawPath(path)
-
-    def _build(
-        self, rect: tuple[float, float, float, float], scale: float
-    ) -> list[tuple[QPen, QPainterPath]]:
-        g, mask, highlights = self._scene.drawn_links()
-        if mask.size == 0:
-            return []
-        idx = g.segments_in_rect(mask, rect)
-        pa = g.xy[g.la[idx]]
-        pb = g.xy[g.lb[idx]]
-        self.hidden_through = 0
-        if idx.size > sz.THROUGH_LINK_BUDGET:
-            x0, y0, x1, y1 = rect
-            in_a = _inside(pa, rect)
-            in_b = _inside(pb, rect)
-            # links that only pass through the view (both ends outside) are noise
-            # at this zoom and cost a full-width line each: leave them out
-            keep = in_a | in_b
-            self.hidden_through = int((~keep).sum())
-            idx, pa, pb, in_a, in_b = (
-                idx[keep],
-                pa[keep],
-                pb[keep],
-                in_a[keep],
-                in_b[keep],
-            )
-            # links leaving the view are drawn as stubs pointing at their far end
-            reach = 0.15 * float(np.hypot(x1 - x0, y1 - y0))
-            pa = _stub(pa, pb, ~in_a & in_b, reach)
-            pb = _stub(pb, pa, in_a & ~in_b, reach)
-        if idx.size > sz.MAX_DRAWN_LINKS:
-            step = int(np.ceil(idx.size / sz.MAX_DRAWN_LINKS))
-            idx, pa, pb = idx[::step], pa[::step], pb[::step]
-        pos = np.arange(idx.size)
-        layers: list[tuple[QPen, np.ndarray]] = []
-        fab = g.fabric[idx]
-        # dense bundles get lighter (pre-blended, opaque: translucent pens make
-        # the raster engine stroke a path ten times slower)
-        shade = float(np.clip(10 / np.sqrt(max(idx.size, 1)), 0.2, 1.0))
-        for code, name in enumerate(st.FABRICS):
-            pen = _cosmetic(_blend(st.FABRIC_PEN[name], shade), 1.0, scale)
-            layers.append((pen, pos[fab == code]))
-        for colour, width, chosen in highlights:
-            sel = pos[chosen[idx]] if chosen.size else pos[:0]
-            layers.append((_cosmetic(colour, width, scale), sel))
-        out: list[tuple[QPen, QPainterPath]] = []
-        for pen, sel in layers:
-            if sel.size == 0:
-                continue
-            x = np.empty(sel.size * 2)
-            y = np.empty(sel.size * 2)
-            x[0::2], x[1::2] = pa[sel, 0], pb[sel, 0]
-            y[0::2], y[1::2] = pa[sel, 1], pb[sel, 1]
-            out.append((pen, pgf.arrayToQPath(x, y, connect="pairs")))
-        return out
-
-
-def _inside(p: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
-    x0, y0, x1, y1 = rect
-    return (p[:, 0] >= x0) & (p[:, 0] <= x1) & (p[:, 1] >= y0) & (p[:, 1] <= y1)
-
-
-def _stub(
-    far: np.ndarray, near: np.ndarray, which: np.ndarray, reach: float
-) -> np.ndarray:
-    """Pull the ``far`` ends of the ``which`` rows to within ``reach`` of ``near``."""
-    if not which.any():
-        return far
-    out = far.copy()
-    d = far[which] - near[which]
-    length = np.hypot(d[:, 0], d[:, 1])
-    scale = np.minimum(1.0, reach / np.maximum(length, 1e-9))
-    out[which] = near[which] + d * scale[:, None]
-    return out

@@ -37,7 +37,6 @@ from designer.qt.canvas.items import (
     DeviceItem,
     FrameItem,
     LabelItem,
-    LinkLayerItem,
 )
 from designer.qt.canvas.labels import (
     LabelInputs,
@@ -46,6 +45,7 @@ from designer.qt.canvas.labels import (
     place_labels,
     trunk_fraction,
 )
+from designer.qt.canvas.links import LinkLayerItem
 from designer.qt.canvas.marks import link_layers, mark_items
 from designer.view import sizes as sz
 from designer.view.geometry import Geometry
@@ -525,6 +525,10 @@ class DesignScene(QGraphicsScene):
     def invalidate_links(self) -> None:
         """Rebuild the link paths at the next paint (after a view-state change)."""
         self._bump()
+
+    def cable_labels(self) -> list[tuple[str, float, float]]:
+        """Cable counts drawn at the last paint: (text, scene x, scene y) each."""
+        return list(self._links.cable_labels)
 
     def label_transform(self) -> QTransform:
         """The device transform trunk labels were last decluttered for."""

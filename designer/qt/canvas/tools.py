@@ -3,6 +3,19 @@
 The view forwards left-button mouse events to the active tool; panning with the
 middle button or while Space is held is handled by the view for every tool.
 Alt+drag from a device with the select tool connects, like the connect tool.
+
+A connect gesture (drag from one device and release over another) makes the
+link the rules plan (:func:`designer.core.rules.plan_connection`): data ports
+before management ports, and every free port of the matched port group up to
+the other end's free ports. Keys held when the button is *released*:
+
+- Shift: one cable instead of all free ports;
+- Ctrl (Cmd on macOS): out-of-band, joining the devices' management ports
+  (BMC, switch management port). Two management ports are joined only this
+  way (or with *Design > Connect Out-of-Band*), never picked silently.
+
+The status bar says what was made ("8 cables, compute, 400G: ..."); a refusal
+shows the rules' reason, the same text every other entry point gives.
 """
 
 from __future__ import annotations
@@ -13,6 +26,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, SignalInstance
 from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
 
+from designer.core.model import Fabric
 from designer.qt.canvas import style as st
 from designer.qt.canvas.drag import DragSession
 from designer.view import sizes as sz
@@ -21,6 +35,10 @@ if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene
 
 _DRAG_START_PX = 4.0
+SINGLE_CABLE_KEY = Qt.KeyboardModifier.ShiftModifier
+"""Held at release: the connect gesture makes one cable."""
+OUT_OF_BAND_KEY = Qt.KeyboardModifier.ControlModifier
+"""Held at release: the connect gesture joins management ports (Cmd on macOS)."""
 
 
 class ToolHost(Protocol):
@@ -54,7 +72,14 @@ class ToolHost(Protocol):
         """Begin panning with the mouse."""
         ...
 
-    def connect_devices(self, a_id: str, b_id: str) -> bool:
+    def connect_devices(
+        self,
+        a_id: str,
+        b_id: str,
+        *,
+        cables: int | None = None,
+        fabric: Fabric | None = None,
+    ) -> bool:
         """Connect two devices by the rules (True when a link was made)."""
         ...
 
@@ -136,14 +161,20 @@ class _ConnectGesture:
         if self.line is not None:
             self.line.setLine(QLineF(self.origin, pos))
 
-    def finish(self, pos: QPointF) -> None:
+    def finish(self, pos: QPointF, keys: Qt.KeyboardModifier) -> None:
+        """Connect to the device under ``pos``; ``keys``: modifiers at release."""
         source = self.source
         self.cancel()
         if source is None:
             return
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
         if hit is not None and hit.kind == "device" and hit.id != source:
-            self.view.connect_devices(source, hit.id)
+            self.view.connect_devices(
+                source,
+                hit.id,
+                cables=1 if keys & SINGLE_CABLE_KEY else None,
+                fabric=Fabric.OOB if keys & OUT_OF_BAND_KEY else None,
+            )
         elif hit is not None and hit.kind == "device":
             self.view.refuse("A device cannot be connected to itself.")
         elif hit is not None and hit.kind == "block":
@@ -247,7 +278,7 @@ class SelectTool(CanvasTool):
     def release(self, event: QMouseEvent, pos: QPointF) -> None:
         scene = self.view.design_scene
         if self._connect.active:
-            self._connect.finish(pos)
+            self._connect.finish(pos, event.modifiers())
             return
         if self._band is not None:
             rect = self._band.rect()
@@ -274,7 +305,8 @@ class SelectTool(CanvasTool):
 
 
 class ConnectTool(CanvasTool):
-    """Drag from one device to another to connect them."""
+    """Drag from one device to another to connect them (Shift at release: one
+    cable; Ctrl/Cmd at release: out-of-band; see the module doc)."""
 
     name = "connect"
     cursor = Qt.CursorShape.CrossCursor
@@ -295,7 +327,7 @@ class ConnectTool(CanvasTool):
 
     def release(self, event: QMouseEvent, pos: QPointF) -> None:
         if self._gesture.active:
-            self._gesture.finish(pos)
+            self._gesture.finish(pos, event.modifiers())
 
     def cancel(self) -> None:
         self._gesture.cancel()

@@ -2,7 +2,9 @@
 
 Every edit becomes a core command run through ``document.execute``; refusals are
 shown (status_message signal and a transient message on the canvas), never
-swallowed. Connect by dragging with the connect tool, or Alt+drag with select.
+swallowed. Connect by dragging with the connect tool, or Alt+drag with select
+(Shift at release: one cable; Ctrl/Cmd at release: out-of-band; see
+:mod:`designer.qt.canvas.tools`).
 """
 
 from __future__ import annotations

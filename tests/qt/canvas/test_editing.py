@@ -88,8 +88,11 @@ def test_connect_tool_drag_makes_one_link_with_defaults(
         "sw1",
         "ports",
     )
-    assert (link.cables, link.speed_gbps, link.fabric.value) == (1, 400, "compute")
-    assert [c.label for c in view.document.history.done] == ["Connect"]
+    # every free compute port of the DGX (8), the leaf has 64 free
+    assert (link.cables, link.speed_gbps, link.fabric.value) == (8, 400, "compute")
+    assert [c.label for c in view.document.history.done] == [
+        "Connect n1 to sw1 (8 cables)"
+    ]
     assert view.selected_ids() == [link.id]
 
 

@@ -1,0 +1,184 @@
+"""The connect gesture makes the link the rules plan, and refuses with their reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from designer.catalog import Catalog
+from designer.core.edits import copy_selection, paste
+from designer.core.model import Design, Link, Tier
+from designer.core.rules import ConnectionRefused, plan_connection
+from designer.qt.canvas.edits import FRAGMENT_MIME
+from tests.qt.canvas.helpers import click, dev, drag
+
+Mod = Qt.KeyboardModifier
+
+
+def _rack() -> Design:
+    return Design(
+        devices=[
+            dev("dgx-01", "dgx-h100", 0, 200),
+            dev("dgx-02", "dgx-h100", 200, 200),
+            dev("leaf-1", "qm9700", 0, 0, Tier.LEAF),
+            dev("filer", "nfs-filer", 400, 200),
+        ]
+    )
+
+
+def test_drag_dgx_to_leaf_takes_every_free_compute_port(
+    make_view, qtbot: QtBot
+) -> None:
+    view = make_view(_rack())
+    view.set_tool("connect")
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, (0, 200), (0, 0))
+    (link,) = list(view.document.design.links)
+    assert (link.a_port, link.b_port, link.cables) == ("compute", "ports", 8)
+    assert (link.speed_gbps, link.fabric.value) == (400, "compute")
+    assert sig.args[0] == (
+        "Connected 8 cables, compute, 400G: dgx-01 compute -> leaf-1 ports"
+    )
+    assert len(view.document.history.done) == 1
+
+
+def test_shift_at_release_makes_one_cable(make_view, qtbot: QtBot) -> None:
+    view = make_view(_rack())
+    view.set_tool("connect")
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, (0, 200), (0, 0), Mod.ShiftModifier)
+    (link,) = list(view.document.design.links)
+    assert link.cables == 1 and link.a_port == "compute"
+    assert sig.args[0].startswith("Connected 1 cable, compute, 400G")
+    # a plain drag after it takes the 7 ports still free, not 8
+    drag(qtbot, view, (0, 200), (0, 0))
+    assert [x.cables for x in view.document.design.links] == [1, 7]
+
+
+def test_alt_drag_with_shift_makes_one_cable_and_moves_nothing(
+    make_view, qtbot: QtBot
+) -> None:
+    view = make_view(_rack())
+    drag(qtbot, view, (200, 200), (0, 0), Mod.AltModifier | Mod.ShiftModifier)
+    (link,) = list(view.document.design.links)
+    assert (link.a, link.b, link.cables) == ("dgx-02", "leaf-1", 1)
+    assert view.document.design.device_map()["dgx-02"].x == 200
+
+
+def test_filer_to_infiniband_leaf_is_refused_with_the_rules_reason(
+    make_view, qtbot: QtBot, catalog: Catalog
+) -> None:
+    design = _rack()
+    with pytest.raises(ConnectionRefused) as expected:
+        plan_connection(design, "filer", "leaf-1", catalog)
+    view = make_view(design)
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, (400, 200), (0, 0), Mod.AltModifier)
+    assert len(view.document.design.links) == 0
+    assert view.document.history.done == []
+    assert sig.args[0] == str(expected.value)
+    # the reason names the mismatch and why the management ports were not used
+    assert "Ethernet" in sig.args[0] and "InfiniBand" in sig.args[0]
+    assert "out-of-band is asked for" in sig.args[0]
+    assert view.canvas_message() == sig.args[0]
+
+
+def test_ctrl_at_release_joins_management_ports(make_view, qtbot: QtBot) -> None:
+    view = make_view(_rack())
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, (400, 200), (0, 0), Mod.AltModifier | Mod.ControlModifier)
+    (link,) = list(view.document.design.links)
+    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "mgmt", "oob")
+    assert (link.cables, link.speed_gbps) == (1, 1)
+    assert sig.args[0] == "Connected 1 cable, oob, 1G: filer bmc -> leaf-1 mgmt"
+
+
+def test_full_compute_ports_refuse_instead_of_using_the_bmc(
+    make_view, qtbot: QtBot, catalog: Catalog
+) -> None:
+    view = make_view(_rack())
+    view.set_tool("connect")
+    drag(qtbot, view, (0, 200), (0, 0))
+    with pytest.raises(ConnectionRefused) as expected:
+        plan_connection(view.document.design, "dgx-01", "leaf-1", catalog, cables=1)
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, (0, 200), (0, 0), Mod.ShiftModifier)
+    assert [x.a_port for x in view.document.design.links] == ["compute"]
+    assert sig.args[0] == str(expected.value)
+    assert "9 would be in use" in sig.args[0]
+
+
+def test_connect_out_of_band_menu_joins_the_selected_pair(
+    main_window, qtbot: QtBot
+) -> None:
+    window = main_window()
+    window.document.reset(_rack())
+    view = window.canvas
+    view.select_ids(["dgx-01"], center=False)
+    window.actions_.connect_oob.trigger()
+    assert len(window.document.design.links) == 0
+    assert "exactly two devices" in window.statusBar().currentMessage()
+    view.select_ids(["dgx-01", "leaf-1"], center=False)
+    window.actions_.connect_oob.trigger()
+    (link,) = list(window.document.design.links)
+    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "mgmt", "oob")
+    assert window.statusBar().currentMessage().startswith("Connected 1 cable, oob")
+
+
+def test_release_over_the_source_says_why(make_view, qtbot: QtBot) -> None:
+    view = make_view(_rack())
+    view.set_tool("connect")
+    with qtbot.waitSignal(view.status_message) as sig:
+        click(qtbot, view, (0, 200))
+    assert "itself" in sig.args[0]
+    assert len(view.document.design.links) == 0
+
+
+def _overfull() -> Design:
+    """A DGX with ten compute cables to its leaf (it has eight ports)."""
+    design = _rack()
+    design.links.append(
+        Link(
+            id="dgx-01--leaf-1",
+            a="dgx-01",
+            a_port="compute",
+            b="leaf-1",
+            b_port="ports",
+            cables=10,
+            speed_gbps=400,
+        )
+    )
+    return design
+
+
+def test_paste_refuses_links_the_rules_refuse(
+    make_view, qtbot: QtBot, catalog: Catalog
+) -> None:
+    source = _overfull()
+    clip = copy_selection(source, ["dgx-01", "leaf-1"])
+    with pytest.raises(ConnectionRefused) as expected:
+        paste(Design(), clip, lookup=catalog)
+    view = make_view(Design())
+    mime = QMimeData()
+    mime.setData(FRAGMENT_MIME, json.dumps(clip).encode("utf-8"))
+    QApplication.clipboard().setMimeData(mime)
+    with qtbot.waitSignal(view.status_message) as sig:
+        view.paste()
+    assert sig.args[0] == str(expected.value)
+    assert "10 would be in use" in sig.args[0]
+    assert view.document.design.devices == []
+    assert view.document.history.done == []
+
+
+def test_duplicate_refuses_with_the_same_reason(make_view, qtbot: QtBot) -> None:
+    view = make_view(_overfull())
+    before = view.document.design.model_dump()
+    view.select_ids(["dgx-01", "leaf-1"], center=False)
+    with qtbot.waitSignal(view.status_message) as sig:
+        view.duplicate_selection()
+    assert "10 would be in use (2 too many)" in sig.args[0]
+    assert view.document.design.model_dump() == before
