@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any
+
+import numpy as np
 
 from designer.core.model import Design, Device, Fabric
 
@@ -202,41 +203,25 @@ def _add_extra_cables(
     usage: Counter[Any], design: Design, with_speed: bool
 ) -> Counter[Any]:
     """Add cables beyond the first of multi-cable links (rare rows only)."""
-    t = design.links
-    cables = t.cables
-    if cables.count(1) != len(cables):
-        for i in compress(range(len(cables)), [c != 1 for c in cables]):
-            extra = cables[i] - 1
-            if with_speed:
-                s = t.speed_gbps[i]
-                usage[(t.a[i], t.a_port[i], s)] += extra
-                usage[(t.b[i], t.b_port[i], s)] += extra
-            else:
-                usage[(t.a[i], t.a_port[i])] += extra
-                usage[(t.b[i], t.b_port[i])] += extra
+    s = design.links.arrays
+    names, ports = s.names, s.port_names
+    for i in np.flatnonzero(s.cables != 1).tolist():
+        extra = int(s.cables[i]) - 1
+        a, ap = names[s.a[i]], ports[s.a_port[i]]
+        b, bp = names[s.b[i]], ports[s.b_port[i]]
+        if with_speed:
+            speed = int(s.speed[i])
+            usage[(a, ap, speed)] += extra
+            usage[(b, bp, speed)] += extra
+        else:
+            usage[(a, ap)] += extra
+            usage[(b, bp)] += extra
     return usage
-
-
-def _positions(column: list[str], value: str) -> list[int]:
-    """Every index of ``value`` in ``column`` (the scanning happens in C)."""
-    out: list[int] = []
-    i = -1
-    try:
-        while True:
-            i = column.index(value, i + 1)
-            out.append(i)
-    except ValueError:
-        return out
 
 
 def rows_touching(design: Design, device_ids: Iterable[str]) -> list[int]:
     """Sorted positions of the links with an end on one of ``device_ids``."""
-    t = design.links
-    rows: set[int] = set()
-    for did in set(device_ids):
-        rows.update(_positions(t.a, did))
-        rows.update(_positions(t.b, did))
-    return sorted(rows)
+    return design.links.rows_touching(device_ids)
 
 
 def ports_in_use(design: Design) -> Counter[tuple[str, str]]:
@@ -269,10 +254,13 @@ class PortUsage:
         if only is not None:
             counts_only: Counter[tuple[str, str, int]] = Counter()
             wanted = set(only)
-            for i in rows_touching(design, wanted):
-                for dev, port in ((t.a[i], t.a_port[i]), (t.b[i], t.b_port[i])):
-                    if dev in wanted:
-                        counts_only[(dev, port, t.speed_gbps[i])] += t.cables[i]
+            s = t.arrays  # read the rows' codes: no column is turned into a list
+            for i in design.links.rows_touching(wanted):
+                speed, cables = int(s.speed[i]), int(s.cables[i])
+                for dev, port in ((s.a[i], s.a_port[i]), (s.b[i], s.b_port[i])):
+                    name = s.names[dev]
+                    if name in wanted:
+                        counts_only[(name, s.port_names[port], speed)] += cables
             return cls(counts_only)
         counts: Counter[tuple[str, str, int]] = Counter(
             zip(t.a, t.a_port, t.speed_gbps, strict=True)

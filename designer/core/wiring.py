@@ -34,7 +34,6 @@ from designer.core.specs import (
     PortGroupSpec,
     as_lookup,
     effective_count,
-    rows_touching,
 )
 
 __all__ = [
@@ -183,24 +182,17 @@ class _NodeLinks:
 def _compute_links(design: Design, nics: dict[str, str]) -> dict[str, _NodeLinks]:
     """Existing links on each node's compute group (``nics``: node -> group)."""
     out = {node: _NodeLinks() for node in nics}
-    t = design.links
-    if len(nics) <= 64:
-        rows: Iterable[int] = rows_touching(design, nics)
-    else:
-        wanted = nics.keys()
-        rows = [
-            i
-            for i, (a, b) in enumerate(zip(t.a, t.b, strict=True))
-            if a in wanted or b in wanted
-        ]
-    for i in rows:
+    s = design.links.arrays  # the rows' codes: no column is turned into a list
+    names, ports = s.names, s.port_names
+    for i in design.links.rows_touching(nics):
+        a, b = names[s.a[i]], names[s.b[i]]
         for node, port, other in (
-            (t.a[i], t.a_port[i], t.b[i]),
-            (t.b[i], t.b_port[i], t.a[i]),
+            (a, ports[s.a_port[i]], b),
+            (b, ports[s.b_port[i]], a),
         ):
             if nics.get(node) == port:
-                out[node].to[other] += t.cables[i]
-                out[node].ids.append(t.id[i])
+                out[node].to[other] += int(s.cables[i])
+                out[node].ids.append(str(s.ids[i]))
     return out
 
 

@@ -226,11 +226,11 @@ class CanvasEditsMixin:
             self.refuse("Nothing selected to delete.")
             return
         t = self.document.design.links
-        at = t.positions(links)
+        ends = {lid: t.row(i) for lid, i in t.positions(links).items()}
         loose = [
             lid
             for lid in links
-            if lid in at and t.a[at[lid]] not in devices and t.b[at[lid]] not in devices
+            if lid in ends and ends[lid].a not in devices and ends[lid].b not in devices
         ]
         commands: list[Command] = []
         if loose:
