@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from math import ceil
 
 import numpy as np
 
-from designer.analysis.bisection import BisectionResult, bisect, hierarchy, refined
+from designer.analysis.bisection import (
+    BisectionResult,
+    bisect,
+    hierarchy,
+    refine_bisection,
+)
 from designer.analysis.context import Context
 from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.ends import ends_of
@@ -174,13 +181,39 @@ def analyze_index(
     known_lower: float | None = None,
     refine_seconds: float | None = None,
 ) -> Report:
-    """Analyse from a prebuilt :class:`DesignIndex` (keep it between edits).
+    """Analyse from a prebuilt :class:`DesignIndex`.
 
     Of ``design`` only the settings are read (the index holds the rest), so a
     worker may get a design without its links. ``known_lower``: a bisection lower
-    bound proven for this design (see :mod:`designer.analysis.incremental`).
+    bound proven for this design (see :mod:`designer.analysis.ledger`).
     ``refine_seconds``: refine the bisection bounds for up to this long
     (:func:`designer.analysis.bisection.refine_bisection`) before reporting.
+    """
+    deadline = None
+    if refine_seconds is not None:
+        deadline = time.perf_counter() + refine_seconds
+    stages = analyze_stages(index, design, known_lower=known_lower, deadline=deadline)
+    report = next(stages)
+    if deadline is not None:
+        for report in stages:  # noqa: B007 - the last one is the answer
+            pass
+    return report
+
+
+def analyze_stages(
+    index: DesignIndex,
+    design: Design,
+    *,
+    known_lower: float | None = None,
+    deadline: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[Report]:
+    """The report at once, then a new one each time refining the bisection
+    moves a bound, until the bounds meet, ``deadline`` (a
+    ``time.perf_counter()`` value) passes or ``should_stop()`` says so.
+
+    Everything but the bisection and the findings is computed once; a later
+    report differs from the first in those two only.
     """
     g = compute_graph(index)
     h = hierarchy(g)
@@ -189,18 +222,7 @@ def analyze_index(
     dev_level[g.dev] = h.level
     nominal = _nominal_injection(index)[g.dev][g.endpoint]
     names = index.device_ids_arr[g.dev]
-    if refine_seconds is None:
-        bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
-    else:
-        bis = refined(
-            g,
-            h,
-            nominal,
-            index.endpoint_order,
-            known_lower,
-            seconds=refine_seconds,
-            names=names,
-        )
+    bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
     ends = ends_of(index)
     budget = port_budget(index, ends)
     tiers = switch_tiers(index, dev_level, g)
@@ -248,7 +270,7 @@ def analyze_index(
         endpoint_ports=planes.endpoint_ports,
         over_radix=planes.over_radix,
     )
-    return Report.model_construct(
+    report = Report.model_construct(
         gpus=gpus,
         compute_nodes=int(comp.sum()),
         nvlink_domains=domains,
@@ -270,6 +292,20 @@ def analyze_index(
         findings=all_findings(ctx),
         switch_floor=planes.floor,
     )
+    yield report
+    if bis.exact or (deadline is None and should_stop is None):
+        return
+    for better in refine_bisection(
+        g, h, nominal, bis, deadline=deadline, should_stop=should_stop, names=names
+    ):
+        ctx = replace(ctx, bisection=better)
+        report = report.model_copy(
+            update={
+                "bisection": _bisection(index, g, better),
+                "findings": all_findings(ctx),
+            }
+        )
+        yield report
 
 
 def _unused_ports(

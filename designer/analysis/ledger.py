@@ -33,6 +33,7 @@ only ever reads the arrays it is given.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,13 +91,16 @@ class BoundLedger:
 
     def __init__(self) -> None:
         self._refs: list[_Reference] = []
+        self._lock = threading.Lock()  # the analysis and its refinement may share it
 
     def lower_bound(self, index: DesignIndex) -> float | None:
         """The best bound carried to the state ``index`` shows (None: none)."""
         fp = _fingerprint(index)
+        with self._lock:
+            refs = list(self._refs)
         bounds = [
             r.carried(index.links)
-            for r in self._refs
+            for r in refs
             if r.table == index.links.table and r.fingerprint == fp
         ]
         return max(bounds) if bounds else None
@@ -105,18 +109,20 @@ class BoundLedger:
         """``lower`` was proven for the state ``index`` shows; keep the best."""
         fp = _fingerprint(index)
         table, links = index.links.table, index.links
-        same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
-        if any(r.carried(links) >= lower for r in same):
-            return
-        self._refs = [r for r in self._refs if r not in same]
-        self._refs.append(
-            _Reference(float(lower), fp, table, links, _compute_capacity(links))
-        )
-        del self._refs[:-MAX_REFERENCES]
+        with self._lock:
+            same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
+            if any(r.carried(links) >= lower for r in same):
+                return
+            self._refs = [r for r in self._refs if r not in same]
+            self._refs.append(
+                _Reference(float(lower), fp, table, links, _compute_capacity(links))
+            )
+            del self._refs[:-MAX_REFERENCES]
 
     def clear(self) -> None:
         """Forget every bound (a new document)."""
-        self._refs.clear()
+        with self._lock:
+            self._refs.clear()
 
 
 __all__ = ["MAX_REFERENCES", "BoundLedger"]

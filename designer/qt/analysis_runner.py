@@ -17,6 +17,7 @@ a job computes is written back into state the GUI thread owns.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
@@ -27,6 +28,8 @@ from designer.core.commands import Document, Stage
 from designer.core.events import DevicesChanged, Event, only, replaced
 from designer.core.model import Design, LinkArrays, LinkTable
 
+REFINE_SECONDS = 10.0
+"""How long the background refinement of bisection bounds may go on."""
 BURST_DEBOUNCE_MS = 100
 """Debounce while edits arrive in a burst (typing, spin-box arrows)."""
 RESET_DELAY_MS = 50
@@ -56,7 +59,10 @@ class _JobSignals(QObject):
 
 
 class _AnalysisJob(QRunnable):
-    """Analyse one snapshot; emit ``(generation, report or exception, seconds)``."""
+    """Analyse one snapshot; emit ``(generation, report or exception, seconds,
+    refined)``; when the bisection is only bounded, hand the rest of the stages
+    to ``refine`` (another pool), so a long refinement never delays the next
+    edit's first report."""
 
     def __init__(
         self,
@@ -66,6 +72,8 @@ class _AnalysisJob(QRunnable):
         ledger: BoundLedger,
         catalog: Catalog | None,
         signals: _JobSignals,
+        stale: Callable[[], bool],
+        refine: Callable[[QRunnable], None] | None,
     ) -> None:
         super().__init__()
         self.generation = generation
@@ -74,29 +82,74 @@ class _AnalysisJob(QRunnable):
         self.ledger = ledger
         self.catalog = catalog
         self.signals = signals
+        self.stale = stale
+        self.refine = refine
         self.from_scratch = False
 
     def run(self) -> None:
         """Analyse; never raise into the pool."""
         start = time.perf_counter()
         result: Any
+        stages: Iterator[Any] | None = None
+        index = None
         try:
-            from designer.analysis import analyze_index, build_index
+            from designer.analysis import build_index
+            from designer.analysis.engine import analyze_stages
 
             links = self.links
             if self.from_scratch:  # as strings, coded again (see the runner)
                 strings = LinkTable.from_arrays(links).to_columns()
                 links = LinkTable.from_columns(strings).arrays
             index = build_index(self.design, self.catalog, links=links)
-            result = analyze_index(
-                index, self.design, known_lower=self.ledger.lower_bound(index)
+            stages = analyze_stages(
+                index,
+                self.design,
+                known_lower=self.ledger.lower_bound(index),
+                deadline=time.perf_counter() + REFINE_SECONDS,
+                should_stop=self.stale,
             )
+            result = next(stages)
             self.ledger.record(float(result.bisection.lower_gbps), index)
         except Exception as exc:  # shown in the panel, never a crash
-            result = exc
+            result, stages = exc, None
         self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start)
+            (self.generation, result, time.perf_counter() - start, False)
         )
+        if (
+            stages is not None
+            and index is not None
+            and self.refine is not None
+            and not result.bisection.exact
+            and not self.stale()
+        ):
+            self.refine(_RefineJob(self, stages, index))
+
+
+class _RefineJob(QRunnable):
+    """The remaining stages of one analysis (better bisection bounds)."""
+
+    def __init__(self, job: _AnalysisJob, stages: Iterator[Any], index: Any) -> None:
+        super().__init__()
+        self.job = job
+        self.stages = stages
+        self.index = index
+
+    def run(self) -> None:
+        """Emit each refined report of the analysis while it is still current."""
+        job = self.job
+        start = time.perf_counter()
+        try:
+            for report in self.stages:
+                job.ledger.record(float(report.bisection.lower_gbps), self.index)
+                if job.stale():
+                    return
+                job.signals.finished.emit(
+                    (job.generation, report, time.perf_counter() - start, True)
+                )
+        except Exception:  # a refinement that fails leaves the last report shown
+            pass
+        # the end of the refinement (None: no report)
+        job.signals.finished.emit((job.generation, None, 0.0, True))
 
 
 class AnalysisRunner(QObject):
@@ -109,6 +162,7 @@ class AnalysisRunner(QObject):
     started = Signal()
     report_ready = Signal(object)
     failed = Signal(str)
+    refining_changed = Signal(bool)
 
     def __init__(
         self, document: Document, catalog: Catalog | None, parent: QObject | None = None
@@ -129,6 +183,12 @@ class AnalysisRunner(QObject):
         self._report_generation = -1
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        self._refine_pool = QThreadPool(self)
+        self._refine_pool.setMaxThreadCount(1)
+        self.refined = 0
+        """Refined reports shown (tests and the benchmark read it)."""
+        self.refining = False
+        """The bisection bounds shown are being refined in the background."""
         self._signals = _JobSignals()
         self._signals.finished.connect(self._on_job_finished)
         self._timer = QTimer(self)
@@ -192,29 +252,48 @@ class AnalysisRunner(QObject):
     def _start_job(self) -> None:
         self._pool.clear()  # queued, unstarted jobs are stale now
         design, links = snapshot(self._document.design)
+        generation = self.generation
+        self._refine_pool.clear()  # a queued refinement of an older state
         job = _AnalysisJob(
-            self.generation,
+            generation,
             design,
             links,
             BoundLedger() if self.from_scratch else self._ledger,
             self._catalog,
             self._signals,
+            stale=lambda: self.generation != generation,
+            refine=None if self.from_scratch else self._refine_pool.start,
         )
         job.from_scratch = self.from_scratch
         self.started.emit()
         self._pool.start(job)
 
-    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
-        generation, result, seconds = payload
-        self.last_seconds = seconds
+    def _on_job_finished(self, payload: tuple[int, object, float, bool]) -> None:
+        generation, result, seconds, refined = payload
         if generation != self.generation:
             return  # an edit came in meanwhile; a newer job is (or will be) queued
+        if refined and result is None:
+            self._set_refining(False)
+            return
+        if refined:
+            self.refined += 1
+        else:
+            self.last_seconds = seconds
+            bis = getattr(result, "bisection", None)
+            self._set_refining(
+                bis is not None and not bis.exact and not self.from_scratch
+            )
         self.busy = False
         if isinstance(result, BaseException):
             self.failed.emit(f"{type(result).__name__}: {result}")
             return
         self._last_report, self._report_generation = result, generation
         self.report_ready.emit(result)
+
+    def _set_refining(self, on: bool) -> None:
+        if on != self.refining:
+            self.refining = on
+            self.refining_changed.emit(on)
 
     def _replay(self, generation: int, report: object) -> None:
         if generation == self.generation:
@@ -224,6 +303,9 @@ class AnalysisRunner(QObject):
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Stop the timer, drop queued jobs and wait for the running one."""
         self._timer.stop()
+        self.generation += 1  # a running refinement stops at its next stage
         self._pool.clear()
+        self._refine_pool.clear()
         self._pool.waitForDone(timeout_ms)
+        self._refine_pool.waitForDone(timeout_ms)
         self._document.unsubscribe(self._on_changes)

@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self.runner.started.connect(self._on_analysis_started)
         self.runner.report_ready.connect(self._on_report)
         self.runner.failed.connect(self._on_analysis_failed)
+        self.runner.refining_changed.connect(self.validator_panel.set_refining)
         self.actions_ = WindowActions(self)
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)

@@ -67,6 +67,8 @@ class ValidatorPanel(QWidget):
         super().__init__(parent)
         self.report: Report | None = None
         self.state = QLabel("Waiting for the first analysis…")
+        self._refining = False
+        self._seconds: float | None = None
         self.state.setObjectName("hint")
         self.values: dict[str, QLabel] = {}
         grid = QGridLayout()
@@ -157,12 +159,22 @@ class ValidatorPanel(QWidget):
         """Say that the analysis failed, and why."""
         self.state.setText(f"Analysis failed: {message}")
 
+    def set_refining(self, on: bool) -> None:
+        """Say whether the bisection bounds shown are being refined."""
+        self._refining = on
+        self.state.setText(self._state_text())
+
+    def _state_text(self) -> str:
+        took = f" in {self._seconds * 1000:.0f} ms" if self._seconds is not None else ""
+        more = " · refining bisection bounds…" if self._refining else ""
+        return f"Up to date (analysed{took}){more}"
+
     def show_report(self, report: Report, seconds: float | None = None) -> None:
         """Fill every field from ``report``."""
         self.report = report
         v = self.values
-        took = f" in {seconds * 1000:.0f} ms" if seconds is not None else ""
-        self.state.setText(f"Up to date (analysed{took})")
+        self._seconds = seconds
+        self.state.setText(self._state_text())
         domains = (
             f"{report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size}"
             if report.nvlink_domain_size > 1

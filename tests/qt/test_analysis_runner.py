@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Any
@@ -15,15 +16,17 @@ from tests.qt.helpers import add_dgx, settle
 def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
-    real = designer.analysis.analyze_index
+    import designer.analysis.engine as engine
+
+    real = engine.analyze_stages
     threads: list[threading.Thread] = []
 
     def slow(index: Any, design: Any, **kw: Any) -> Any:
         threads.append(threading.current_thread())
         time.sleep(0.3)
-        return real(index, design, **kw)
+        yield from real(index, design, **kw)
 
-    monkeypatch.setattr(designer.analysis, "analyze_index", slow)
+    monkeypatch.setattr(engine, "analyze_stages", slow)
     window = main_window()
     settle(qtbot, window)
     start = time.perf_counter()
@@ -39,14 +42,16 @@ def test_a_burst_of_edits_is_analysed_once_more(
 ) -> None:
     window = main_window()
     settle(qtbot, window)
+    import designer.analysis.engine as engine
+
     calls: list[int] = []
-    real = designer.analysis.analyze_index
+    real = engine.analyze_stages
 
     def counting(index: Any, design: Any, **kw: Any) -> Any:
         calls.append(len(design.devices))
-        return real(index, design, **kw)
+        yield from real(index, design, **kw)
 
-    monkeypatch.setattr(designer.analysis, "analyze_index", counting)
+    monkeypatch.setattr(engine, "analyze_stages", counting)
     for i in range(6):
         add_dgx(window, 1, prefix=f"b{i}")
     report = settle(qtbot, window)
@@ -60,12 +65,14 @@ def test_a_burst_of_edits_is_analysed_once_more(
 def test_failure_is_shown_not_raised(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
+    import designer.analysis.engine as engine
+
     def broken(index: Any, design: Any, **kw: Any) -> Any:
         raise ValueError("no catalog entry 'x'")
 
     window = main_window()
     settle(qtbot, window)
-    monkeypatch.setattr(designer.analysis, "analyze_index", broken)
+    monkeypatch.setattr(engine, "analyze_stages", broken)
     add_dgx(window, 1)
     qtbot.waitUntil(
         lambda: window.validator_panel.state.text().startswith("Analysis failed"),
@@ -182,3 +189,45 @@ def test_device_edits_give_the_report_of_a_fresh_analysis(
         assert len(builds) == 6 and threading.main_thread() not in builds
     finally:
         runner.shutdown()
+
+
+def test_bounds_are_refined_in_the_background_and_an_edit_stops_it(
+    qtbot: Any,
+) -> None:
+    """A 1K-GPU fat tree with uplinks removed: the first report is an interval,
+    shown at once; refined reports follow with bounds that only ever tighten, and
+    end as the CLI's refined analysis does. After an edit, only the new state's
+    reports arrive."""
+    from designer.core.commands import Document, RemoveLinks
+    from tests.analysis.builders import perturbed_fat_tree
+
+    design = perturbed_fat_tree(1024, 0)
+    doc = Document(design)
+    runner = AnalysisRunner(doc, None)
+    reports: list[Any] = []
+    runner.report_ready.connect(reports.append)
+    try:
+        runner.run_now()
+        qtbot.waitUntil(lambda: bool(reports) and runner.refined >= 1, timeout=60_000)
+        assert reports[0].bisection.exact is False
+        qtbot.waitUntil(lambda: not runner.refining, timeout=60_000)
+        first, last = reports[0].bisection, reports[-1].bisection
+        assert last.lower_gbps > first.lower_gbps or last.upper_gbps < first.upper_gbps
+        assert last.upper_gbps <= first.upper_gbps
+        assert last.lower_gbps >= first.lower_gbps
+        for before, after in itertools.pairwise(reports):
+            assert after.bisection.lower_gbps >= before.bisection.lower_gbps
+            assert after.bisection.upper_gbps <= before.bisection.upper_gbps
+        reports.clear()
+        doc.execute(RemoveLinks([doc.design.links.id[-1]]))
+        qtbot.waitUntil(lambda: bool(reports), timeout=60_000)
+        qtbot.wait(200)
+        assert all(r.cables == reports[0].cables for r in reports)
+        assert reports[0].cables["compute"] == want_cables(design)
+    finally:
+        runner.shutdown()
+
+
+def want_cables(design: Any) -> int:
+    """Compute-fabric cables of the design as it is now."""
+    return sum(link.cables for link in design.links if link.fabric.value == "compute")
