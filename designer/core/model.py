@@ -13,6 +13,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from designer.core.limits import (
+    COORD_LIMIT,
+    LABEL_MAX,
+    MAX_DEVICES,
+    MAX_GROUPS,
+    MAX_LINKS,
+    MAX_MONITORING,
+    MAX_PORT_GROUPS,
+    MAX_PRICE_OVERRIDES,
+    MAX_PRICE_USD,
+    NOTES_MAX,
+)
+
 SCHEMA_VERSION: Literal[1] = 1
 
 Id = Annotated[
@@ -73,14 +86,15 @@ class Device(_Strict):
 
     id: Id
     catalog_id: Id
-    label: str = Field(default="", max_length=200)
-    x: float = 0.0
-    y: float = 0.0
+    label: str = Field(default="", max_length=LABEL_MAX)
+    x: float = Field(default=0.0, ge=-COORD_LIMIT, le=COORD_LIMIT)
+    y: float = Field(default=0.0, ge=-COORD_LIMIT, le=COORD_LIMIT)
     group: Id | None = None
     tier: Tier | None = None
     placement: Placement | None = None
     ports: dict[str, Annotated[int, Field(ge=1, le=4096)]] | None = Field(
         default=None,
+        max_length=MAX_PORT_GROUPS,
         description="port count per port group, only for configurable (generic) "
         "catalog entries such as generic-switch",
     )
@@ -90,7 +104,7 @@ class Group(_Strict):
     """A set of devices: scalable unit, pod, row, rack; groups nest via ``parent``."""
 
     id: Id
-    label: str = Field(default="", max_length=200)
+    label: str = Field(default="", max_length=LABEL_MAX)
     kind: GroupKind = GroupKind.CUSTOM
     parent: Id | None = None
     collapsed: bool = False
@@ -134,18 +148,20 @@ class LinkTable(_Strict):
     Mutate only through the methods here, which keep the id index current.
     """
 
-    id: list[Id] = Field(default_factory=list)
-    a: list[Id] = Field(default_factory=list)
-    a_port: list[_Port] = Field(default_factory=list)
-    b: list[Id] = Field(default_factory=list)
-    b_port: list[_Port] = Field(default_factory=list)
-    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(default_factory=list)
-    speed_gbps: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
-        default_factory=list
+    id: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    a: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    a_port: list[_Port] = Field(default_factory=list, max_length=MAX_LINKS)
+    b: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    b_port: list[_Port] = Field(default_factory=list, max_length=MAX_LINKS)
+    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=list, max_length=MAX_LINKS
     )
-    fabric: list[Fabric] = Field(default_factory=list)
+    speed_gbps: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=list, max_length=MAX_LINKS
+    )
+    fabric: list[Fabric] = Field(default_factory=list, max_length=MAX_LINKS)
     rail: list[Annotated[int, Field(ge=0, le=1024)] | None] = Field(
-        default_factory=list
+        default_factory=list, max_length=MAX_LINKS
     )
 
     _index: dict[str, int] | None = PrivateAttr(default=None)
@@ -404,17 +420,22 @@ class LinkTable(_Strict):
         return old
 
 
+_Price = Annotated[float, Field(ge=0, le=MAX_PRICE_USD)]
+
+
 class Settings(_Strict):
     """Design-wide settings: name, purpose, software stack and price overrides."""
 
-    name: str = Field(default="Untitled design", max_length=200)
+    name: str = Field(default="Untitled design", max_length=LABEL_MAX)
     purpose: Purpose = Purpose.TRAINING
     scheduler: str | None = Field(default=None, max_length=64)
-    monitoring: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list)
-    price_overrides: dict[Id, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=dict
+    monitoring: list[Annotated[str, Field(max_length=64)]] = Field(
+        default_factory=list, max_length=MAX_MONITORING
     )
-    notes: str = Field(default="", max_length=10_000)
+    price_overrides: dict[Id, _Price] = Field(
+        default_factory=dict, max_length=MAX_PRICE_OVERRIDES
+    )
+    notes: str = Field(default="", max_length=NOTES_MAX)
 
 
 class Design(_Strict):
@@ -422,8 +443,8 @@ class Design(_Strict):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
-    groups: list[Group] = Field(default_factory=list)
-    devices: list[Device] = Field(default_factory=list)
+    groups: list[Group] = Field(default_factory=list, max_length=MAX_GROUPS)
+    devices: list[Device] = Field(default_factory=list, max_length=MAX_DEVICES)
     links: LinkTable = Field(default_factory=LinkTable)
 
     @model_validator(mode="after")
