@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
 import re
 import stat
@@ -25,6 +24,8 @@ from designer.core.model import SCHEMA_VERSION, Design
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import OLDEST_VERSION, json_type, migrate
+from designer.io.save import remove_stale_temps
+from designer.io.scan import EXPECT_DESIGN, Outline, Refused, scan
 
 MAX_BYTES = 512 * 1024 * 1024
 """Largest design file accepted (512 MiB); a 100,000-GPU design is ~30 MB."""
@@ -35,9 +36,7 @@ MAX_DEPTH = 64
 MAX_PROBLEMS = 5
 """How many problems one error message lists before "... and N more"."""
 
-_CURRENT_VERSION = re.compile(rf'"schema_version"\s*:\s*{SCHEMA_VERSION}\s*[,}}]')
-
-_EXPECT_DESIGN = "expected a GPU Cluster Designer design (a JSON object)"
+_EXPECT_DESIGN = EXPECT_DESIGN
 
 
 def load_design(
@@ -46,9 +45,13 @@ def load_design(
     catalog: Mapping[str, CatalogEntry] | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> Design:
-    """Read a design file; raise :class:`DesignFileError` if it cannot be used."""
+    """Read a design file; raise :class:`DesignFileError` if it cannot be used.
+
+    Leftover temp files of interrupted saves in its folder are removed (see
+    :func:`designer.io.save.remove_stale_temps`)."""
     source = os.fspath(path)
     data = _read_bytes(Path(source), source, max_bytes)
+    remove_stale_temps(Path(source).parent)  # leftovers of interrupted saves
     return loads_design(data, source, catalog=catalog, max_bytes=max_bytes)
 
 
@@ -60,23 +63,23 @@ def loads_design(
     max_bytes: int = MAX_BYTES,
 ) -> Design:
     """Parse a design from JSON text; ``source`` names it in error messages."""
-    if isinstance(text, bytes | bytearray):
-        text = _decode(bytes(text), source)
-    if len(text) > max_bytes:
-        _fail(source, "", _too_big(len(text), max_bytes))
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
-    version: int = SCHEMA_VERSION
-    try:
-        if not _CURRENT_VERSION.search(text):  # absent, old, or not a number
-            raise ValueError("slow path")
-        design = Design.model_validate_json(text, strict=True)
-    except (ValidationError, ValueError):
-        design, version = _diagnose(text, source)
+    if isinstance(text, str):
+        if len(text) > max_bytes:
+            _fail(source, "", _too_big(len(text), max_bytes))
+        data = text.encode("utf-8", "surrogatepass")
     else:
-        if _non_finite(design):
-            design, version = _diagnose(text, source)
+        data = bytes(text)
+    if len(data) > max_bytes:
+        _fail(source, "", _too_big(len(data), max_bytes))
+    _check_binary(data, source)
+    data = data.removeprefix(_BOM)
+    if not data or data.isspace():
+        _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
+    try:
+        outline = scan(data)
+    except Refused as exc:
+        _refuse(data, source, exc)
+    design, version = _parse(data, outline, source)
     _check_catalog(
         design,
         source,
@@ -84,6 +87,56 @@ def loads_design(
         version,
     )
     return design
+
+
+_BOM = b"\xef\xbb\xbf"
+_VERSION_VALUE = re.compile(
+    rb"[ \t\r\n]*" + str(SCHEMA_VERSION).encode() + rb"[ \t\r\n]*[,}]"
+)
+
+
+def _parse(data: bytes, outline: Outline, source: str) -> tuple[Design, int]:
+    """The design and the file's schema version: pydantic on the bytes when the
+    scan saw a complete current-version file, else the step-by-step diagnosis."""
+    first: ValidationError | None = None
+    current = (
+        outline.complete
+        and outline.version_colon >= 0
+        and _VERSION_VALUE.match(data, outline.version_colon + 1) is not None
+    )
+    if current:
+        try:
+            return Design.model_validate_json(data, strict=True), SCHEMA_VERSION
+        except ValidationError as exc:
+            first = exc
+    return _diagnose(_decode(data, source), source, first)
+
+
+def _check_binary(data: bytes, source: str) -> None:
+    nul = data.find(b"\x00", 0, 1 << 16)
+    if nul >= 0:
+        _fail(
+            source,
+            f"byte {nul}",
+            "binary data (a NUL byte); expected a JSON design file (UTF-8 text)",
+        )
+
+
+def _refuse(data: bytes, source: str, exc: Refused) -> None:
+    """Report what the scan refused, unless the JSON before it is broken (then
+    that comes first, as the parser would say it)."""
+    prefix = data[: exc.pos]
+    text = _decode(prefix, source)
+    try:
+        json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        if err.pos < len(text.rstrip()):
+            _json_failure(text, source, err)
+    except RecursionError:
+        _deep_failure(text, source)
+    except ValueError as err:
+        _fail(source, *_constant_place(text, str(err)))
+    _fail(source, exc.place, exc.message)
 
 
 def _fail(source: str, place: str, message: str) -> None:
@@ -124,14 +177,7 @@ def _read_bytes(path: Path, source: str, max_bytes: int) -> bytes:
 
 
 def _decode(data: bytes, source: str) -> str:
-    """UTF-8 text of the file, or a message that says it is binary or not UTF-8."""
-    nul = data.find(b"\x00", 0, 1 << 16)
-    if nul >= 0:
-        _fail(
-            source,
-            f"byte {nul}",
-            "binary data (a NUL byte); expected a JSON design file (UTF-8 text)",
-        )
+    """UTF-8 text of the file, or a message that says it is not UTF-8."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -142,14 +188,6 @@ def _decode(data: bytes, source: str) -> str:
             "not UTF-8 text; expected a JSON design file saved as UTF-8",
         )
     raise AssertionError("unreachable")
-
-
-def _non_finite(design: Design) -> bool:
-    values: Iterable[float] = (v for d in design.devices for v in (d.x, d.y))
-    overrides = design.settings.price_overrides.values()
-    return not all(math.isfinite(v) for v in values) or not all(
-        math.isfinite(v) for v in overrides
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -175,28 +213,21 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _diagnose(text: str, source: str) -> tuple[Design, int]:
+def _diagnose(
+    text: str, source: str, first: ValidationError | None = None
+) -> tuple[Design, int]:
     """Parse step by step and raise the first clear problem.
 
-    Returns the design and the schema version the file had.
+    Returns the design and the schema version the file had. ``first`` is what
+    the model said about the same current-version text, reused rather than
+    validating a second time (unless the model could not read it as JSON).
     """
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip())
-        base = exc.msg
-        expected = _JSON_MESSAGES.get(base, base)
-        what = "invalid JSON: " + expected
-        if truncated:
-            what = f"the file ends too early (truncated?); {expected}"
-        _fail(source, f"line {exc.lineno}, column {exc.colno}", what)
+        _json_failure(text, source, exc)
     except RecursionError:
-        _fail(
-            source,
-            _deep_place(text),
-            f"nested deeper than {MAX_DEPTH} levels; expected a design, which "
-            f"nests at most 4 levels",
-        )
+        _deep_failure(text, source)
     except ValueError as exc:
         place, what = _constant_place(text, str(exc))
         _fail(source, place, what)
@@ -217,13 +248,38 @@ def _diagnose(text: str, source: str) -> tuple[Design, int]:
             data = migrate(data, version)
         except MigrationError as exc:
             raise DesignFileError(source, [_with_note(exc.problem, version)]) from None
+    if first is not None and not migrated and not _json_invalid(first):
+        _raise_validation(first, data, source, version)
     try:
         return Design.model_validate_json(json.dumps(data), strict=True), version
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             _fail(source, *_invalid_text_place(text))
         _raise_validation(exc, data, source, version)
     raise AssertionError("unreachable")
+
+
+def _json_invalid(exc: ValidationError) -> bool:
+    return any(e["type"] == "json_invalid" for e in exc.errors())
+
+
+def _json_failure(text: str, source: str, exc: json.JSONDecodeError) -> None:
+    truncated = exc.pos >= len(text.rstrip())
+    base = exc.msg
+    expected = _JSON_MESSAGES.get(base, base)
+    what = "invalid JSON: " + expected
+    if truncated:
+        what = f"the file ends too early (truncated?); {expected}"
+    _fail(source, f"line {exc.lineno}, column {exc.colno}", what)
+
+
+def _deep_failure(text: str, source: str) -> None:
+    _fail(
+        source,
+        _deep_place(text),
+        f"nested deeper than {MAX_DEPTH} levels; expected a design, which "
+        f"nests at most 4 levels",
+    )
 
 
 def _invalid_text_place(text: str) -> tuple[str, str]:
@@ -495,6 +551,9 @@ def _check_catalog(
         table = design.links
         for end in ("a", "b"):
             ids, ports = getattr(table, end), getattr(table, f"{end}_port")
+            # distinct (device, port) pairs first: the list below only on a miss
+            if all(p in device_ports[d] for d, p in set(zip(ids, ports, strict=True))):
+                continue
             for i, (did, port) in enumerate(zip(ids, ports, strict=True)):
                 if port not in device_ports[did]:
                     problems.append(

@@ -323,6 +323,32 @@ def test_nan_is_refused(design: Design, catalog: Any) -> None:
     check(fail(text, catalog), "line", "NaN is not valid JSON", "finite number")
 
 
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        ("-1" + "0" * 400, "expected a number >= -1,000,000,000"),
+        ("1e400", "expected a number <= 1,000,000,000"),
+        ("1000000000.5", "expected a number <= 1,000,000,000"),
+    ],
+)
+def test_coordinates_out_of_range(
+    number: str, expected: str, design: Design, catalog: Any
+) -> None:
+    """An integer too large for a float once loaded as -inf and saved as
+    -Infinity, which no JSON reader accepts."""
+    text = design.model_dump_json(indent=1).replace('"x": 120.5', f'"x": {number}')
+    check(fail(text, catalog), "devices[1].x", expected)
+
+
+def test_price_override_out_of_range(data: dict[str, Any], catalog: Any) -> None:
+    data["settings"]["price_overrides"]["dgx-h100"] = 1e308
+    check(
+        fail(data, catalog),
+        "settings.price_overrides['dgx-h100']",
+        "expected a number <= 1,000,000,000",
+    )
+
+
 def test_binary_file(catalog: Any) -> None:
     message = fail(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", catalog)
     check(message, "byte 8", "binary data", "expected a JSON design file")

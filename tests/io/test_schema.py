@@ -127,10 +127,14 @@ def _errors(
             out.append(f"{path}: below {arg}")
         elif key == "maximum" and isinstance(value, int | float) and value > arg:
             out.append(f"{path}: above {arg}")
+        elif key == "maxItems" and isinstance(value, list) and len(value) > arg:
+            out.append(f"{path}: too many items")
+        elif key == "maxProperties" and isinstance(value, dict) and len(value) > arg:
+            out.append(f"{path}: too many properties")
         elif key not in {
             "enum", "const", "properties", "required", "additionalProperties",
             "patternProperties", "propertyNames", "items", "minLength", "maxLength",
-            "pattern", "minimum", "maximum",
+            "pattern", "minimum", "maximum", "maxItems", "maxProperties",
         }:  # fmt: skip
             raise AssertionError(f"schema keyword {key!r} not handled by this test")
     return out
