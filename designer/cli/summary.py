@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 from designer.analysis.report import Report, Severity
 from designer.core.model import Design
 from designer.io.export.summary import racks_text
 
 
 def _usd(value: float) -> str:
+    if not math.isfinite(value):
+        return "n/a (not a finite number)"
     if value >= 1e9:
         return f"${value / 1e9:,.2f}B"
     if value >= 1e6:
