@@ -25,7 +25,7 @@ from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import OLDEST_VERSION, json_type, migrate
 from designer.io.save import remove_stale_temps
-from designer.io.scan import EXPECT_DESIGN, Outline, Refused, scan
+from designer.io.scan import EXPECT_DESIGN, Outline, Refused, line_col, scan
 
 MAX_BYTES = 512 * 1024 * 1024
 """Largest design file accepted (512 MiB); a 100,000-GPU design is ~30 MB."""
@@ -125,18 +125,94 @@ def _check_binary(data: bytes, source: str) -> None:
 def _refuse(data: bytes, source: str, exc: Refused) -> None:
     """Report what the scan refused, unless the JSON before it is broken (then
     that comes first, as the parser would say it)."""
-    prefix = data[: exc.pos]
-    text = _decode(prefix, source)
+    text, pieces = _prefix_text(data, source, exc)
     try:
         json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         if err.pos < len(text.rstrip()):
-            _json_failure(text, source, err)
+            at = _original_pos(pieces, err.pos)
+            truncated = at >= len(data[: exc.pos].rstrip())
+            _fail(source, line_col(data, at), _json_what(err.msg, truncated))
     except RecursionError:
         _deep_failure(text, source)
     except ValueError as err:
-        _fail(source, *_constant_place(text, str(err)))
+        pos, what = _constant_at(text, str(err))
+        where = (
+            "(somewhere)" if pos is None else line_col(data, _original_pos(pieces, pos))
+        )
+        _fail(source, where, what)
     _fail(source, exc.place, exc.message)
+
+
+_WS_RE = rb"[ \t\r\n]*+"
+_SCALAR = (
+    rb'(?:"[^"\x00-\x1f]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+'
+    rb"(?:[eE][+-]?+[0-9]++)?+|true|false|null)"
+)
+_FLAT_JSON = re.compile(
+    rb"\[" + _WS_RE + rb"(?:" + _SCALAR + rb"(?:" + _WS_RE + rb"," + _WS_RE + _SCALAR
+    + rb")*+)?+" + _WS_RE + rb"\]"
+)  # fmt: skip
+"""A flat JSON array of strings (no escapes), numbers and literals."""
+
+
+def _prefix_text(
+    data: bytes, source: str, exc: Refused
+) -> tuple[str, list[tuple[int, int, str]]]:
+    """The text before the refused place, each flat array the scan skipped
+    checked on its own (by a pattern) and replaced by ``[]``, so checking the
+    rest builds no big lists. Returns the text and its pieces (start in that
+    text, start in the file, piece) to map a position back to the file."""
+    pieces: list[tuple[int, int, str]] = []
+    at, used = 0, 0
+    for start, end in exc.flat_spans:
+        piece = data[at:start]
+        for part, where in ((piece, at), (data[start:end], start)):
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError as err:
+                _not_utf8(data, where + err.start, source)
+        found = _FLAT_JSON.fullmatch(data, start, end)
+        if found is None or found.end() != end:
+            # not plain JSON: have the parser say where (bounded: flat and counted)
+            chunk = data[start:end].decode("utf-8")
+            try:
+                json.loads(chunk, parse_constant=_reject_constant)
+            except json.JSONDecodeError as err:
+                _fail(source, line_col(data, start + len(chunk[: err.pos].encode())),
+                      _json_what(err.msg, False))  # fmt: skip
+            except ValueError as err:
+                pos, what = _constant_at(chunk, str(err))
+                at_byte = start + len(chunk[: pos or 0].encode("utf-8"))
+                _fail(source, line_col(data, at_byte), what)
+        text = piece.decode("utf-8")
+        pieces.append((used, at, text))
+        used += len(text)
+        pieces.append((used, start, "[]"))
+        used += 2
+        at = end
+    tail = data[at : exc.pos]
+    text = _decode(tail, source) if at == 0 else _decode_at(data, at, exc.pos, source)
+    pieces.append((used, at, text))
+    return "".join(p[2] for p in pieces), pieces
+
+
+def _decode_at(data: bytes, start: int, end: int, source: str) -> str:
+    try:
+        return data[start:end].decode("utf-8")
+    except UnicodeDecodeError as err:
+        _not_utf8(data, start + err.start, source)
+    raise AssertionError("unreachable")
+
+
+def _original_pos(pieces: list[tuple[int, int, str]], pos: int) -> int:
+    """Byte position in the file of character ``pos`` of the checked text."""
+    for used, start, text in reversed(pieces):
+        if pos >= used:
+            if text == "[]" and pos < used + 2:
+                return start
+            return start + len(text[: pos - used].encode("utf-8"))
+    return pos
 
 
 def _fail(source: str, place: str, message: str) -> None:
@@ -181,13 +257,17 @@ def _decode(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        _fail(
-            source,
-            f"line {line} (byte {exc.start})",
-            "not UTF-8 text; expected a JSON design file saved as UTF-8",
-        )
+        _not_utf8(data, exc.start, source)
     raise AssertionError("unreachable")
+
+
+def _not_utf8(data: bytes, pos: int, source: str) -> None:
+    line = data.count(b"\n", 0, pos) + 1
+    _fail(
+        source,
+        f"line {line} (byte {pos})",
+        "not UTF-8 text; expected a JSON design file saved as UTF-8",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -263,14 +343,18 @@ def _json_invalid(exc: ValidationError) -> bool:
     return any(e["type"] == "json_invalid" for e in exc.errors())
 
 
+def _json_what(message: str, truncated: bool) -> str:
+    expected = _JSON_MESSAGES.get(message, message)
+    if truncated:
+        return f"the file ends too early (truncated?); {expected}"
+    return "invalid JSON: " + expected
+
+
 def _json_failure(text: str, source: str, exc: json.JSONDecodeError) -> None:
     truncated = exc.pos >= len(text.rstrip())
-    base = exc.msg
-    expected = _JSON_MESSAGES.get(base, base)
-    what = "invalid JSON: " + expected
-    if truncated:
-        what = f"the file ends too early (truncated?); {expected}"
-    _fail(source, f"line {exc.lineno}, column {exc.colno}", what)
+    _fail(
+        source, f"line {exc.lineno}, column {exc.colno}", _json_what(exc.msg, truncated)
+    )
 
 
 def _deep_failure(text: str, source: str) -> None:
@@ -361,17 +445,23 @@ def _deep_place(text: str) -> str:
     return "(top level)"
 
 
-def _constant_place(text: str, message: str) -> tuple[str, str]:
-    """Place and message for NaN/Infinity and over-long numbers."""
+def _constant_at(text: str, message: str) -> tuple[int | None, str]:
+    """Position (in ``text``) and message for NaN/Infinity and over-long numbers."""
     match = re.search(r"-?\b(NaN|Infinity)\b", text)
     if "not valid JSON" in message and match:
         return (
-            _line_col(text, match.start()),
+            match.start(),
             f"{match.group()} is not valid JSON; expected a finite number",
         )
     match = re.search(r"\d{4000,}", text)
-    place = _line_col(text, match.start()) if match else "(somewhere)"
-    return place, "a number with too many digits; expected an ordinary number"
+    what = "a number with too many digits; expected an ordinary number"
+    return (match.start() if match else None), what
+
+
+def _constant_place(text: str, message: str) -> tuple[str, str]:
+    """Place and message for NaN/Infinity and over-long numbers."""
+    pos, what = _constant_at(text, message)
+    return (_line_col(text, pos) if pos is not None else "(somewhere)"), what
 
 
 def _line_col(text: str, pos: int) -> str:
@@ -551,8 +641,10 @@ def _check_catalog(
         table = design.links
         for end in ("a", "b"):
             ids, ports = getattr(table, end), getattr(table, f"{end}_port")
-            # distinct (device, port) pairs first: the list below only on a miss
-            if all(p in device_ports[d] for d, p in set(zip(ids, ports, strict=True))):
+            # C-level pass first (no Python frame per link); the loop below,
+            # which names each place, runs only when some port is wrong
+            ports_of_ends = map(device_ports.__getitem__, ids)
+            if all(map(frozenset.__contains__, ports_of_ends, ports)):
                 continue
             for i, (did, port) in enumerate(zip(ids, ports, strict=True)):
                 if port not in device_ports[did]:

@@ -20,7 +20,10 @@ It refuses, naming the place:
   which list every problem in detail.
 
 A flat array (no nested brackets, no escapes: every link column of a saved
-file) is measured with a few C-level ``find``/``count`` calls and skipped.
+file) is measured with a few C-level ``find``/``count`` calls and skipped; an
+array of groups or devices whose rows hold their keys in the model's order is
+checked by one pattern match (:data:`designer.io.skeleton.ROW_PATTERNS`) and
+skipped too. Other forms are walked window by window.
 Whatever passes this scan is bounded: at most the model's entry counts, plus
 :data:`BUDGET` bytes of anything else. A file that is not valid JSON is left to
 the parser at the first place the scan cannot follow (everything before that
@@ -44,6 +47,9 @@ from designer.io.messages import json_path
 
 CHUNK = 1 << 20
 """Bytes looked at in one numpy step (1 MiB: temporaries stay near 30 MB)."""
+
+MAX_WALKED = 1 << 16
+"""Most brackets and keys one window walks in Python (memory stays ~15 MB)."""
 
 BUDGET = 1 << 18
 """Bytes of values that are not part of a design (unknown keys, wrong kinds)
@@ -96,6 +102,7 @@ class Refused(Exception):
 
     def __init__(self, pos: int, place: str, message: str) -> None:
         self.pos, self.place, self.message = pos, place, message
+        self.flat_spans: list[tuple[int, int]] = []  # flat arrays before ``pos``
         super().__init__(f"{place}: {message}")
 
 
@@ -168,6 +175,22 @@ def line_col(data: bytes, pos: int) -> str:
     return f"line {line}, column {col}"
 
 
+def rows_array(data: bytes, start: int, role: int) -> tuple[int, int] | None:
+    """(end, most entries it can hold) of the array of groups or devices opening
+    at ``start``, when every row is in the common form (:data:`sk.ROW_PATTERNS`);
+    None otherwise (the caller then scans it)."""
+    pattern = sk.ROW_PATTERNS.get(role)
+    found = pattern.match(data, start) if pattern is not None else None
+    if found is None or data.find(_BS, start, found.end()) >= 0:
+        return None  # with escapes, quotes alone do not delimit strings
+    end = found.end()
+    body = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+    quotes = np.flatnonzero(body == Q)
+    if quotes.size and int((quotes[1::2] - quotes[0::2]).max()) > MAX_STRING_BYTES:
+        return None  # a string longer than a design holds: scan it
+    return end, data.count(LC, start, end)  # every row opens with '{'
+
+
 def flat_array(data: bytes, start: int) -> tuple[int, int] | None:
     """(end, entry count) of the array opening at ``start`` when it is flat: no
     nested array or object and no backslash, so quotes alone delimit strings.
@@ -182,10 +205,11 @@ def flat_array(data: bytes, start: int) -> tuple[int, int] | None:
         or data.find(_BS, start, end) >= 0
     ):
         return None
-    quotes = data.count(_Q, start, end)
+    body = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+    quotes = int(np.count_nonzero(body == Q))  # numpy: faster than bytes.count
     if quotes & 1:
         return None  # that ']' is inside a string
-    commas = data.count(_COMMA, start, end)
+    commas = int(np.count_nonzero(body == COMMA))
     if quotes == 0:
         if commas == 0 and not _nonempty(data, start, end):
             return end + 1, 0
@@ -204,7 +228,12 @@ def _nonempty(data: bytes, open_: int, close: int) -> bool:
 def scan(data: bytes) -> Outline:
     """Check the shape of a design file; raise :class:`Refused` or return what
     the loader needs (where the links are)."""
-    return _Scanner(data).run()
+    scanner = _Scanner(data)
+    try:
+        return scanner.run()
+    except Refused as exc:
+        exc.flat_spans = [s for s in scanner.flat_spans if s[1] <= exc.pos]
+        raise
 
 
 def _i64(values: object) -> npt.NDArray[np.int64]:
@@ -233,7 +262,8 @@ class _Scanner:
         self.pending_links: _Box | None = None
         self.column_keys: set[str] = set()  # column keys seen in the link table
         self.carried: dict[int, _Box] = {}  # open objects with keys of earlier windows
-        self.window = CHUNK
+        self.flat_spans: list[tuple[int, int]] = []  # flat arrays measured, skipped
+        self.window = 1 << 12  # small first: big arrays are often skipped whole
         self.out = Outline()
 
     # -- driver -----------------------------------------------------------------
@@ -245,7 +275,7 @@ class _Scanner:
         if lo >= 0:
             self.out.complete = self.top_done
             if self.str_open >= 0 and n - self.str_open > MAX_STRING_BYTES:
-                self._long_string(self.str_open, n - self.str_open)
+                self._long_string(self.str_open, n - self.str_open, whole=False)
         if self.open_off is not None:
             self._check_budget(len(self.data) - self.open_off.open)
         return self.out
@@ -262,12 +292,13 @@ class _Scanner:
         if self.spent + pending > BUDGET and self.first_off is not None:
             raise Refused(*self.first_off)
 
-    def _long_string(self, pos: int, size: int) -> None:
+    def _long_string(self, pos: int, size: int, whole: bool = True) -> None:
+        more = "" if whole else "more than "
         self._off(
             pos,
             line_col(self.data, pos),
-            f"a string of {size:,} bytes; expected text of at most {NOTES_MAX:,} "
-            "characters (the longest a design holds)",
+            f"a string of {more}{size:,} bytes; expected text of at most "
+            f"{NOTES_MAX:,} characters (the longest a design holds)",
             size,
         )
 
@@ -279,6 +310,12 @@ class _Scanner:
         view = np.frombuffer(self.data[lo:hi].translate(_SPECIAL), dtype=np.uint8)
         pos = np.flatnonzero(view)
         kind = view[pos]
+        walked = np.flatnonzero((kind == COLON) | (kind == LBK) | (kind == LCB))
+        if walked.size > MAX_WALKED and hi - lo > 1:
+            # Dense structure: the walk holds Python ints per bracket and key, so
+            # look at fewer bytes at a time (nothing of this window is used yet).
+            self.window = max(1, int(pos[walked[MAX_WALKED]]))
+            return lo
         backslashes = _i64([])
         is_bs = kind == BS
         if self.escape_next or is_bs.any():
@@ -348,7 +385,7 @@ class _Scanner:
             self.parity = (self.parity + n) & 1
             self.str_open = int(opens[-1]) if self.parity else -1
         if self.str_open >= 0 and hi - self.str_open > BUDGET:
-            self._long_string(self.str_open, hi - self.str_open)
+            self._long_string(self.str_open, hi - self.str_open, whole=False)
 
     # -- structure ----------------------------------------------------------------
 
@@ -592,7 +629,8 @@ class _Scanner:
         box.off_root = off_root
         self.cid += 1
         self.stack.append(box)
-        self.boxes[box.cid] = box
+        if role != sk.OFF or off_root:  # nothing inside a deviation is looked up
+            self.boxes[box.cid] = box
         if off_root:
             self.open_off = box
         return box
@@ -638,9 +676,17 @@ class _Scanner:
             flat = flat_array(self.data, pos)
             if flat is not None:
                 end, count = flat
+                self.flat_spans.append((pos, end))
                 self._column_count(key, count, top)
                 self.out.columns[key] = Column(pos, end, count)
                 return end
+        if role in sk.ROW_PATTERNS:
+            rows = rows_array(self.data, pos, role)
+            if rows is not None:
+                end, most = rows
+                limit = sk.ROLES[role].limit
+                if limit is None or most <= limit:
+                    return end  # checked whole; at most ``limit`` rows
         self._push(role, pos, kind, top, part)
         if role in (sk.LINKS, sk.V0LINKS):
             self.out.links_object = role == sk.LINKS

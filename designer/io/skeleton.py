@@ -10,6 +10,7 @@ an expected-value text).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from designer.core.limits import (
@@ -190,3 +191,50 @@ def child_role(role: int, key: str | None, bracket: int) -> tuple[int, str]:
 def allowed_keys(role: int) -> str:
     """The keys an object of ``role`` may hold, for an "unknown key" message."""
     return ", ".join(ROLES[role].keys)
+
+
+# --- rows in the common form: one pattern per array ------------------------------
+#
+# Arrays of groups and devices whose objects hold their keys in the model's order
+# (each at most once, so no key repeats and none is unknown), scalar values, and
+# for a device a placement object in the same form (or null) and ``ports: null``,
+# are checked by one C-level pattern match; any other form is walked byte by byte.
+
+_WS = rb"[ \t\r\n]*+"
+_STR = rb'"(?:[^"\\\x00-\x1f]++|\\.)*+"'
+_NUM = rb"-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+"
+_SCALAR = rb"(?:" + _STR + rb"|" + _NUM + rb"|true|false|null)"
+
+
+def _ordered_object(keys: tuple[str, ...], values: dict[str, bytes]) -> bytes:
+    """An object holding some of ``keys``, in this order, each at most once."""
+    parts = [
+        rb'"' + k.encode() + rb'"' + _WS + rb":" + _WS + values.get(k, _SCALAR)
+        for k in keys
+    ]
+    firsts = [
+        parts[i]
+        + b"".join(rb"(?:" + _WS + rb"," + _WS + p + rb")?+" for p in parts[i + 1 :])
+        for i in range(len(parts))
+    ]
+    return rb"\{" + _WS + rb"(?:" + b"|".join(firsts) + rb")?+" + _WS + rb"\}"
+
+
+def _array_of(item: bytes) -> re.Pattern[bytes]:
+    return re.compile(
+        rb"\[" + _WS + rb"(?:" + item + rb"(?:" + _WS + rb"," + _WS + item + rb")*+)?+"
+        + _WS + rb"\]"
+    )  # fmt: skip
+
+
+_PLACEMENT = _ordered_object(tuple(Placement.model_fields), {})
+ROW_PATTERNS: dict[int, re.Pattern[bytes]] = {
+    GROUPS: _array_of(_ordered_object(tuple(Group.model_fields), {})),
+    DEVICES: _array_of(
+        _ordered_object(
+            tuple(Device.model_fields),
+            {"placement": rb"(?:null|" + _PLACEMENT + rb")", "ports": rb"null"},
+        )
+    ),
+}
+"""Patterns for whole arrays of groups or devices in the common form."""
