@@ -100,8 +100,8 @@ def _first_error(exc: ValidationError, skip: int = 0) -> tuple[Any, str]:
 def model_problem(item: BaseModel) -> str | None:
     """What is wrong with a model object that skipped validation (built with
     ``model_copy(update=...)`` or ``model_construct``), or None when it is fine."""
-    try:
-        type(item).model_validate(item.model_dump())
+    try:  # the fields as held (a dump would first serialize them)
+        type(item).model_validate(item.__dict__)
     except ValidationError as exc:
         return _first_error(exc)[1]
     return None

@@ -48,6 +48,9 @@ from designer.io.messages import json_path
 CHUNK = 1 << 20
 """Bytes looked at in one numpy step (1 MiB: temporaries stay near 30 MB)."""
 
+COUNT_STEP = 1 << 24
+"""Bytes of a flat array counted at a time (16 MiB)."""
+
 MAX_WALKED = 1 << 16
 """Most brackets and keys one window walks in Python (memory stays ~15 MB)."""
 
@@ -184,11 +187,31 @@ def rows_array(data: bytes, start: int, role: int) -> tuple[int, int] | None:
     if found is None or data.find(_BS, start, found.end()) >= 0:
         return None  # with escapes, quotes alone do not delimit strings
     end = found.end()
-    body = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-    quotes = np.flatnonzero(body == Q)
-    if quotes.size and int((quotes[1::2] - quotes[0::2]).max()) > MAX_STRING_BYTES:
+    most = data.count(LC, start, end)  # every row opens with '{'
+    if _longest_string(data, start, end) > MAX_STRING_BYTES:
         return None  # a string longer than a design holds: scan it
-    return end, data.count(LC, start, end)  # every row opens with '{'
+    return end, most
+
+
+def _longest_string(data: bytes, start: int, end: int) -> int:
+    """Bytes in the longest string of ``data[start:end]``, which has no
+    backslash (so quotes pair up), 16 MiB at a time."""
+    longest, open_at = 0, -1
+    for lo in range(start, end, COUNT_STEP):
+        hi = min(end, lo + COUNT_STEP)
+        body = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo)
+        quotes = np.flatnonzero(body == Q) + lo
+        if open_at >= 0 and quotes.size:
+            longest = max(longest, int(quotes[0]) - open_at - 1)
+            quotes = quotes[1:]
+            open_at = -1
+        pairs = quotes.size // 2
+        if pairs:
+            sizes = quotes[1 : 2 * pairs : 2] - quotes[0 : 2 * pairs : 2] - 1
+            longest = max(longest, int(sizes.max()))
+        if quotes.size & 1:
+            open_at = int(quotes[-1])
+    return longest
 
 
 def flat_array(data: bytes, start: int) -> tuple[int, int] | None:
@@ -205,11 +228,9 @@ def flat_array(data: bytes, start: int) -> tuple[int, int] | None:
         or data.find(_BS, start, end) >= 0
     ):
         return None
-    body = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-    quotes = int(np.count_nonzero(body == Q))  # numpy: faster than bytes.count
+    quotes, commas = _count_bytes(data, start, end)
     if quotes & 1:
         return None  # that ']' is inside a string
-    commas = int(np.count_nonzero(body == COMMA))
     if quotes == 0:
         if commas == 0 and not _nonempty(data, start, end):
             return end + 1, 0
@@ -218,6 +239,18 @@ def flat_array(data: bytes, start: int) -> tuple[int, int] | None:
     if commas == quotes // 2 - 1:
         return end + 1, quotes // 2
     return None
+
+
+def _count_bytes(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """Quotes and commas in ``data[start:end]`` (numpy compares beat
+    ``bytes.count``; 16 MiB at a time keeps the temporaries small)."""
+    quotes = commas = 0
+    for lo in range(start, end, COUNT_STEP):
+        hi = min(end, lo + COUNT_STEP)
+        body = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo)
+        quotes += int(np.count_nonzero(body == Q))
+        commas += int(np.count_nonzero(body == COMMA))
+    return quotes, commas
 
 
 def _nonempty(data: bytes, open_: int, close: int) -> bool:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from designer.analysis import analyze
 from designer.core.model import Design
 from designer.io import DesignFileError, dumps_design, loads_design
 from tests.io.conftest import make_design
@@ -75,6 +76,8 @@ def attempt(text: str | bytes) -> None:
         again = loads_design(saved, "again.json")
         assert again.model_dump() == result.model_dump()
         assert dumps_design(again) == saved  # the same text: order included
+        report = analyze(result)  # and what the program says about it is strict JSON
+        json.dumps(report.model_dump(mode="json"), allow_nan=False)
 
 
 SETTINGS = settings(

@@ -442,3 +442,29 @@ def test_a_huge_string_in_one_window_is_measured(catalog: Any) -> None:
     assert "settings.notes: expected a string of at most 10000 characters" in message(
         text, catalog
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="ab,{}", max_size=30), max_size=12), st.integers(1, 9))
+def test_longest_string_across_steps(strings: list[str], step: int) -> None:
+    text = ", ".join(f'"{s}"' for s in strings).encode()
+    real = scan_module.COUNT_STEP
+    scan_module.COUNT_STEP = step
+    try:
+        got = scan_module._longest_string(text, 0, len(text))
+    finally:
+        scan_module.COUNT_STEP = real
+    assert got == max((len(s) for s in strings), default=0)
+
+
+def test_every_model_field_has_its_place_in_the_skeleton() -> None:
+    """A new model field needs words for "expected ..." (or a container role)."""
+    from designer.core.model import Design, Device, Group, Placement, Settings
+    from designer.io import skeleton as sk
+
+    containers = {key for (_role, key) in sk._CONTAINER_TEXT}
+    for model in (Design, Settings, Group, Device, Placement):
+        for name in model.model_fields:
+            assert name in sk.EXPECTED or name in containers, (model.__name__, name)
+    for name in sk.LINK_COLUMNS:
+        assert name in sk.EXPECTED
