@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import designer.io.arrays as arrays
 import designer.io.scan as scan_module
 from designer.core.limits import MAX_LINKS
 from designer.io import DesignFileError, dumps_design, loads_design
@@ -448,12 +449,12 @@ def test_a_huge_string_in_one_window_is_measured(catalog: Any) -> None:
 @given(st.lists(st.text(alphabet="ab,{}", max_size=30), max_size=12), st.integers(1, 9))
 def test_longest_string_across_steps(strings: list[str], step: int) -> None:
     text = ", ".join(f'"{s}"' for s in strings).encode()
-    real = scan_module.COUNT_STEP
-    scan_module.COUNT_STEP = step
+    real = arrays.COUNT_STEP
+    arrays.COUNT_STEP = step
     try:
-        got = scan_module._longest_string(text, 0, len(text))
+        got = arrays._longest_string(text, 0, len(text))
     finally:
-        scan_module.COUNT_STEP = real
+        arrays.COUNT_STEP = real
     assert got == max((len(s) for s in strings), default=0)
 
 
