@@ -106,7 +106,30 @@ def _parse(data: bytes, outline: Outline, source: str) -> tuple[Design, int]:
             return Design.model_validate_json(data, strict=True), SCHEMA_VERSION
         except ValidationError as exc:
             first = exc
+        if (
+            outline.max_depth <= MAX_DEPTH
+            and not _json_invalid(first)
+            and not _references_failed(first)
+            and _CONSTANT.search(data) is None
+        ):
+            # JSON of the right version (the model reads NaN and Infinity,
+            # which JSON has not: those go the long way and are named), nothing
+            # too deep: the model's field errors are the answer; parsing it all
+            # again would only build the whole file a second time.
+            _raise_validation(first, {}, source, SCHEMA_VERSION)
     return _diagnose(_decode(data, source), source, first)
+
+
+_CONSTANT = re.compile(rb"NaN|Infinity")
+
+
+def _references_failed(exc: ValidationError) -> bool:
+    """The one error of a design whose ids or references do not resolve (the
+    parsed data is needed to say where)."""
+    errors = exc.errors(include_url=False)
+    return (
+        len(errors) == 1 and errors[0]["type"] == "value_error" and not errors[0]["loc"]
+    )
 
 
 def _check_binary(data: bytes, source: str) -> None:
@@ -414,7 +437,7 @@ def _raise_validation(
 ) -> None:
     errors = exc.errors(include_url=False)
     migrated = version < SCHEMA_VERSION
-    if len(errors) == 1 and errors[0]["type"] == "value_error" and not errors[0]["loc"]:
+    if _references_failed(exc):
         problems = reference_problems(data, row_links=migrated)
     else:
         problems = translate(errors, migrated_links=migrated)

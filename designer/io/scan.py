@@ -442,6 +442,8 @@ class _Scanner(KeyChecks):
         box.off_root = off_root
         self.cid += 1
         self.stack.append(box)
+        if len(self.stack) > self.out.max_depth:
+            self.out.max_depth = len(self.stack)
         if role != sk.OFF or off_root:  # nothing inside a deviation is looked up
             self.boxes[box.cid] = box
         if off_root:

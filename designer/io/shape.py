@@ -59,6 +59,7 @@ class Outline:
     columns: dict[str, Column] = field(default_factory=dict)
     column_scalars: bool = False  # a column key with a non-array value
     version_colon: int = -1  # the ':' after the top-level "schema_version"
+    max_depth: int = 0  # deepest nesting walked (skipped arrays nest at most 4)
 
 
 class Box:
