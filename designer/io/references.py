@@ -15,8 +15,39 @@ MAX_PROBLEMS = 5
 """How many problems one error message lists before "... and N more"."""
 
 
-def _close(word: str, choices: Iterable[str]) -> str:
-    matches = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
+MAX_SUGGEST_FROM = 5_000
+"""Suggest close ids only among this many (difflib compares with each)."""
+
+
+class Problems(list[Problem]):
+    """Problems in file order: the first :data:`MAX_PROBLEMS` kept, later ones
+    only counted (``more``), so a file with a million broken references costs
+    a count, not a million messages with suggestions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.more = 0
+
+    @property
+    def full(self) -> bool:
+        """Whether further problems are only counted."""
+        return len(self) >= MAX_PROBLEMS
+
+    def add(self, problem: Problem) -> None:
+        """Keep ``problem``, or count it once enough are kept."""
+        if self.full:
+            self.more += 1
+        else:
+            self.append(problem)
+
+
+def _close(word: str, choices: Iterable[str], problems: Problems) -> str:
+    if problems.full:
+        return ""  # not shown: spare the comparisons
+    pool = list(choices)
+    if len(pool) > MAX_SUGGEST_FROM:
+        return ""
+    matches = difflib.get_close_matches(word, pool, n=3, cutoff=0.6)
     return (
         " (did you mean " + " or ".join(repr(m) for m in matches) + "?)"
         if matches
@@ -24,17 +55,15 @@ def _close(word: str, choices: Iterable[str]) -> str:
     )
 
 
-def reference_problems(
-    data: dict[str, Any], *, row_links: bool = False
-) -> list[Problem]:
+def reference_problems(data: dict[str, Any], *, row_links: bool = False) -> Problems:
     """Duplicate ids and dangling references in well-typed parsed design data."""
-    problems: list[Problem] = []
+    problems = Problems()
     groups: list[dict[str, Any]] = data.get("groups", [])
     devices: list[dict[str, Any]] = data.get("devices", [])
     first_group: dict[str, int] = {}
     for i, g in enumerate(groups):
         if g["id"] in first_group:
-            problems.append(
+            problems.add(
                 Problem(
                     f"groups[{i}].id",
                     f"duplicate group id {g['id']!r} (first at groups"
@@ -45,11 +74,11 @@ def reference_problems(
     for i, g in enumerate(groups):
         parent = g.get("parent")
         if parent is not None and parent not in first_group:
-            problems.append(
+            problems.add(
                 Problem(
                     f"groups[{i}].parent",
                     f"unknown group {parent!r}; expected the id of a group in "
-                    f"'groups'{_close(parent, first_group)}",
+                    f"'groups'{_close(parent, first_group, problems)}",
                 )
             )
     parents = {g["id"]: g.get("parent") for g in groups}
@@ -57,7 +86,7 @@ def reference_problems(
         seen, p = {gid}, parents[gid]
         while p is not None and p in parents:
             if p in seen:
-                problems.append(
+                problems.add(
                     Problem(
                         f"groups[{first_group[gid]}].parent",
                         f"group {gid!r} is its own ancestor; expected groups "
@@ -70,7 +99,7 @@ def reference_problems(
     first_device: dict[str, int] = {}
     for i, d in enumerate(devices):
         if d["id"] in first_device:
-            problems.append(
+            problems.add(
                 Problem(
                     f"devices[{i}].id",
                     f"duplicate device id {d['id']!r} (first at devices"
@@ -80,11 +109,11 @@ def reference_problems(
         first_device.setdefault(d["id"], i)
         group = d.get("group")
         if group is not None and group not in first_group:
-            problems.append(
+            problems.add(
                 Problem(
                     f"devices[{i}].group",
                     f"unknown group {group!r}; expected the id of a group in "
-                    f"'groups'{_close(group, first_group)}",
+                    f"'groups'{_close(group, first_group, problems)}",
                 )
             )
     links: dict[str, list[Any]] = data.get("links", {})
@@ -95,7 +124,7 @@ def reference_problems(
     first_link: dict[str, int] = {}
     for i, lid in enumerate(links.get("id", [])):
         if lid in first_link:
-            problems.append(
+            problems.add(
                 Problem(
                     place("id", i),
                     f"duplicate link id {lid!r} (first at "
@@ -106,18 +135,18 @@ def reference_problems(
     for end in ("a", "b"):
         for i, did in enumerate(links.get(end, [])):
             if did not in first_device:
-                problems.append(
+                problems.add(
                     Problem(
                         place(end, i),
                         f"unknown device {did!r}; expected the id of a device "
-                        f"in 'devices'{_close(did, first_device)}",
+                        f"in 'devices'{_close(did, first_device, problems)}",
                     )
                 )
     for i, (a, b) in enumerate(
         zip(links.get("a", []), links.get("b", []), strict=False)
     ):
         if a == b:
-            problems.append(
+            problems.add(
                 Problem(
                     place("b", i),
                     f"link joins {a!r} to itself; expected two different devices",
@@ -133,17 +162,17 @@ def check_catalog(
     version: int = SCHEMA_VERSION,
 ) -> None:
     """Every device names a catalog entry, and ports name its port groups."""
-    problems: list[Problem] = []
+    problems = Problems()
     ports_of: dict[str, frozenset[str]] = {}
     device_ports: dict[str, frozenset[str]] = {}
     for i, d in enumerate(design.devices):
         entry = catalog.get(d.catalog_id)
         if entry is None:
-            problems.append(
+            problems.add(
                 Problem(
                     f"devices[{i}].catalog_id",
                     f"unknown catalog id {d.catalog_id!r}; expected an id from the "
-                    f"hardware catalog{_close(d.catalog_id, catalog)}",
+                    f"hardware catalog{_close(d.catalog_id, catalog, problems)}",
                 )
             )
             continue
@@ -153,7 +182,7 @@ def check_catalog(
         device_ports[d.id] = names
         for key in d.ports or {}:
             if key not in names:
-                problems.append(
+                problems.add(
                     Problem(
                         f"devices[{i}].ports.{key}",
                         f"{d.catalog_id!r} has no port group {key!r}; expected one "
@@ -171,7 +200,7 @@ def check_catalog(
                 continue
             for i, (did, port) in enumerate(zip(ids, ports, strict=True)):
                 if port not in device_ports[did]:
-                    problems.append(
+                    problems.add(
                         Problem(
                             f"links[{i}].{end}_port"
                             if version < SCHEMA_VERSION
@@ -181,12 +210,10 @@ def check_catalog(
                             f"expected one of: {', '.join(sorted(device_ports[did]))}",
                         )
                     )
-                    if len(problems) > MAX_PROBLEMS:
+                    if problems.more:
                         break
     if problems:
-        raise DesignFileError(
-            source, problems[:MAX_PROBLEMS], max(0, len(problems) - MAX_PROBLEMS)
-        )
+        raise DesignFileError(source, list(problems), problems.more)
 
 
 def _catalog_of(design: Design, device_id: str) -> str:
