@@ -493,7 +493,13 @@ def _validator(fail_fast: bool, own_check: bool) -> tuple[SchemaValidator, bool]
         else None
     )
     inner = schema.get("schema", {})
-    if own_check and check is Design._check_references and inner.get("type") == "model":
+    ours = getattr(Design, "_check_references", None)
+    if (
+        own_check
+        and ours is not None
+        and check is ours
+        and inner.get("type") == "model"
+    ):
         return SchemaValidator(inner), True
     return SchemaValidator(schema), False
 
