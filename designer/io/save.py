@@ -99,7 +99,7 @@ def _new_file_mode() -> int:
 
 def snapshot(design: Design) -> Design:
     """A copy of ``design`` that later edits do not change, cheap enough for the
-    editing thread (about 10 ms at 100,000 GPUs): commands replace devices,
+    editing thread (about 15 ms at 100,000 GPUs): commands replace devices,
     groups and settings rather than mutate them, so copying the lists (and the
     link columns) is enough."""
     links = design.links
