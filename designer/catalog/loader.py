@@ -8,6 +8,7 @@ expected.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +35,45 @@ class CatalogError(Exception):
 def default_catalog_dir() -> Path:
     """``resources/catalog`` beside the ``designer`` package."""
     return Path(__file__).resolve().parents[2] / "resources" / "catalog"
+
+
+CATALOG_ENV = "CLUSTER_DESIGNER_CATALOG"
+"""Environment variable naming a catalog folder to use instead of the shipped one."""
+
+_chosen_dir: Path | None = None
+
+
+def use_catalog_dir(directory: str | os.PathLike[str] | None) -> None:
+    """Read the catalog from ``directory`` from now on (``--catalog``); None goes
+    back to :data:`CATALOG_ENV` or the shipped catalog."""
+    global _chosen_dir
+    _chosen_dir = None if directory is None else Path(directory)
+
+
+def catalog_dir() -> Path:
+    """The folder :func:`default_catalog` reads: the one given to
+    :func:`use_catalog_dir`, else :data:`CATALOG_ENV`, else the shipped one."""
+    if _chosen_dir is not None:
+        return _chosen_dir
+    named = os.environ.get(CATALOG_ENV, "").strip()
+    return Path(named) if named else default_catalog_dir()
+
+
+def _check_catalog_dir(root: Path) -> None:
+    """A clear error for a catalog folder that is missing or not a folder."""
+    where = (
+        "" if root == default_catalog_dir() else f" (from --catalog or {CATALOG_ENV})"
+    )
+    if not root.exists():
+        raise CatalogError(
+            f"{root}: no such folder{where}; expected a catalog folder of YAML "
+            "files, one per device type (like resources/catalog)"
+        )
+    if not root.is_dir():
+        raise CatalogError(
+            f"{root}: not a folder{where}; expected a catalog folder of YAML "
+            "files, one per device type (like resources/catalog)"
+        )
 
 
 class Catalog(Mapping[str, CatalogEntry]):
@@ -210,7 +250,13 @@ def default_optics() -> Optics:
     return load_optics(default_catalog_dir() / OPTICS_FILE)
 
 
-@lru_cache(maxsize=1)
 def default_catalog() -> Catalog:
-    """The shipped catalog, loaded once."""
-    return load_catalog()
+    """The catalog in :func:`catalog_dir` (the shipped one unless chosen), loaded
+    once per folder."""
+    return _catalog_at(catalog_dir())
+
+
+@lru_cache(maxsize=4)
+def _catalog_at(root: Path) -> Catalog:
+    _check_catalog_dir(root)
+    return load_catalog(root)

@@ -2,6 +2,8 @@
 
 Qt is imported lazily, only by the ``gui`` command (and by exports that render).
 Exit codes: 0 fine, 1 the design has error findings, 2 the input cannot be used.
+``--catalog DIR`` (or the ``CLUSTER_DESIGNER_CATALOG`` environment variable)
+reads the hardware catalog from another folder.
 """
 
 from __future__ import annotations
@@ -13,12 +15,27 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from designer.catalog.loader import (
+    CATALOG_ENV,
+    CatalogError,
+    default_catalog,
+    use_catalog_dir,
+)
+from designer.core.limits import MAX_DEVICES, MAX_LINKS
 from designer.core.model import Design
 from designer.io import DesignFileError, design_json_schema, dumps_design, load_design
+from designer.io.export._common import strict_json
 from designer.io.save import save_design
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
 COMMANDS = ("generate", "validate", "estimate", "schema", "export", "gui")
+NO_CATALOG = ("schema",)
+"""Commands that never read the hardware catalog."""
+
+CATALOG_HELP = (
+    f"read the hardware catalog from DIR instead of the shipped one (default: "
+    f"${CATALOG_ENV} when set)"
+)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -129,6 +146,7 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
         description="Design GPU clusters and check whether the design holds up. "
         "'cluster-designer FILE' (or no arguments) opens the editor.",
     )
+    parser.add_argument("--catalog", metavar="DIR", default=None, help=CATALOG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_generate(sub)
     val = sub.add_parser("validate", help="analyse a design; exit 1 on error findings")
@@ -145,7 +163,23 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     gui.add_argument("file", nargs="?", metavar="FILE", default=None)
     gui.add_argument("--screenshot", metavar="OUT.png", default=None)
     gui.set_defaults(func=_cmd_gui)
+    for command in sub.choices.values():
+        _add_catalog_option(command)
     return parser
+
+
+def _add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    """``--catalog`` after the command too (and on every ``generate`` kind)."""
+    if any("--catalog" in a.option_strings for a in parser._actions):
+        return
+    # SUPPRESS: an absent option here must not hide one given before the command
+    parser.add_argument(
+        "--catalog", metavar="DIR", default=argparse.SUPPRESS, help=CATALOG_HELP
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_catalog_option(child)
 
 
 def _generate(args: argparse.Namespace) -> Design:
@@ -172,6 +206,15 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ValueError, KeyError) as exc:
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         raise _Failure(f"cannot generate {args.kind}: {text}") from None
+    for what, count, limit in (
+        ("devices", len(design.devices), MAX_DEVICES),
+        ("links", len(design.links), MAX_LINKS),
+    ):
+        if count > limit:
+            raise _Failure(
+                f"cannot generate {args.kind}: it would have {count:,} {what}, more "
+                f"than the {limit:,} a design may hold; expected a smaller cluster"
+            )
     if args.output == "-":
         out.write(dumps_design(design))
         return EXIT_OK
@@ -203,7 +246,13 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from designer.cli.estimate_cmd import workload_block
 
             data["workload"] = workload_block(design)
-        json.dump(data, out, indent=2)
+        data, replaced = strict_json(data)
+        for place in replaced:
+            err.write(
+                f"cluster-designer: warning: report {place}: not a finite number, "
+                "written as null\n"
+            )
+        json.dump(data, out, indent=2, allow_nan=False)
         out.write("\n")
     else:
         out.write(format_summary(report, design, args.file) + "\n")
@@ -232,12 +281,23 @@ def _cmd_export_missing(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
 
 
 def _normalise(argv: list[str]) -> list[str]:
-    """``cluster-designer`` and ``cluster-designer FILE`` mean ``gui [FILE]``."""
-    if not argv:
-        return ["gui"]
-    if argv[0] not in COMMANDS and not argv[0].startswith("-"):
-        return ["gui", *argv]
+    """``cluster-designer [--catalog DIR] [FILE]`` means ``gui [FILE]``."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("--catalog"):
+        i += 1 if "=" in argv[i] else 2
+    if i >= len(argv):
+        return [*argv, "gui"] if i == len(argv) else argv
+    if argv[i] not in COMMANDS and not argv[i].startswith("-"):
+        return [*argv[:i], "gui", *argv[i:]]
     return argv
+
+
+def _use_catalog(args: argparse.Namespace) -> None:
+    """Choose the catalog folder and load it now, so a broken one is reported
+    before any work (and before a window opens)."""
+    use_catalog_dir(getattr(args, "catalog", None))
+    if args.command not in NO_CATALOG:
+        default_catalog()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -254,7 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(err)
         return EXIT_INPUT
     try:
+        _use_catalog(args)
         return int(func(args, out, err))
+    except CatalogError as exc:
+        err.write(f"cluster-designer: {exc}\n")
+        return EXIT_INPUT
     except DesignFileError as exc:
         err.writelines(f"cluster-designer: {line}\n" for line in str(exc).splitlines())
         return EXIT_INPUT

@@ -27,6 +27,13 @@ from designer.core.events import (
     SettingsChanged,
     WorkloadChanged,
 )
+from designer.core.limits import (
+    MAX_DEVICES,
+    MAX_LINKS,
+    coords_in_range,
+    model_problem,
+    models_problem,
+)
 from designer.core.model import (
     Design,
     Device,
@@ -105,6 +112,11 @@ class AddDevices(Command):
             if d.group is not None and d.group not in groups:
                 raise ValueError(f"device {d.id!r}: unknown group {d.group!r}")
             existing.add(d.id)
+        if len(design.devices) + len(self.devices) > MAX_DEVICES:
+            raise ValueError(f"a design holds at most {MAX_DEVICES:,} devices")
+        bad = models_problem(self.devices)
+        if bad is not None:
+            raise ValueError(f"device {self.devices[bad[0]].id!r}: {bad[1]}")
         start = len(design.devices)
         design.devices.extend(self.devices)
         at = tuple(range(start, len(design.devices)))
@@ -199,9 +211,7 @@ class UpdateDevices(Command):
                     "(links refer to them)"
                 )
             old = design.devices[i]
-            if fields.keys() <= _XY and all(
-                type(v) in (int, float) for v in fields.values()
-            ):
+            if fields.keys() <= _XY and coords_in_range(fields.values()):
                 # Moves are the bulk edit (drag, auto layout): skip re-validation.
                 new[i] = old.model_copy(update={k: float(v) for k, v in fields.items()})  # type: ignore[arg-type]
                 continue
@@ -290,6 +300,8 @@ class AddLinks(Command):
         for a, b in zip(self.table.a, self.table.b, strict=True):
             if a == b:
                 raise ValueError(f"a link cannot join {a!r} to itself")
+        if len(design.links) + len(self.table) > MAX_LINKS:
+            raise ValueError(f"a design holds at most {MAX_LINKS:,} links")
         self._start = len(design.links)
         span = design.links.extend(self.table)
         return [LinksAdded(tuple(new_ids), tuple(span))]
@@ -410,6 +422,9 @@ class SetGroups(Command):
 
     def do(self, design: Design) -> list[Event]:
         problems = group_problems(self.groups, design.devices)
+        bad = models_problem(self.groups)
+        if bad is not None:
+            problems.append(f"group {self.groups[bad[0]].id!r}: {bad[1]}")
         if problems:
             raise ValueError("; ".join(problems[:5]))
         self._old = list(design.groups)
@@ -444,6 +459,9 @@ class SetSettings(Command):
         self._old: Settings | None = None
 
     def do(self, design: Design) -> list[Event]:
+        problem = model_problem(self.settings)
+        if problem is not None:
+            raise ValueError(f"design settings: {problem}")
         self._old = design.settings
         design.settings = self.settings
         return [SettingsChanged()]

@@ -22,6 +22,7 @@ from designer.core.commands import (
     UpdateDevices,
 )
 from designer.core.ids import IdAllocator, id_base
+from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
 from designer.core.model import Design, Device, Group, Link, LinkTable
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "duplicate",
     "paste",
     "remove_group",
+    "rename_device",
+    "rename_group",
     "set_group_collapsed",
 ]
 
@@ -98,6 +101,41 @@ def set_group_collapsed(design: Design, group_id: str, collapsed: bool) -> Comma
             for g in design.groups
         ],
         label=f"{verb} {group.label or group.id}",
+    )
+
+
+def _check_label(label: str) -> str:
+    if len(label) > LABEL_MAX:
+        raise ValueError(
+            f"a label has at most {LABEL_MAX} characters (this one has {len(label)})"
+        )
+    return label
+
+
+def rename_group(design: Design, group_id: str, label: str) -> Command:
+    """Give a group a new label (at most :data:`LABEL_MAX` characters)."""
+    group = design.group_map().get(group_id)
+    if group is None:
+        raise ValueError(f"no group {group_id!r} in the design")
+    new = _check_label(label.strip())
+    return SetGroups(
+        [
+            g.model_copy(update={"label": new}) if g.id == group_id else g
+            for g in design.groups
+        ],
+        label=f"Rename {group.label or group.id} to {new or group.id}",
+    )
+
+
+def rename_device(design: Design, device_id: str, label: str) -> Command:
+    """Give a device a new label (at most :data:`LABEL_MAX` characters)."""
+    device = design.device_map().get(device_id)
+    if device is None:
+        raise ValueError(f"no device {device_id!r} in the design")
+    new = _check_label(label.strip())
+    return UpdateDevices(
+        {device_id: {"label": new}},
+        label=f"Rename {device.label or device.id} to {new or device.id}",
     )
 
 
@@ -206,7 +244,7 @@ def paste(
             update={
                 "id": new_group[g.id],
                 "parent": group_ref(g.parent),
-                "label": f"{g.label} copy" if g.label else "",
+                "label": fit_label(g.label, " copy") if g.label else "",
             }
         )
         for g in groups
@@ -221,8 +259,8 @@ def paste(
         d.model_copy(
             update={
                 "id": new_device[d.id],
-                "x": d.x + dx,
-                "y": d.y + dy,
+                "x": clamp_coord(d.x + dx),
+                "y": clamp_coord(d.y + dy),
                 "group": group_ref(d.group),
             }
         )

@@ -2,14 +2,15 @@
 
 One module for the CLI summary, the window and the PDF report, so a figure
 reads the same wherever it is shown ("$12.3M", "201.6 Tb/s", "1 node",
-"2 nodes"). Non-finite values never reach text: they read "n/a".
+"2 nodes"). Non-finite values never reach text as "inf" or "nan": they read
+"n/a (not a finite number)".
 """
 
 from __future__ import annotations
 
 import math
 
-NOT_A_NUMBER = "n/a"
+NOT_A_NUMBER = "n/a (not a finite number)"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -23,18 +24,25 @@ def count_words(values: dict[str, int], words: dict[str, tuple[str, str]]) -> st
     return ", ".join(shown) if shown else "none"
 
 
+def _three(value: float) -> str:
+    """Three significant figures, trailing zeros kept: 2.50, 12.3, 500."""
+    if value < 10:
+        return f"{value:.2f}"
+    return f"{value:.1f}" if value < 100 else f"{value:,.0f}"
+
+
 def usd(value: float) -> str:
-    """Money in three significant figures: "$850K", "$12.3M", "$500M", "$1.20B"."""
+    """Money in three significant figures: "$850K", "$2.50M", "$12.3M", "$1.20B"."""
     if not math.isfinite(value):
         return NOT_A_NUMBER
     sign = "-" if value < 0 else ""
     v = abs(value)
     if v >= 1e9:
-        return f"{sign}${v / 1e9:,.3g}B" if v < 1e12 else f"{sign}${v / 1e9:,.0f}B"
+        return f"{sign}${_three(v / 1e9)}B"
     if v >= 1e6:
-        return f"{sign}${v / 1e6:.3g}M"
+        return f"{sign}${_three(v / 1e6)}M"
     if v >= 1e3:
-        return f"{sign}${v / 1e3:.3g}K"
+        return f"{sign}${_three(v / 1e3)}K"
     return f"{sign}${v:.0f}"
 
 

@@ -25,8 +25,16 @@ from typing import Annotated, Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    model_validator,
+)
 from pydantic_core import core_schema
+
+from designer.core.limits import MAX_LINKS
 
 Id = Annotated[
     str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
@@ -80,19 +88,33 @@ class LinkColumns(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: list[Id] = Field(default_factory=list)
-    a: list[Id] = Field(default_factory=list)
-    a_port: list[_Port] = Field(default_factory=list)
-    b: list[Id] = Field(default_factory=list)
-    b_port: list[_Port] = Field(default_factory=list)
-    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(default_factory=list)
+    id: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    a: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    a_port: list[_Port] = Field(default_factory=list, max_length=MAX_LINKS)
+    b: list[Id] = Field(default_factory=list, max_length=MAX_LINKS)
+    b_port: list[_Port] = Field(default_factory=list, max_length=MAX_LINKS)
+    cables: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
+        default_factory=list, max_length=MAX_LINKS
+    )
     speed_gbps: list[Annotated[int, Field(ge=1, le=100_000)]] = Field(
-        default_factory=list
+        default_factory=list, max_length=MAX_LINKS
     )
-    fabric: list[Fabric] = Field(default_factory=list)
+    fabric: list[Fabric] = Field(default_factory=list, max_length=MAX_LINKS)
     rail: list[Annotated[int, Field(ge=0, le=1024)] | None] = Field(
-        default_factory=list
+        default_factory=list, max_length=MAX_LINKS
     )
+
+    @model_validator(mode="after")
+    def _same_lengths(self) -> LinkColumns:
+        """Every column has one entry per link."""
+        n = len(self.id)
+        for name in LINK_COLUMNS:
+            if len(getattr(self, name)) != n:
+                raise ValueError(
+                    f"column {name!r} has {len(getattr(self, name))} entries, "
+                    f"expected {n} (one per link id)"
+                )
+        return self
 
 
 def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
@@ -241,13 +263,6 @@ class LinkTable:
 
     @classmethod
     def _from_model(cls, model: LinkColumns) -> LinkTable:
-        n = len(model.id)
-        for name in LINK_COLUMNS:
-            if len(getattr(model, name)) != n:
-                raise ValueError(
-                    f"column {name!r} has {len(getattr(model, name))} entries, "
-                    f"expected {n} (one per link id)"
-                )
         table = cls()
         table._append_columns({name: getattr(model, name) for name in LINK_COLUMNS})
         return table
@@ -283,8 +298,10 @@ class LinkTable:
         cls, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         """Validated as :class:`LinkColumns`, held as arrays, saved as columns."""
+        # LinkColumns' own schema, inlined (not a definition reference), so the
+        # design's schema stays one tree the loader can walk and adjust
         columns = core_schema.no_info_after_validator_function(
-            cls._from_model, handler.generate_schema(LinkColumns)
+            cls._from_model, LinkColumns.__pydantic_core_schema__
         )
         return core_schema.json_or_python_schema(
             json_schema=columns,

@@ -12,6 +12,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from designer.core.limits import (
+    COORD_LIMIT,
+    LABEL_MAX,
+    MAX_DEVICES,
+    MAX_GROUPS,
+    MAX_MONITORING,
+    MAX_PORT_GROUPS,
+    MAX_PRICE_OVERRIDES,
+    MAX_PRICE_USD,
+    NOTES_MAX,
+)
 from designer.core.links import (
     FABRIC_CODE,
     FABRICS,
@@ -95,14 +106,15 @@ class Device(_Strict):
 
     id: Id
     catalog_id: Id
-    label: str = Field(default="", max_length=200)
-    x: float = 0.0
-    y: float = 0.0
+    label: str = Field(default="", max_length=LABEL_MAX)
+    x: float = Field(default=0.0, ge=-COORD_LIMIT, le=COORD_LIMIT)
+    y: float = Field(default=0.0, ge=-COORD_LIMIT, le=COORD_LIMIT)
     group: Id | None = None
     tier: Tier | None = None
     placement: Placement | None = None
     ports: dict[str, Annotated[int, Field(ge=1, le=4096)]] | None = Field(
         default=None,
+        max_length=MAX_PORT_GROUPS,
         description="port count per port group, only for configurable (generic) "
         "catalog entries such as generic-switch",
     )
@@ -112,23 +124,28 @@ class Group(_Strict):
     """A set of devices: scalable unit, pod, row, rack; groups nest via ``parent``."""
 
     id: Id
-    label: str = Field(default="", max_length=200)
+    label: str = Field(default="", max_length=LABEL_MAX)
     kind: GroupKind = GroupKind.CUSTOM
     parent: Id | None = None
     collapsed: bool = False
 
 
+_Price = Annotated[float, Field(ge=0, le=MAX_PRICE_USD)]
+
+
 class Settings(_Strict):
     """Design-wide settings: name, purpose, software stack and price overrides."""
 
-    name: str = Field(default="Untitled design", max_length=200)
+    name: str = Field(default="Untitled design", max_length=LABEL_MAX)
     purpose: Purpose = Purpose.TRAINING
     scheduler: str | None = Field(default=None, max_length=64)
-    monitoring: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list)
-    price_overrides: dict[Id, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=dict
+    monitoring: list[Annotated[str, Field(max_length=64)]] = Field(
+        default_factory=list, max_length=MAX_MONITORING
     )
-    notes: str = Field(default="", max_length=10_000)
+    price_overrides: dict[Id, _Price] = Field(
+        default_factory=dict, max_length=MAX_PRICE_OVERRIDES
+    )
+    notes: str = Field(default="", max_length=NOTES_MAX)
 
 
 class Design(_Strict):
@@ -139,8 +156,8 @@ class Design(_Strict):
     workload: Workload | None = Field(
         default=None, description="what the cluster should run (estimate inputs)"
     )
-    groups: list[Group] = Field(default_factory=list)
-    devices: list[Device] = Field(default_factory=list)
+    groups: list[Group] = Field(default_factory=list, max_length=MAX_GROUPS)
+    devices: list[Device] = Field(default_factory=list, max_length=MAX_DEVICES)
     links: LinkTable = Field(default_factory=LinkTable)
 
     @model_validator(mode="after")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from designer.io.errors import DesignFileError, Problem
 from designer.io.load import MAX_BYTES, MAX_DEPTH, load_design, loads_design
 from designer.io.migrate import migrate
-from designer.io.save import dumps_design, save_design
+from designer.io.save import dumps_design, remove_stale_temps, save_design, snapshot
 from designer.io.schema import design_json_schema
 
 __all__ = [
@@ -18,5 +18,7 @@ __all__ = [
     "load_design",
     "loads_design",
     "migrate",
+    "remove_stale_temps",
     "save_design",
+    "snapshot",
 ]

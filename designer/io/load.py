@@ -7,21 +7,23 @@ where the file is broken and what was expected there.
 
 from __future__ import annotations
 
-import difflib
+import copy
+import functools
 import json
-import math
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import SchemaValidator
 
 from designer.catalog.loader import default_catalog
 from designer.catalog.schema import CatalogEntry
-from designer.core.model import SCHEMA_VERSION, Design
+from designer.core.model import LINK_COLUMNS, SCHEMA_VERSION, Design
+from designer.core.model import reference_problems as model_reference_problems
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import (
@@ -30,6 +32,9 @@ from designer.io.migrate import (
     json_type,
     migrate,
 )
+from designer.io.references import MAX_PROBLEMS, check_catalog, reference_problems
+from designer.io.save import remove_stale_temps
+from designer.io.scan import EXPECT_DESIGN, Outline, Refused, line_col, scan
 
 MAX_BYTES = 512 * 1024 * 1024
 """Largest design file accepted (512 MiB); a 100,000-GPU design is ~30 MB."""
@@ -37,12 +42,7 @@ MAX_BYTES = 512 * 1024 * 1024
 MAX_DEPTH = 64
 """Deepest nesting of arrays/objects accepted (a design needs 4)."""
 
-MAX_PROBLEMS = 5
-"""How many problems one error message lists before "... and N more"."""
-
-_CURRENT_VERSION = re.compile(rf'"schema_version"\s*:\s*{SCHEMA_VERSION}\s*[,}}]')
-
-_EXPECT_DESIGN = "expected a GPU Cluster Designer design (a JSON object)"
+_EXPECT_DESIGN = EXPECT_DESIGN
 
 
 def load_design(
@@ -51,9 +51,13 @@ def load_design(
     catalog: Mapping[str, CatalogEntry] | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> Design:
-    """Read a design file; raise :class:`DesignFileError` if it cannot be used."""
+    """Read a design file; raise :class:`DesignFileError` if it cannot be used.
+
+    Leftover temp files of interrupted saves in its folder are removed (see
+    :func:`designer.io.save.remove_stale_temps`)."""
     source = os.fspath(path)
     data = _read_bytes(Path(source), source, max_bytes)
+    remove_stale_temps(Path(source).parent)  # leftovers of interrupted saves
     return loads_design(data, source, catalog=catalog, max_bytes=max_bytes)
 
 
@@ -65,30 +69,181 @@ def loads_design(
     max_bytes: int = MAX_BYTES,
 ) -> Design:
     """Parse a design from JSON text; ``source`` names it in error messages."""
-    if isinstance(text, bytes | bytearray):
-        text = _decode(bytes(text), source)
-    if len(text) > max_bytes:
-        _fail(source, "", _too_big(len(text), max_bytes))
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
-    version: int = SCHEMA_VERSION
-    try:
-        if not _CURRENT_VERSION.search(text):  # absent, old, or not a number
-            raise ValueError("slow path")
-        design = Design.model_validate_json(text, strict=True)
-    except (ValidationError, ValueError):
-        design, version = _diagnose(text, source)
+    if isinstance(text, str):
+        if len(text) > max_bytes:
+            _fail(source, "", _too_big(len(text), max_bytes))
+        data = text.encode("utf-8", "surrogatepass")
     else:
-        if _non_finite(design):
-            design, version = _diagnose(text, source)
-    _check_catalog(
+        data = bytes(text)
+    if len(data) > max_bytes:
+        _fail(source, "", _too_big(len(data), max_bytes))
+    _check_binary(data, source)
+    data = data.removeprefix(_BOM)
+    if not data or data.isspace():
+        _fail(source, "", f"the file is empty; {_EXPECT_DESIGN}")
+    try:
+        outline = scan(data)
+    except Refused as exc:
+        _refuse(data, source, exc)
+    design, version = _parse(data, outline, source)
+    check_catalog(
         design,
         source,
         default_catalog() if catalog is None else catalog,
         version,
     )
     return design
+
+
+_BOM = b"\xef\xbb\xbf"
+_VERSION_VALUE = re.compile(
+    rb"[ \t\r\n]*" + str(SCHEMA_VERSION).encode() + rb"[ \t\r\n]*[,}]"
+)
+
+
+def _parse(data: bytes, outline: Outline, source: str) -> tuple[Design, int]:
+    """The design and the file's schema version: pydantic on the bytes when the
+    scan saw a complete current-version file, else the step-by-step diagnosis."""
+    first: ValidationError | None = None
+    current = (
+        outline.complete
+        and outline.version_colon >= 0
+        and _VERSION_VALUE.match(data, outline.version_colon + 1) is not None
+    )
+    if current:
+        try:
+            return _validate(data, source), SCHEMA_VERSION
+        except ValidationError as exc:
+            # JSON of the right version (the model reads NaN and Infinity,
+            # which JSON has not: those go the long way and are named), nothing
+            # too deep: the model's answer is the answer, without building the
+            # whole file as Python lists and dicts to ask again.
+            direct = (
+                outline.max_depth <= MAX_DEPTH
+                and not _json_invalid(exc)
+                and not _references_failed(exc)
+                and _CONSTANT.search(data) is None
+            )
+            if direct:
+                _raise_validation(exc, {}, source, SCHEMA_VERSION)
+            first = exc
+    return _diagnose(_decode(data, source), source, first)
+
+
+_CONSTANT = re.compile(rb"NaN|Infinity")
+
+
+def _references_failed(exc: ValidationError) -> bool:
+    """The one error of a design whose ids or references do not resolve (the
+    parsed data is needed to say where)."""
+    if exc.error_count() != 1:
+        return False
+    # without its input: for this error that is the whole file, as Python values
+    [error] = exc.errors(include_url=False, include_input=False)
+    return error["type"] == "value_error" and not error["loc"]
+
+
+def _check_binary(data: bytes, source: str) -> None:
+    nul = data.find(b"\x00", 0, 1 << 16)
+    if nul >= 0:
+        _fail(
+            source,
+            f"byte {nul}",
+            "binary data (a NUL byte); expected a JSON design file (UTF-8 text)",
+        )
+
+
+def _refuse(data: bytes, source: str, exc: Refused) -> None:
+    """Report what the scan refused, unless the JSON before it is broken (then
+    that comes first, as the parser would say it)."""
+    text, pieces = _prefix_text(data, source, exc)
+    try:
+        json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        if err.pos < len(text.rstrip()):
+            at = _original_pos(pieces, err.pos)
+            truncated = at >= len(data[: exc.pos].rstrip())
+            _fail(source, line_col(data, at), _json_what(err.msg, truncated))
+    except RecursionError:
+        _deep_failure(text, source)
+    except ValueError as err:
+        pos, what = _constant_at(text, str(err))
+        where = (
+            "(somewhere)" if pos is None else line_col(data, _original_pos(pieces, pos))
+        )
+        _fail(source, where, what)
+    _fail(source, exc.place, exc.message)
+
+
+_WS_RE = rb"[ \t\r\n]*+"
+_SCALAR = (
+    rb'(?:"[^"\x00-\x1f]*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+'
+    rb"(?:[eE][+-]?+[0-9]++)?+|true|false|null)"
+)
+_FLAT_JSON = re.compile(
+    rb"\[" + _WS_RE + rb"(?:" + _SCALAR + rb"(?:" + _WS_RE + rb"," + _WS_RE + _SCALAR
+    + rb")*+)?+" + _WS_RE + rb"\]"
+)  # fmt: skip
+"""A flat JSON array of strings (no escapes), numbers and literals."""
+
+
+def _prefix_text(
+    data: bytes, source: str, exc: Refused
+) -> tuple[str, list[tuple[int, int, str]]]:
+    """The text before the refused place, each flat array the scan skipped
+    checked on its own (by a pattern) and replaced by ``[]``, so checking the
+    rest builds no big lists. Returns the text and its pieces (start in that
+    text, start in the file, piece) to map a position back to the file."""
+    pieces: list[tuple[int, int, str]] = []
+    at, used = 0, 0
+    for start, end in exc.flat_spans:
+        piece = data[at:start]
+        for part, where in ((piece, at), (data[start:end], start)):
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError as err:
+                _not_utf8(data, where + err.start, source)
+        found = _FLAT_JSON.fullmatch(data, start, end)
+        if found is None or found.end() != end:
+            # not plain JSON: have the parser say where (bounded: flat and counted)
+            chunk = data[start:end].decode("utf-8")
+            try:
+                json.loads(chunk, parse_constant=_reject_constant)
+            except json.JSONDecodeError as err:
+                _fail(source, line_col(data, start + len(chunk[: err.pos].encode())),
+                      _json_what(err.msg, False))  # fmt: skip
+            except ValueError as err:
+                pos, what = _constant_at(chunk, str(err))
+                at_byte = start + len(chunk[: pos or 0].encode("utf-8"))
+                _fail(source, line_col(data, at_byte), what)
+        text = piece.decode("utf-8")
+        pieces.append((used, at, text))
+        used += len(text)
+        pieces.append((used, start, "[]"))
+        used += 2
+        at = end
+    tail = data[at : exc.pos]
+    text = _decode(tail, source) if at == 0 else _decode_at(data, at, exc.pos, source)
+    pieces.append((used, at, text))
+    return "".join(p[2] for p in pieces), pieces
+
+
+def _decode_at(data: bytes, start: int, end: int, source: str) -> str:
+    try:
+        return data[start:end].decode("utf-8")
+    except UnicodeDecodeError as err:
+        _not_utf8(data, start + err.start, source)
+    raise AssertionError("unreachable")
+
+
+def _original_pos(pieces: list[tuple[int, int, str]], pos: int) -> int:
+    """Byte position in the file of character ``pos`` of the checked text."""
+    for used, start, text in reversed(pieces):
+        if pos >= used:
+            if text == "[]" and pos < used + 2:
+                return start
+            return start + len(text[: pos - used].encode("utf-8"))
+    return pos
 
 
 def _fail(source: str, place: str, message: str) -> None:
@@ -129,31 +284,20 @@ def _read_bytes(path: Path, source: str, max_bytes: int) -> bytes:
 
 
 def _decode(data: bytes, source: str) -> str:
-    """UTF-8 text of the file, or a message that says it is binary or not UTF-8."""
-    nul = data.find(b"\x00", 0, 1 << 16)
-    if nul >= 0:
-        _fail(
-            source,
-            f"byte {nul}",
-            "binary data (a NUL byte); expected a JSON design file (UTF-8 text)",
-        )
+    """UTF-8 text of the file, or a message that says it is not UTF-8."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        _fail(
-            source,
-            f"line {line} (byte {exc.start})",
-            "not UTF-8 text; expected a JSON design file saved as UTF-8",
-        )
+        _not_utf8(data, exc.start, source)
     raise AssertionError("unreachable")
 
 
-def _non_finite(design: Design) -> bool:
-    values: Iterable[float] = (v for d in design.devices for v in (d.x, d.y))
-    overrides = design.settings.price_overrides.values()
-    return not all(math.isfinite(v) for v in values) or not all(
-        math.isfinite(v) for v in overrides
+def _not_utf8(data: bytes, pos: int, source: str) -> None:
+    line = data.count(b"\n", 0, pos) + 1
+    _fail(
+        source,
+        f"line {line} (byte {pos})",
+        "not UTF-8 text; expected a JSON design file saved as UTF-8",
     )
 
 
@@ -180,28 +324,21 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _diagnose(text: str, source: str) -> tuple[Design, int]:
+def _diagnose(
+    text: str, source: str, first: ValidationError | None = None
+) -> tuple[Design, int]:
     """Parse step by step and raise the first clear problem.
 
-    Returns the design and the schema version the file had.
+    Returns the design and the schema version the file had. ``first`` is what
+    the model said about the same current-version text, reused rather than
+    validating a second time (unless the model could not read it as JSON).
     """
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip())
-        base = exc.msg
-        expected = _JSON_MESSAGES.get(base, base)
-        what = "invalid JSON: " + expected
-        if truncated:
-            what = f"the file ends too early (truncated?); {expected}"
-        _fail(source, f"line {exc.lineno}, column {exc.colno}", what)
+        _json_failure(text, source, exc)
     except RecursionError:
-        _fail(
-            source,
-            _deep_place(text),
-            f"nested deeper than {MAX_DEPTH} levels; expected a design, which "
-            f"nests at most 4 levels",
-        )
+        _deep_failure(text, source)
     except ValueError as exc:
         place, what = _constant_place(text, str(exc))
         _fail(source, place, what)
@@ -217,18 +354,50 @@ def _diagnose(text: str, source: str) -> tuple[Design, int]:
         )
     version = _version(data, source)
     migrated = version < SCHEMA_VERSION
+    rows = version < COLUMN_LINKS_SINCE  # links were row objects in the file
     if migrated:
         try:
             data = migrate(data, version)
         except MigrationError as exc:
             raise DesignFileError(source, [_with_note(exc.problem, version)]) from None
+    if first is not None and not migrated and not _json_invalid(first):
+        _raise_validation(first, data, source, version)
     try:
-        return Design.model_validate_json(json.dumps(data), strict=True), version
+        # the model's own reference check: its places are read in row form
+        return _validate(json.dumps(data), source, own_check=not rows), version
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
+        if _json_invalid(exc):
             _fail(source, *_invalid_text_place(text))
         _raise_validation(exc, data, source, version)
     raise AssertionError("unreachable")
+
+
+def _json_invalid(exc: ValidationError) -> bool:
+    errors = exc.errors(include_url=False, include_input=False)
+    return any(e["type"] == "json_invalid" for e in errors)
+
+
+def _json_what(message: str, truncated: bool) -> str:
+    expected = _JSON_MESSAGES.get(message, message)
+    if truncated:
+        return f"the file ends too early (truncated?); {expected}"
+    return "invalid JSON: " + expected
+
+
+def _json_failure(text: str, source: str, exc: json.JSONDecodeError) -> None:
+    truncated = exc.pos >= len(text.rstrip())
+    _fail(
+        source, f"line {exc.lineno}, column {exc.colno}", _json_what(exc.msg, truncated)
+    )
+
+
+def _deep_failure(text: str, source: str) -> None:
+    _fail(
+        source,
+        _deep_place(text),
+        f"nested deeper than {MAX_DEPTH} levels; expected a design, which "
+        f"nests at most 4 levels",
+    )
 
 
 def _invalid_text_place(text: str) -> tuple[str, str]:
@@ -280,20 +449,94 @@ def _version(data: dict[str, Any], source: str) -> int:
 def _raise_validation(
     exc: ValidationError, data: dict[str, Any], source: str, version: int
 ) -> None:
-    errors = exc.errors(include_url=False)
     migrated = version < SCHEMA_VERSION
     rows = version < COLUMN_LINKS_SINCE  # links were row objects in the file
-    if len(errors) == 1 and errors[0]["type"] == "value_error" and not errors[0]["loc"]:
-        problems = reference_problems(data, row_links=rows)
-    else:
-        problems = translate(errors, migrated_links=rows)
-    if not problems:  # a reference rule this module does not know yet
-        problems = translate(errors, migrated_links=rows)
+    problems: list[Problem] = []
+    more = 0
+    if _references_failed(exc):
+        found = reference_problems(data, row_links=rows)
+        problems, more = list(found), found.more
+    if not problems:  # field errors (or a reference rule this module lacks)
+        errors = exc.errors(
+            include_url=False, include_input=not _references_failed(exc)
+        )
+        problems = translate(errors[:MAX_PROBLEMS], migrated_links=rows)
+        more = len(errors) - len(problems)
     if migrated:
         problems = [_with_note(p, version) for p in problems]
-    raise DesignFileError(
-        source, problems[:MAX_PROBLEMS], max(0, len(problems) - MAX_PROBLEMS)
-    ) from None
+    raise DesignFileError(source, problems[:MAX_PROBLEMS], more) from None
+
+
+FULL_CHECK_BYTES = 1 << 16
+"""Files up to this size (64 KiB) get every problem of every list counted; in
+larger ones each array or object stops at its first bad entry, since a model
+error costs about 2 KB and an array of zeros holds one every 2 bytes."""
+
+
+@functools.lru_cache(maxsize=4)
+def _validator(fail_fast: bool, own_check: bool) -> tuple[SchemaValidator, bool]:
+    """The design model's validator, built from its core schema: with
+    ``fail_fast`` every array and object stops at its first bad entry (the same
+    result for a valid file). The model's own reference check (its outer
+    after-validator) is left out when it is the only one, and the second value
+    says so: the loader then runs the same check (``reference_problems``) on
+    the built design, which on failure also says where, instead of pydantic's
+    error path, which holds the whole parsed file (1.9 GB for 100 MB of links).
+    """
+    schema = copy.deepcopy(Design.__pydantic_core_schema__)
+    if fail_fast:
+        stack: list[Any] = [schema]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if node.get("type") in ("list", "dict"):
+                    node["fail_fast"] = True
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    check = (
+        schema.get("function", {}).get("function")
+        if schema.get("type") == ("function-after")
+        else None
+    )
+    inner = schema.get("schema", {})
+    ours = getattr(Design, "_check_references", None)
+    if (
+        own_check
+        and ours is not None
+        and check is ours
+        and inner.get("type") == "model"
+    ):
+        return SchemaValidator(inner), True
+    return SchemaValidator(schema), False
+
+
+def _validate(data: bytes | str, source: str, *, own_check: bool = True) -> Design:
+    """The design from JSON text in strict JSON mode (in files over
+    :data:`FULL_CHECK_BYTES` each array stops at its first bad entry); without
+    ``own_check`` the model checks references itself (a ValidationError)."""
+    validator, check_here = _validator(len(data) > FULL_CHECK_BYTES, own_check)
+    design = validator.validate_json(data, strict=True)
+    assert isinstance(design, Design)
+    if check_here:
+        broken = model_reference_problems(design)
+        if broken:
+            _raise_references(design, broken, source)
+    return design
+
+
+def _raise_references(design: Design, broken: list[str], source: str) -> None:
+    """The ids and references that do not resolve, with their places."""
+    parsed = {
+        "groups": [g.__dict__ for g in design.groups],
+        "devices": [d.__dict__ for d in design.devices],
+        "links": {name: getattr(design.links, name) for name in LINK_COLUMNS},
+    }
+    found = reference_problems(parsed)
+    if found:
+        raise DesignFileError(source, list(found), found.more)
+    problems = [Problem("(top level)", text) for text in broken]
+    raise DesignFileError(source, problems[:MAX_PROBLEMS], len(problems[MAX_PROBLEMS:]))
 
 
 def _deep_place(text: str) -> str:
@@ -311,17 +554,23 @@ def _deep_place(text: str) -> str:
     return "(top level)"
 
 
-def _constant_place(text: str, message: str) -> tuple[str, str]:
-    """Place and message for NaN/Infinity and over-long numbers."""
+def _constant_at(text: str, message: str) -> tuple[int | None, str]:
+    """Position (in ``text``) and message for NaN/Infinity and over-long numbers."""
     match = re.search(r"-?\b(NaN|Infinity)\b", text)
     if "not valid JSON" in message and match:
         return (
-            _line_col(text, match.start()),
+            match.start(),
             f"{match.group()} is not valid JSON; expected a finite number",
         )
     match = re.search(r"\d{4000,}", text)
-    place = _line_col(text, match.start()) if match else "(somewhere)"
-    return place, "a number with too many digits; expected an ordinary number"
+    what = "a number with too many digits; expected an ordinary number"
+    return (match.start() if match else None), what
+
+
+def _constant_place(text: str, message: str) -> tuple[str, str]:
+    """Place and message for NaN/Infinity and over-long numbers."""
+    pos, what = _constant_at(text, message)
+    return (_line_col(text, pos) if pos is not None else "(somewhere)"), what
 
 
 def _line_col(text: str, pos: int) -> str:
@@ -346,183 +595,3 @@ def _too_deep(data: object) -> str | None:
                 if isinstance(item, dict | list):
                     stack.append((item, f"{path}[{i}]", depth + 1))
     return None
-
-
-# ---------------------------------------------------------------------------
-# references and catalog
-
-
-def _close(word: str, choices: Iterable[str]) -> str:
-    matches = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
-    return (
-        " (did you mean " + " or ".join(repr(m) for m in matches) + "?)"
-        if matches
-        else ""
-    )
-
-
-def reference_problems(
-    data: dict[str, Any], *, row_links: bool = False
-) -> list[Problem]:
-    """Duplicate ids and dangling references in well-typed parsed design data."""
-    problems: list[Problem] = []
-    groups: list[dict[str, Any]] = data.get("groups", [])
-    devices: list[dict[str, Any]] = data.get("devices", [])
-    first_group: dict[str, int] = {}
-    for i, g in enumerate(groups):
-        if g["id"] in first_group:
-            problems.append(
-                Problem(
-                    f"groups[{i}].id",
-                    f"duplicate group id {g['id']!r} (first at groups"
-                    f"[{first_group[g['id']]}]); expected unique ids",
-                )
-            )
-        first_group.setdefault(g["id"], i)
-    for i, g in enumerate(groups):
-        parent = g.get("parent")
-        if parent is not None and parent not in first_group:
-            problems.append(
-                Problem(
-                    f"groups[{i}].parent",
-                    f"unknown group {parent!r}; expected the id of a group in "
-                    f"'groups'{_close(parent, first_group)}",
-                )
-            )
-    parents = {g["id"]: g.get("parent") for g in groups}
-    for gid in parents:
-        seen, p = {gid}, parents[gid]
-        while p is not None and p in parents:
-            if p in seen:
-                problems.append(
-                    Problem(
-                        f"groups[{first_group[gid]}].parent",
-                        f"group {gid!r} is its own ancestor; expected groups "
-                        f"to nest without cycles",
-                    )
-                )
-                break
-            seen.add(p)
-            p = parents[p]
-    first_device: dict[str, int] = {}
-    for i, d in enumerate(devices):
-        if d["id"] in first_device:
-            problems.append(
-                Problem(
-                    f"devices[{i}].id",
-                    f"duplicate device id {d['id']!r} (first at devices"
-                    f"[{first_device[d['id']]}]); expected unique ids",
-                )
-            )
-        first_device.setdefault(d["id"], i)
-        group = d.get("group")
-        if group is not None and group not in first_group:
-            problems.append(
-                Problem(
-                    f"devices[{i}].group",
-                    f"unknown group {group!r}; expected the id of a group in "
-                    f"'groups'{_close(group, first_group)}",
-                )
-            )
-    links: dict[str, list[Any]] = data.get("links", {})
-
-    def place(column: str, i: int) -> str:
-        return f"links[{i}].{column}" if row_links else f"links.{column}[{i}]"
-
-    first_link: dict[str, int] = {}
-    for i, lid in enumerate(links.get("id", [])):
-        if lid in first_link:
-            problems.append(
-                Problem(
-                    place("id", i),
-                    f"duplicate link id {lid!r} (first at "
-                    f"{place('id', first_link[lid])}); expected unique ids",
-                )
-            )
-        first_link.setdefault(lid, i)
-    for end in ("a", "b"):
-        for i, did in enumerate(links.get(end, [])):
-            if did not in first_device:
-                problems.append(
-                    Problem(
-                        place(end, i),
-                        f"unknown device {did!r}; expected the id of a device "
-                        f"in 'devices'{_close(did, first_device)}",
-                    )
-                )
-    for i, (a, b) in enumerate(
-        zip(links.get("a", []), links.get("b", []), strict=False)
-    ):
-        if a == b:
-            problems.append(
-                Problem(
-                    place("b", i),
-                    f"link joins {a!r} to itself; expected two different devices",
-                )
-            )
-    return problems
-
-
-def _check_catalog(
-    design: Design,
-    source: str,
-    catalog: Mapping[str, CatalogEntry],
-    version: int = SCHEMA_VERSION,
-) -> None:
-    """Every device names a catalog entry, and ports name its port groups."""
-    problems: list[Problem] = []
-    ports_of: dict[str, frozenset[str]] = {}
-    device_ports: dict[str, frozenset[str]] = {}
-    for i, d in enumerate(design.devices):
-        entry = catalog.get(d.catalog_id)
-        if entry is None:
-            problems.append(
-                Problem(
-                    f"devices[{i}].catalog_id",
-                    f"unknown catalog id {d.catalog_id!r}; expected an id from the "
-                    f"hardware catalog{_close(d.catalog_id, catalog)}",
-                )
-            )
-            continue
-        names = ports_of.get(d.catalog_id)
-        if names is None:
-            names = ports_of[d.catalog_id] = frozenset(i.name for i in entry.interfaces)
-        device_ports[d.id] = names
-        for key in d.ports or {}:
-            if key not in names:
-                problems.append(
-                    Problem(
-                        f"devices[{i}].ports.{key}",
-                        f"{d.catalog_id!r} has no port group {key!r}; expected one "
-                        f"of: {', '.join(sorted(names))}",
-                    )
-                )
-    if not problems:
-        table = design.links
-        for end in ("a", "b"):
-            ids, ports = getattr(table, end), getattr(table, f"{end}_port")
-            for i, (did, port) in enumerate(zip(ids, ports, strict=True)):
-                if port not in device_ports[did]:
-                    problems.append(
-                        Problem(
-                            f"links[{i}].{end}_port"
-                            if version < COLUMN_LINKS_SINCE
-                            else f"links.{end}_port[{i}]",
-                            f"device {did!r} ({_catalog_of(design, did)}) has no "
-                            f"port group {port!r}; "
-                            f"expected one of: {', '.join(sorted(device_ports[did]))}",
-                        )
-                    )
-                    if len(problems) > MAX_PROBLEMS:
-                        break
-    if problems:
-        raise DesignFileError(
-            source, problems[:MAX_PROBLEMS], max(0, len(problems) - MAX_PROBLEMS)
-        )
-
-
-def _catalog_of(design: Design, device_id: str) -> str:
-    for d in design.devices:
-        if d.id == device_id:
-            return d.catalog_id
-    return "?"

@@ -72,6 +72,13 @@ def _model_at(loc: tuple[int | str, ...], migrated_links: bool) -> type[BaseMode
     return _MODEL_UNDER.get(keys[-1], Design)
 
 
+def _number(value: object) -> str:
+    """A bound as people write it: 1,000,000,000 rather than 1000000000.0."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
 def _expected(err: ErrorDetails) -> str:
     """What should have been there, from the pydantic error type."""
     kind = err["type"]
@@ -115,7 +122,9 @@ def _expected(err: ErrorDetails) -> str:
     }
     if kind in bounds:
         text, key = bounds[kind]
-        return text.format(ctx.get(key))
+        return text.format(_number(ctx.get(key)))
+    if kind == "too_long" and "max_length" in ctx:
+        return f"at most {ctx['max_length']:,} entries"
     if kind in ("too_short", "too_long"):
         return err["msg"].lower()
     return ""

@@ -7,6 +7,7 @@ file keeps migrating the same way however the model changes later.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ COLUMN_LINKS_SINCE = 1
 """First schema version that stores links column-wise (older: row objects)."""
 
 # Version 0 stored each link as an object; version 1 stores links column-wise.
-_V0_LINK_KEYS = (
+V0_LINK_KEYS = (
     "id",
     "a",
     "a_port",
@@ -45,8 +46,8 @@ def _v0_to_v1(data: JsonObject) -> JsonObject:
             f"expected an array of link objects (schema_version 0), "
             f"found {json_type(links)}",
         )
-    columns: dict[str, list[Any]] = {key: [] for key in _V0_LINK_KEYS}
-    allowed = ", ".join(_V0_LINK_KEYS)
+    columns: dict[str, list[Any]] = {key: [] for key in V0_LINK_KEYS}
+    allowed = ", ".join(V0_LINK_KEYS)
     for i, row in enumerate(links):
         if not isinstance(row, dict):
             raise MigrationError(
@@ -62,7 +63,7 @@ def _v0_to_v1(data: JsonObject) -> JsonObject:
                 raise MigrationError(
                     f"links[{i}]", f"missing key {key!r}; expected {allowed}"
                 )
-        for key in _V0_LINK_KEYS:
+        for key in V0_LINK_KEYS:
             columns[key].append(row.get(key, _V0_LINK_DEFAULTS.get(key)))
     out = dict(data)
     out["links"] = columns
@@ -100,6 +101,8 @@ def json_type(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a number beyond what a float holds" if value == value else "NaN"
     if isinstance(value, int | float):
         text = repr(value)
         return f"the number {text}" if len(text) <= 24 else "a number"

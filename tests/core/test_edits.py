@@ -6,15 +6,24 @@ import json
 
 import pytest
 
-from designer.core.commands import Document
+from designer.core.commands import (
+    AddDevices,
+    Document,
+    SetGroups,
+    SetSettings,
+    move_devices,
+)
 from designer.core.edits import (
     add_group,
     copy_selection,
     duplicate,
     paste,
     remove_group,
+    rename_device,
+    rename_group,
     set_group_collapsed,
 )
+from designer.core.limits import COORD_LIMIT, LABEL_MAX, MAX_PRICE_USD
 from designer.core.model import Design, Device, Group, GroupKind, Link
 
 
@@ -165,3 +174,85 @@ def test_paste_accepts_column_wise_links_and_refuses_junk() -> None:
         paste(src, {"devices": []})
     with pytest.raises(ValueError, match="does not hold devices"):
         paste(src, {"devices": [{"id": "bad id"}]})
+
+
+# --- fields stay within the model's limits -----------------------------------------
+
+
+def test_duplicating_a_group_with_a_full_length_label_keeps_it_in_range() -> None:
+    design = pod()
+    long = "S" * LABEL_MAX
+    design.groups[1] = design.groups[1].model_copy(update={"label": long})
+    doc = Document(design)
+    run(doc, duplicate(doc.design, ["n-1", "n-2", "leaf-1"]))
+    copy = doc.design.groups[-1]
+    assert len(copy.label) == LABEL_MAX
+    assert copy.label == "S" * (LABEL_MAX - 5) + " copy"
+    Design.model_validate(doc.design.model_dump())
+
+
+def test_paste_far_away_stays_on_the_canvas() -> None:
+    doc = Document(pod())
+    run(doc, duplicate(doc.design, ["spine-1"], offset=(1e308, -float("inf"))))
+    copy = doc.design.devices[-1]
+    assert (copy.x, copy.y) == (COORD_LIMIT, -COORD_LIMIT)
+
+
+def test_rename_group_and_device() -> None:
+    doc = Document(pod())
+    run(doc, rename_group(doc.design, "su-1", "  Scalable unit 1 "))
+    assert doc.design.group_map()["su-1"].label == "Scalable unit 1"
+    assert doc.history.undo_label == "Rename SU 1 to Scalable unit 1"
+    run(doc, rename_device(doc.design, "n-1", "x" * LABEL_MAX))
+    assert doc.design.device_map()["n-1"].label == "x" * LABEL_MAX
+    with pytest.raises(
+        ValueError, match="at most 200 characters \\(this one has 201\\)"
+    ):
+        rename_group(doc.design, "su-1", "y" * (LABEL_MAX + 1))
+    with pytest.raises(ValueError, match="at most 200 characters"):
+        rename_device(doc.design, "n-1", "y" * (LABEL_MAX + 1))
+    with pytest.raises(ValueError, match="no group"):
+        rename_group(doc.design, "su-9", "z")
+
+
+def refused(doc: Document, command: object, match: str) -> None:
+    """The command is refused and the design is as it was."""
+    before = doc.design.model_dump()
+    with pytest.raises(ValueError, match=match):
+        doc.execute(command)  # type: ignore[arg-type]
+    assert doc.design.model_dump() == before
+
+
+def test_commands_refuse_objects_that_skipped_validation() -> None:
+    doc = Document(pod())
+    too_long = doc.design.groups[0].model_copy(update={"label": "L" * 205})
+    refused(doc, SetGroups([too_long, *doc.design.groups[1:]]), "group 'pod-1'")
+    settings = doc.design.settings
+    refused(
+        doc,
+        SetSettings(settings.model_copy(update={"name": "N" * 201})),
+        "design settings: field name",
+    )
+    refused(
+        doc,
+        SetSettings(settings.model_copy(update={"price_overrides": {"qm9700": 1e308}})),
+        "price_overrides",
+    )
+    ok = settings.model_copy(update={"price_overrides": {"qm9700": MAX_PRICE_USD}})
+    doc.execute(SetSettings(ok))
+    ghost = Device.model_construct(id="g-1", catalog_id="qm9700", label="G" * 300)
+    refused(doc, AddDevices([ghost]), "device 'g-1': field label")
+
+
+@pytest.mark.parametrize(
+    "value", [float("inf"), float("nan"), 1e308, COORD_LIMIT * 2, 10**400]
+)
+def test_moves_out_of_range_are_refused(value: object) -> None:
+    doc = Document(pod())
+    refused(doc, move_devices({"n-1": (0.0, value)}), "device 'n-1': field y")  # type: ignore[dict-item]
+
+
+def test_moves_to_the_edge_are_fine() -> None:
+    doc = Document(pod())
+    run(doc, move_devices({"n-1": (COORD_LIMIT, -COORD_LIMIT)}))
+    assert doc.design.device_map()["n-1"].x == COORD_LIMIT

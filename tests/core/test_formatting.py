@@ -14,14 +14,17 @@ from designer.core import formatting as fmt
     [
         (0, "$0"),
         (999, "$999"),
+        (8_500, "$8.50K"),
         (850_000, "$850K"),
+        (2_500_000, "$2.50M"),
         (12_345_000, "$12.3M"),
         (40_470_000, "$40.5M"),
         (500_000_000, "$500M"),
-        (1_204_000_000, "$1.2B"),
-        (-2_500_000, "-$2.5M"),
-        (math.inf, "n/a"),
-        (math.nan, "n/a"),
+        (1_204_000_000, "$1.20B"),
+        (36_000_080_000, "$36.0B"),
+        (-2_500_000, "-$2.50M"),
+        (math.inf, "n/a (not a finite number)"),
+        (math.nan, "n/a (not a finite number)"),
     ],
 )
 def test_usd(value: float, text: str) -> None:
@@ -30,9 +33,9 @@ def test_usd(value: float, text: str) -> None:
 
 def test_exact_money_and_ranges() -> None:
     assert fmt.usd_exact(1_234_567.4) == "$1,234,567"
-    assert fmt.usd_exact(math.inf) == "n/a"
-    assert fmt.usd_range(5e6, 25e6) == "$5M–$25M"
-    assert fmt.usd_range(5e5, 3e6) == "$500K–$3M"
+    assert fmt.usd_exact(math.inf) == fmt.NOT_A_NUMBER
+    assert fmt.usd_range(5e6, 25e6) == "$5.00M–$25.0M"
+    assert fmt.usd_range(5e5, 3e6) == "$500K–$3.00M"
     assert fmt.usd(4_050_000_000) == "$4.05B"
     assert fmt.gbps(20_000_000) == "20 Pb/s"
     assert fmt.usd_range(500e6, None) == "$500M+"

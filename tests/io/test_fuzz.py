@@ -1,5 +1,6 @@
 """Property test: mutated design files never make the loader raise anything but
-DesignFileError (byte flips, truncation, key deletion, type swaps, deep nesting)."""
+DesignFileError (byte flips, truncation, key deletion, type swaps, deep nesting,
+huge numbers), and every file it accepts saves and reopens identically."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from designer.analysis import analyze
 from designer.core.model import Design
 from designer.io import DesignFileError, dumps_design, loads_design
 from tests.io.conftest import make_design
@@ -70,6 +72,12 @@ def attempt(text: str | bytes) -> None:
         assert "Traceback" not in message
     else:
         assert isinstance(result, Design)
+        saved = dumps_design(result)
+        again = loads_design(saved, "again.json")
+        assert again.model_dump() == result.model_dump()
+        assert dumps_design(again) == saved  # the same text: order included
+        report = analyze(result)  # and what the program says about it is strict JSON
+        json.dumps(report.model_dump(mode="json"), allow_nan=False)
 
 
 SETTINGS = settings(
@@ -150,3 +158,29 @@ def test_deep_nesting(data: st.DataObject) -> None:
 def test_deep_nesting_at_top_level(depth: int) -> None:
     attempt("[" * depth + "]" * depth)
     attempt("{" + '"a":{' * depth + "}" * depth + "}")
+
+
+@SETTINGS
+@given(st.data())
+def test_huge_numbers(data: st.DataObject) -> None:
+    """A number too large for a float (or written as one) anywhere a number is."""
+    doc = json.loads(data.draw(st.sampled_from(SEEDS)))
+    numeric = [
+        p for p in _paths(doc) if p and isinstance(_get(doc, p), int | float)
+    ] or [("schema_version",)]
+    path = data.draw(st.sampled_from(numeric))
+    marker = "__HUGE__"
+    _parent(doc, path)[path[-1]] = marker
+    digits = data.draw(st.integers(309, 4400))
+    huge = data.draw(
+        st.sampled_from(
+            [f"-1{'0' * digits}", f"1{'0' * digits}", "1e400", "-1e400", "1e-400"]
+        )
+    )
+    attempt(json.dumps(doc).replace(f'"{marker}"', huge))
+
+
+def _get(root: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        root = root[key]
+    return root

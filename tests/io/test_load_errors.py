@@ -338,6 +338,32 @@ def test_nan_is_refused(design: Design, catalog: Any) -> None:
     check(fail(text, catalog), "line", "NaN is not valid JSON", "finite number")
 
 
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        ("-1" + "0" * 400, "expected a number >= -1,000,000,000"),
+        ("1e400", "expected a number <= 1,000,000,000"),
+        ("1000000000.5", "expected a number <= 1,000,000,000"),
+    ],
+)
+def test_coordinates_out_of_range(
+    number: str, expected: str, design: Design, catalog: Any
+) -> None:
+    """An integer too large for a float once loaded as -inf and saved as
+    -Infinity, which no JSON reader accepts."""
+    text = design.model_dump_json(indent=1).replace('"x": 120.5', f'"x": {number}')
+    check(fail(text, catalog), "devices[1].x", expected)
+
+
+def test_price_override_out_of_range(data: dict[str, Any], catalog: Any) -> None:
+    data["settings"]["price_overrides"]["dgx-h100"] = 1e308
+    check(
+        fail(data, catalog),
+        "settings.price_overrides['dgx-h100']",
+        "expected a number <= 1,000,000,000",
+    )
+
+
 def test_binary_file(catalog: Any) -> None:
     message = fail(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", catalog)
     check(message, "byte 8", "binary data", "expected a JSON design file")
@@ -410,3 +436,64 @@ def test_unknown_catalog_id_against_the_shipped_catalog(data: dict[str, Any]) ->
         f"{SOURCE}: devices[2].catalog_id: unknown catalog id 'qm9070'; expected an "
         "id from the hardware catalog (did you mean 'qm9700' or 'qm8700'?)"
     )
+
+
+def _links_file(n: int, cables: str = "1", b: str = "leaf-1") -> str:
+    data = json.loads(Design().model_dump_json())
+    data["devices"] = [
+        {"id": "dgx-1", "catalog_id": "dgx-h100"},
+        {"id": "leaf-1", "catalog_id": "qm9700"},
+    ]
+    data["links"] = {
+        "id": [f"l{i}" for i in range(n)],
+        "a": ["dgx-1"] * n,
+        "a_port": ["compute"] * n,
+        "b": [b] * n,
+        "b_port": ["ports"] * n,
+        "cables": [1] * n,
+        "speed_gbps": [400] * n,
+        "fabric": ["compute"] * n,
+        "rail": [None] * n,
+    }
+    return json.dumps(data).replace('"cables": [1', f'"cables": [{cables}')
+
+
+def test_a_big_file_with_many_bad_entries_stops_at_each_lists_first(
+    catalog: Any,
+) -> None:
+    text = _links_file(20_000).replace('"speed_gbps": [400', '"speed_gbps": [0')
+    text = text.replace("400, 400", "0, 0")  # every link: speed 0
+    assert len(text) > 64 * 1024
+    message = fail(text, catalog)
+    assert message == (
+        f"{SOURCE}: links.speed_gbps[0]: expected a number >= 1, found the number 0"
+    )
+
+
+def test_a_small_file_lists_every_problem(catalog: Any) -> None:
+    text = _links_file(50).replace("400", "0")
+    message = fail(text, catalog)
+    assert message.count(f"{SOURCE}: links.speed_gbps[") == 5
+    assert message.endswith("... and 45 more problem(s)")
+
+
+def test_many_dangling_references_are_counted_not_each_explained(
+    catalog: Any,
+) -> None:
+    text = _links_file(20_000, b="leaf-2")
+    message = fail(text, catalog)
+    assert message.startswith(
+        f"{SOURCE}: links.b[0]: unknown device 'leaf-2'; expected the id of a device "
+        "in 'devices' (did you mean 'leaf-1'?)"
+    )
+    assert message.endswith("... and 19995 more problem(s)")
+
+
+def test_the_loader_runs_the_models_reference_check_itself() -> None:
+    """If the model's reference check moves, the loader still checks (through
+    the model) but slowly and with the whole file in memory on failure."""
+    from designer.io.load import _validator
+
+    for fail_fast in (False, True):
+        assert _validator(fail_fast, True)[1], "update designer.io.load._validator"
+        assert not _validator(fail_fast, False)[1]

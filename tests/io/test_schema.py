@@ -140,10 +140,15 @@ def _errors(
             and value >= arg
         ):
             out.append(f"{path}: not below {arg}")
+        elif key == "maxItems" and isinstance(value, list) and len(value) > arg:
+            out.append(f"{path}: too many items")
+        elif key == "maxProperties" and isinstance(value, dict) and len(value) > arg:
+            out.append(f"{path}: too many properties")
         elif key not in {
             "enum", "const", "properties", "required", "additionalProperties",
             "patternProperties", "propertyNames", "items", "minLength", "maxLength",
             "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+            "maxItems", "maxProperties",
         }:  # fmt: skip
             raise AssertionError(f"schema keyword {key!r} not handled by this test")
     return out

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from designer.catalog.schema import CatalogEntry
 
@@ -44,3 +45,32 @@ def open_text(target: Target) -> Iterator[TextIO]:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def strict_json(value: Any, place: str = "") -> tuple[Any, list[str]]:
+    """``value`` (parsed JSON) with every NaN or infinity replaced by null, and
+    the places replaced: strict JSON has no such numbers, and a reader that
+    meets ``Infinity`` fails on the whole document."""
+    replaced: list[str] = []
+
+    def clean(item: Any, where: str) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            replaced.append(where or "(top level)")
+            return None
+        if isinstance(item, dict):
+            return {
+                k: clean(v, f"{where}.{k}" if where else str(k))
+                for k, v in item.items()
+            }
+        if isinstance(item, list | tuple):
+            return [clean(v, f"{where}[{i}]") for i, v in enumerate(item)]
+        return item
+
+    return clean(value, place), replaced
+
+
+def csv_number(value: float, decimals: int = 2) -> str:
+    """A number for a CSV cell; ValueError for NaN or an infinity (never written)."""
+    if not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number; refusing to write it")
+    return f"{value:.{decimals}f}"

@@ -9,7 +9,13 @@ from __future__ import annotations
 import csv
 
 from designer.analysis.report import Report
-from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
+from designer.io.export._common import (
+    Catalog,
+    Target,
+    csv_number,
+    open_text,
+    resolve_catalog,
+)
 
 BOM_COLUMNS: tuple[str, ...] = (
     "category",
@@ -53,7 +59,7 @@ def bom_rows(report: Report, catalog: Catalog | None = None) -> list[BomRow]:
 
 
 def _money(x: float) -> str:
-    return f"{x:.2f}"
+    return csv_number(x)
 
 
 def write_bom_csv(
