@@ -99,11 +99,15 @@ class BisectionResult:
     stage: str = "first result"
 
 
-def fabric_parts(g: ComputeGraph) -> list[IntArray]:
+def fabric_parts(g: ComputeGraph, h: Hierarchy | None = None) -> list[IntArray]:
     """Local ids of each part of the fabric holding compute nodes, largest first.
 
     Parts are components through every compute link, pruned devices included.
+    With a hierarchy that joins every compute node and reaches every device,
+    there is one part holding everything (no component search needed).
     """
+    if h is not None and h.top is not None and g.n and bool((h.level >= 0).all()):
+        return [np.arange(g.n)]
     _, lab = components(g.n, g.all_u, g.all_v)
     ep_lab = np.unique(lab[g.endpoint])
     out = [np.flatnonzero(lab == x) for x in ep_lab.tolist()]
@@ -162,20 +166,38 @@ def _status_seed(g: ComputeGraph, h: Hierarchy | None, in_a: BoolArray) -> IntAr
 
 
 def split_cut(
-    g: ComputeGraph, in_a: BoolArray, h: Hierarchy | None
+    g: ComputeGraph, in_a: BoolArray, h: Hierarchy | None, floor: float | None = None
 ) -> tuple[float, BoolArray, bool]:
-    """Cheapest cut with ``in_a`` compute nodes on side A: (value, side, quotient)."""
+    """Cheapest cut with ``in_a`` compute nodes on side A: (value, side, quotient).
+
+    The seed classes are tried as a quotient first: its cut, lifted, is a real
+    cut of the graph, so when it already reaches ``floor`` (a proven lower
+    bound on the bisection) it is the cheapest there is and refinement is
+    skipped. Otherwise the seed is refined to an equitable partition, whose
+    quotient max-flow is exact for this split (performance.md §1.5).
+    """
     src = np.where(in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
     snk = np.where(~in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
     seed = _status_seed(g, h, in_a)
+
+    def lifted(side: BoolArray) -> tuple[float, BoolArray]:
+        side = side.copy()
+        side[g.endpoint] = in_a[g.endpoint]
+        return float(g.c[side[g.u] != side[g.v]].sum()), side
+
+    if floor is not None and floor > 0:
+        _, dense = np.unique(seed, return_inverse=True)
+        dense = dense.astype(np.int64)
+        if int(dense.max()) < MAX_QUOTIENT_CLASSES:
+            value, side = lifted(quotient_cut(g.n, g.u, g.v, g.c, dense, src, snk))
+            if value <= floor + _REL * max(value, 1.0):
+                return value, side, True
     classes = refine(g.n, g.u, g.v, g.c, seed, max_classes=MAX_QUOTIENT_CLASSES)
     if classes is not None:
         side = quotient_cut(g.n, g.u, g.v, g.c, classes, src, snk)
     else:
         _, side = st_cut(g.n, g.u, g.v, g.c, src, snk)
-    side = side.copy()
-    side[g.endpoint] = in_a[g.endpoint]
-    value = float(g.c[side[g.u] != side[g.v]].sum())
+    value, side = lifted(side)
     return value, side, classes is not None
 
 
@@ -402,7 +424,7 @@ def bisect(
     ep = g.endpoints
     w = g.weight[ep]
     bal = balance(w)
-    parts = fabric_parts(g)
+    parts = fabric_parts(g, h)
     if len(ep) < 2:
         return BisectionResult(
             0.0,
@@ -424,15 +446,27 @@ def bisect(
             )
             st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
             return _finish(g, st, nominal, bal, parts, "first result")
+    # the certificate needs no cut: with it first, a regular fabric stops at
+    # the first candidate that meets it
+    theta, why = certificate(g, h)
+    cert: tuple[float, str] | None = None
+    if theta is not None:
+        cert = (
+            theta * min_side_injection(g.injection[ep], w, bal),
+            f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
+        )
+    floor = max(known_lower or 0.0, cert[0] if cert else 0.0)
     tried: list[tuple[str, float]] = []
     best: tuple[float, BoolArray] | None = None
     used_quotient = True
     for name, in_a in _candidate_splits(g, h, dev_orders, bal):
-        value, side, quotient = split_cut(g, in_a, h)
+        value, side, quotient = split_cut(g, in_a, h, floor)
         used_quotient &= quotient
         tried.append((name, value))
         if best is None or value < best[0]:
             best = (value, side)
+        if best[0] <= floor + _REL * max(best[0], 1.0):
+            break
     if best is None:  # no candidate order covered the compute nodes
         in_a = partition.balanced_from(g, bal, np.arange(g.n) < g.n // 2)
         value, side, _ = split_cut(g, in_a, h)
@@ -445,27 +479,21 @@ def bisect(
     st = _State(best[0], best[1], how, 0.0, "none found", tried)
     if known_lower is not None:
         _lift_lower(st, known_lower, _CARRIED)
+    if cert is not None:
+        _lift_lower(st, *cert)
+    elif st.lower <= 0:
+        st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
     if _short(st) and small:
         _exact_stage(g, bal, st, exact_seconds, names)
     if _short(st):
-        theta, why = certificate(g, h)
-        if theta is not None:
-            _lift_lower(
-                st,
-                theta * min_side_injection(g.injection[ep], w, bal),
-                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
-            )
-        elif st.lower <= 0:
-            st.lower_how = f"no certificate ({why})"
-        if _short(st):
-            lb = levelled_bound(g, h, bal)
-            if lb is not None:
-                _lift_lower(st, lb[0], lb[1])
-        if _short(st) and theta is None:
-            pb = pair_bound(g, bal)
-            if pb is not None:
-                _lift_lower(st, pb, f"pair max-flow bound ({why})")
+        lb = levelled_bound(g, h, bal)
+        if lb is not None:
+            _lift_lower(st, lb[0], lb[1])
+    if _short(st) and theta is None:
+        pb = pair_bound(g, bal)
+        if pb is not None:
+            _lift_lower(st, pb, f"pair max-flow bound ({why})")
     return _finish(g, st, nominal, bal, parts, "first result")
 
 
@@ -489,7 +517,7 @@ def refine_bisection(
     if first.exact or not first.defined or first.side is None:
         return
     bal = first.balance if first.balance is not None else balance(g.weight[g.endpoints])
-    parts = fabric_parts(g)
+    parts = fabric_parts(g, h)
     side = first.side.copy()
     st = _State(
         first.upper,
