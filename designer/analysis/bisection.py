@@ -15,8 +15,11 @@ bounds, in two steps:
   of the fabric's own block hierarchy, of the device order), each solved
   exactly for the switch placement by max-flow on an equitable quotient
   (performance.md §1.4-1.5); and, for small fabrics (up to
-  :data:`EXACT_LIVE_COMPUTE` compute nodes), the exact integer program of
-  :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
+  :data:`EXACT_LIVE_COMPUTE` compute nodes), an exact method: every placement
+  of the few devices that are not free compute nodes enumerated
+  (:mod:`designer.analysis.placement`, also for fabrics of any size with at
+  most :data:`PLACEMENT_LIVE_DEVICES` other devices), else the integer program
+  of :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
 * lower bound: the integer program's proof, else the best of a bound carried
   across edits, the hose certificate and its levelled form
   (:mod:`designer.analysis.levels`) and the pair max-flow bound.
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from designer.analysis import exact, hose, partition
+from designer.analysis import exact, hose, partition, placement
 from designer.analysis.balance import (
     Balance,
     balance,
@@ -63,6 +66,10 @@ EXACT_LIVE_SECONDS = 0.3
 EXACT_LIVE_LOCAL = 0
 """...or fabrics of at most this many devices, whatever their compute nodes
 (0: by compute nodes alone; larger fabrics get the solver in the refinement)."""
+PLACEMENT_LIVE_DEVICES = 24
+"""...or fabrics with at most this many devices besides the compute nodes,
+whatever their compute nodes: the placements of so few devices can be
+enumerated (:mod:`designer.analysis.placement`) when twins merge enough."""
 PAIR_BOUND_MAX_NODES = 256
 PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
 MAX_QUOTIENT_CLASSES = 4096
@@ -379,16 +386,31 @@ def _exact_stage(
     st: _State,
     seconds: float,
     names: np.ndarray | None = None,
+    *,
+    milp: bool = True,
 ) -> bool:
-    """Run the integer program; True when a bound improved."""
+    """Enumerate the placements when few devices need one, else run the integer
+    program (if ``milp``); True when a bound improved."""
     gc, perm = _canonical(g, names)
-    ex = exact.solve(gc, bal, time_limit=seconds)
+    reduced = exact.reduce(gc)
+
+    def back(side: BoolArray) -> BoolArray:
+        out = np.empty(g.n, dtype=np.bool_)
+        out[perm] = side
+        return out
+
+    pl = placement.solve(gc, bal, reduced=reduced)
+    if pl is not None:
+        how = f"every placement of the devices enumerated, proven optimal ({pl.size})"
+        changed = _take_upper(st, pl.value, back(pl.side), how)
+        return _lift_lower(st, pl.value, how) or changed
+    if not milp:
+        return False
+    ex = exact.solve(gc, bal, time_limit=seconds, reduced=reduced)
     if ex is None:
         return False
     if ex.side is not None:
-        side = np.empty(g.n, dtype=np.bool_)
-        side[perm] = ex.side
-        ex = replace(ex, side=side)
+        ex = replace(ex, side=back(ex.side))
     changed = False
     if ex.side is not None:
         changed |= _take_upper(
@@ -484,8 +506,8 @@ def bisect(
     elif st.lower <= 0:
         st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
-    if _short(st) and small:
-        _exact_stage(g, bal, st, exact_seconds, names)
+    if _short(st) and (small or g.n - len(ep) <= PLACEMENT_LIVE_DEVICES):
+        _exact_stage(g, bal, st, exact_seconds, names, milp=small)
     if _short(st):
         lb = levelled_bound(g, h, bal)
         if lb is not None:

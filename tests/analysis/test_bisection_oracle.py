@@ -21,9 +21,10 @@ SEEDS = range(40)
 
 
 def _no_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Turn the first result's integer program off (the bounds path alone)."""
+    """Turn the first result's exact methods off (the bounds path alone)."""
     monkeypatch.setattr(bisection, "EXACT_LIVE_COMPUTE", 0)
     monkeypatch.setattr(bisection, "EXACT_LIVE_LOCAL", 0)
+    monkeypatch.setattr(bisection, "PLACEMENT_LIVE_DEVICES", -1)
 
 
 def _check_cut(design, report) -> None:  # type: ignore[no-untyped-def]
