@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from designer.analysis import exact, hose, partition, placement
+from designer.analysis import completion, exact, hose, partition, placement
 from designer.analysis.balance import (
     Balance,
     balance,
@@ -70,6 +70,12 @@ PLACEMENT_LIVE_DEVICES = 24
 """...or fabrics with at most this many devices besides the compute nodes,
 whatever their compute nodes: the placements of so few devices can be
 enumerated (:mod:`designer.analysis.placement`) when twins merge enough."""
+LIVE_MAXFLOW_LINKS = 50_000
+"""Links above which the first result does not run a max-flow on the whole
+graph (no symmetry): the seed quotient's cut is shown and refined later."""
+REGULAR_LIVE_LINKS = 60_000
+"""Links up to which the first result tries the regular-fabric bound
+(:mod:`designer.analysis.completion`); larger fabrics get it in refinement."""
 PAIR_BOUND_MAX_NODES = 256
 PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
 MAX_QUOTIENT_CLASSES = 4096
@@ -173,15 +179,23 @@ def _status_seed(g: ComputeGraph, h: Hierarchy | None, in_a: BoolArray) -> IntAr
 
 
 def split_cut(
-    g: ComputeGraph, in_a: BoolArray, h: Hierarchy | None, floor: float | None = None
-) -> tuple[float, BoolArray, bool]:
-    """Cheapest cut with ``in_a`` compute nodes on side A: (value, side, quotient).
+    g: ComputeGraph,
+    in_a: BoolArray,
+    h: Hierarchy | None,
+    floor: float | None = None,
+    *,
+    live: bool = False,
+) -> tuple[float, BoolArray, str]:
+    """A cut with ``in_a`` compute nodes on side A: (value, side, how placed).
 
-    The seed classes are tried as a quotient first: its cut, lifted, is a real
-    cut of the graph, so when it already reaches ``floor`` (a proven lower
-    bound on the bisection) it is the cheapest there is and refinement is
-    skipped. Otherwise the seed is refined to an equitable partition, whose
-    quotient max-flow is exact for this split (performance.md §1.5).
+    ``how`` is "equitable quotient" or "max-flow" when the switches are placed
+    optimally for this split (performance.md §1.5), "seed quotient" when the
+    cut only keeps each seed class on one side. The seed classes are tried as
+    a quotient first when ``floor`` (a proven lower bound on the bisection) is
+    given: that cut, lifted, is a real cut of the graph, so when it reaches
+    ``floor`` it is the cheapest there is and refinement is skipped. With
+    ``live`` a large fabric without symmetry keeps the seed quotient's cut
+    instead of a max-flow on the whole graph (the refinement places it).
     """
     src = np.where(in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
     snk = np.where(~in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
@@ -192,20 +206,23 @@ def split_cut(
         side[g.endpoint] = in_a[g.endpoint]
         return float(g.c[side[g.u] != side[g.v]].sum()), side
 
-    if floor is not None and floor > 0:
+    seed_cut: tuple[float, BoolArray] | None = None
+    if (floor is not None and floor > 0) or (live and len(g.u) > LIVE_MAXFLOW_LINKS):
         _, dense = np.unique(seed, return_inverse=True)
         dense = dense.astype(np.int64)
         if int(dense.max()) < MAX_QUOTIENT_CLASSES:
-            value, side = lifted(quotient_cut(g.n, g.u, g.v, g.c, dense, src, snk))
-            if value <= floor + _REL * max(value, 1.0):
-                return value, side, True
+            seed_cut = lifted(quotient_cut(g.n, g.u, g.v, g.c, dense, src, snk))
+            if floor is not None and seed_cut[0] <= floor + _REL * max(floor, 1.0):
+                return seed_cut[0], seed_cut[1], "equitable quotient"
     classes = refine(g.n, g.u, g.v, g.c, seed, max_classes=MAX_QUOTIENT_CLASSES)
     if classes is not None:
-        side = quotient_cut(g.n, g.u, g.v, g.c, classes, src, snk)
-    else:
-        _, side = st_cut(g.n, g.u, g.v, g.c, src, snk)
+        value, side = lifted(quotient_cut(g.n, g.u, g.v, g.c, classes, src, snk))
+        return value, side, "equitable quotient"
+    if live and seed_cut is not None and len(g.u) > LIVE_MAXFLOW_LINKS:
+        return seed_cut[0], seed_cut[1], "seed quotient"
+    _, side = st_cut(g.n, g.u, g.v, g.c, src, snk)
     value, side = lifted(side)
-    return value, side, classes is not None
+    return value, side, "max-flow"
 
 
 def _candidate_orders(
@@ -480,21 +497,31 @@ def bisect(
     floor = max(known_lower or 0.0, cert[0] if cert else 0.0)
     tried: list[tuple[str, float]] = []
     best: tuple[float, BoolArray] | None = None
-    used_quotient = True
+    placed: set[str] = set()
+    large = len(g.u) > LIVE_MAXFLOW_LINKS
     for name, in_a in _candidate_splits(g, h, dev_orders, bal):
-        value, side, quotient = split_cut(g, in_a, h, floor)
-        used_quotient &= quotient
+        value, side, how_placed = split_cut(g, in_a, h, floor, live=True)
+        placed.add(how_placed)
         tried.append((name, value))
         if best is None or value < best[0]:
             best = (value, side)
         if best[0] <= floor + _REL * max(best[0], 1.0):
             break
+        if large and how_placed == "seed quotient":
+            break  # no symmetry to use: the refinement tries the other splits
     if best is None:  # no candidate order covered the compute nodes
         in_a = partition.balanced_from(g, bal, np.arange(g.n) < g.n // 2)
-        value, side, _ = split_cut(g, in_a, h)
+        value, side, how_placed = split_cut(g, in_a, h, live=True)
+        placed.add(how_placed)
         tried.append(("local order", value))
         best = (value, side)
-    solver = "max-flow on an equitable quotient" if used_quotient else "max-flow"
+    solver = (
+        "max-flow on an equitable quotient"
+        if placed == {"equitable quotient"}
+        else "a cut keeping each class of a coarse quotient on one side"
+        if "seed quotient" in placed
+        else "max-flow"
+    )
     how = "best of candidate splits by {} ({})".format(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
@@ -508,7 +535,11 @@ def bisect(
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
     if _short(st) and (small or g.n - len(ep) <= PLACEMENT_LIVE_DEVICES):
         _exact_stage(g, bal, st, exact_seconds, names, milp=small)
-    if _short(st):
+    if _short(st) and theta is None and len(g.u) <= REGULAR_LIVE_LINKS:
+        rb = completion.regular_bound(g, bal)
+        if rb is not None:
+            _lift_lower(st, rb[0], rb[1])
+    if _short(st) and not large:
         lb = levelled_bound(g, h, bal)
         if lb is not None:
             _lift_lower(st, lb[0], lb[1])
@@ -590,6 +621,12 @@ def refine_bisection(
 
         return run
 
+    def regular_stage() -> bool:
+        if not _short(st) or len(g.u) <= REGULAR_LIVE_LINKS:
+            return False  # the first result tried it already
+        rb = completion.regular_bound(g, bal)
+        return rb is not None and _lift_lower(st, rb[0], rb[1])
+
     def class_stage() -> bool:
         if not _short(st):
             return False
@@ -602,6 +639,7 @@ def refine_bisection(
         return _exact_stage(g, bal, st, left(10.0), names)
 
     stages = [
+        ("regular-fabric bound", regular_stage),
         ("tree hose LP", tree_stage(TREE_DETOUR_VARS)),
         ("local search and METIS", partition_stage),
         ("class hose LP", class_stage),

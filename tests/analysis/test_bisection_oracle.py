@@ -120,8 +120,10 @@ def test_uneven_tree_is_not_certified(monkeypatch: pytest.MonkeyPatch) -> None:
     edited = make_design(specs, rows)
     b = analyze(edited).bisection
     oracle = oracle_bisection(edited)
-    assert "certificate" not in b.method.split("lower bound:")[1]
-    assert b.lower_gbps <= oracle <= b.upper_gbps
+    # the uniform certificate does not apply (the bound near a regular
+    # fabric may, and must stay below the truth)
+    assert "uniform Clos checked" not in b.method.split("lower bound:")[1]
+    assert b.lower_gbps <= oracle + 1e-6 <= b.upper_gbps + 2e-6
 
 
 def test_single_switch_pair() -> None:
