@@ -20,14 +20,22 @@ bounds, in two steps:
   (:mod:`designer.analysis.placement`, also for fabrics of any size with at
   most :data:`PLACEMENT_LIVE_DEVICES` other devices), else the integer program
   of :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
-* lower bound: the integer program's proof, else the best of a bound carried
+* lower bound: the exact method's proof, else the best of a bound carried
   across edits, the hose certificate and its levelled form
-  (:mod:`designer.analysis.levels`) and the pair max-flow bound.
+  (:mod:`designer.analysis.levels`), the certificate on a regular fabric near
+  this one minus what that adds (:mod:`designer.analysis.completion`, up to
+  :data:`REGULAR_LIVE_LINKS` links) and the pair max-flow bound.
+
+The certificate runs before the candidate splits, which stop at the first cut
+that meets it (a regular fabric needs one split, solved on its seed quotient).
+Above :data:`LIVE_MAXFLOW_LINKS` links without symmetry the first result
+keeps a coarse quotient's cut instead of a whole-graph max-flow.
 
 **Refinement** (:func:`refine_bisection`, a generator with a deadline and a
-cancel check between stages): METIS / spectral splits improved by local moves
+cancel check between stages): the regular-fabric bound for large fabrics,
+METIS / spectral splits improved by max-flow placement and local moves
 (:mod:`designer.analysis.partition`), hose-routing LPs
-(:mod:`designer.analysis.hose`), and the integer program with the time left.
+(:mod:`designer.analysis.hose`), and the exact methods with the time left.
 Each stage that improves a bound yields a new result; every bound is sound on
 its own, so any prefix of the stages gives an honest interval.
 """
@@ -70,7 +78,7 @@ PLACEMENT_LIVE_DEVICES = 24
 """...or fabrics with at most this many devices besides the compute nodes,
 whatever their compute nodes: the placements of so few devices can be
 enumerated (:mod:`designer.analysis.placement`) when twins merge enough."""
-LIVE_MAXFLOW_LINKS = 50_000
+LIVE_MAXFLOW_LINKS = 20_000
 """Links above which the first result does not run a max-flow on the whole
 graph (no symmetry): the seed quotient's cut is shown and refined later."""
 REGULAR_LIVE_LINKS = 60_000

@@ -118,7 +118,7 @@ def quotient_cut(
 ) -> BoolArray:
     """Min cut on the quotient by ``classes``, lifted to the nodes (source side)."""
     k = int(classes.max()) + 1
-    if k * k <= 4_000_000:
+    if k * k <= min(4_000_000, max(4 * len(u), 4096)):
         # directed class pairs, then both directions summed: no edge filtering
         agg = np.bincount(
             classes[u] * k + classes[v], weights=c, minlength=k * k
