@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from designer.analysis import analyze, bisection
+from designer.analysis import analyze, bisection, candidates
 from designer.core.model import Fabric
 from tests.analysis.builders import (
     Spec,
@@ -237,7 +237,7 @@ def test_levelled_certificate_sound_on_perturbed_trees(
 ) -> None:
     """Capacities lowered/raised to a uniform value per level: a sound bound."""
     _no_exact(monkeypatch)
-    monkeypatch.setattr(bisection, "PAIR_BOUND_MAX_NODES", 0)
+    monkeypatch.setattr(candidates, "PAIR_BOUND_MAX_NODES", 0)
     design = _perturbed_tree(seed)
     oracle = oracle_bisection(design)
     from designer.analysis import build_index
@@ -261,7 +261,7 @@ def test_one_raised_host_link_keeps_the_tree_exact(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _no_exact(monkeypatch)
-    monkeypatch.setattr(bisection, "PAIR_BOUND_MAX_NODES", 0)
+    monkeypatch.setattr(candidates, "PAIR_BOUND_MAX_NODES", 0)
     design = fat_tree_2tier(4, 2, 3, 2)
     design.links.replace(0, design.links.row(0).model_copy(update={"cables": 3}))
     b = analyze(design).bisection
