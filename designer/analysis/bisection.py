@@ -348,16 +348,28 @@ def bisect(
             )
             st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
             return _finish(g, st, nominal, bal, parts, "first result")
-    # the certificate needs no cut: with it first, a regular fabric stops at
-    # the first candidate that meets it
+    # bounds that need no cut come first: the candidate splits then stop at
+    # the first cut that meets them (a regular fabric needs one)
     theta, why = certificate(g, h)
-    cert: tuple[float, str] | None = None
+    found: list[tuple[float, str]] = []
+    if known_lower is not None:
+        found.append((known_lower, _CARRIED))
     if theta is not None:
-        cert = (
-            theta * min_side_injection(g.injection[ep], w, bal),
-            f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
+        found.append(
+            (
+                theta * min_side_injection(g.injection[ep], w, bal),
+                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
+            )
         )
-    floor = max(known_lower or 0.0, cert[0] if cert else 0.0)
+    else:
+        lb = levelled_bound(g, h, bal)
+        if lb is not None:
+            found.append(lb)
+        if len(g.u) <= REGULAR_LIVE_LINKS:
+            rb = completion.regular_bound(g, bal)
+            if rb is not None:
+                found.append(rb)
+    floor = max((v for v, _ in found), default=0.0)
     tried: list[tuple[str, float]] = []
     best: tuple[float, BoolArray] | None = None
     placed: set[str] = set()
@@ -389,20 +401,14 @@ def bisect(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
     st = _State(best[0], best[1], how, 0.0, "none found", tried)
-    if known_lower is not None:
-        _lift_lower(st, known_lower, _CARRIED)
-    if cert is not None:
-        _lift_lower(st, *cert)
-    elif st.lower <= 0:
+    for value, why_lb in found:
+        _lift_lower(st, value, why_lb)
+    if st.lower <= 0 and theta is None:
         st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
     if _short(st) and (small or g.n - len(ep) <= PLACEMENT_LIVE_DEVICES):
         _exact_stage(g, bal, st, exact_seconds, names, milp=small)
-    if _short(st) and theta is None and len(g.u) <= REGULAR_LIVE_LINKS:
-        rb = completion.regular_bound(g, bal)
-        if rb is not None:
-            _lift_lower(st, rb[0], rb[1])
-    if _short(st) and not large:
+    if _short(st) and theta is not None:
         lb = levelled_bound(g, h, bal)
         if lb is not None:
             _lift_lower(st, lb[0], lb[1])
