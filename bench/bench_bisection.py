@@ -3,7 +3,7 @@
 Plain script, not part of the test run::
 
     .venv/bin/python bench/bench_bisection.py [--sketches 10] \
-        [--sizes 1024,4096,16384,100000]
+        [--sizes 1024,4096,16384,100000] [--gil]
 
 Part 1, hand-drawn-like leaf/spine sketches of 64 compute nodes
 (tests/analysis/builders.py ``sketch_design``): the first result (what the
@@ -17,7 +17,16 @@ switch links' cable counts changed and 4 extra switch links
 (``perturbed_fat_tree``): first result, refined result within the deadline
 (2 s up to 4K GPUs, 10 s above), the time of the last improvement, the bound
 width lower/upper, and networkx max-flow (preflow-push) for the best cut's
-compute split, which must equal the upper bound.
+compute split, which must equal the upper bound. What each size gets, by
+which argument: up to 4K GPUs the first result's lower bound is the hose
+certificate on a regular fabric near the design minus what that adds
+(designer/analysis/completion.py), >= 0.9 x upper at 4K; 16K the same, about
+0.88; 100K shows the interval [0, cut] at once (the regular-fabric bound is
+the first refinement stage there, about 0.83 after a few hundred ms).
+
+Part 3 (``--gil``): the worst main-thread stall while one refinement stage
+runs in a thread and the main thread ticks every 1 ms (performance.md §4),
+with the machine's own jitter as the first row.
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -149,16 +160,118 @@ def fat_trees(sizes: list[int]) -> None:
         print(f"        refined by: {best.stage}; lower bound: {best.lower_how}")  # type: ignore[attr-defined]
 
 
+def stall(work: Callable[[], object]) -> tuple[float, float, float]:
+    """Run ``work`` in a thread while this thread ticks every 1 ms:
+    (seconds of the call, worst gap between ticks in ms, 99th percentile gap)."""
+    done = threading.Event()
+    took: list[float] = []
+
+    def target() -> None:
+        t = time.perf_counter()
+        work()
+        took.append(time.perf_counter() - t)
+        done.set()
+
+    gaps: list[float] = []
+    th = threading.Thread(target=target)
+    last = time.perf_counter()
+    th.start()
+    while not done.is_set():
+        time.sleep(0.001)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    th.join()
+    gaps.sort()
+    p99 = gaps[int(0.99 * (len(gaps) - 1))] if gaps else 0.0
+    return took[0], (gaps[-1] if gaps else 0.0) * 1e3, p99 * 1e3
+
+
+def gil() -> None:
+    """Part 3: worst main-thread stall while a refinement stage runs in a thread
+    (performance.md §4): decides thread or subprocess for the GUI's worker."""
+    from designer.analysis import exact, hose, partition, placement
+    from designer.analysis.balance import balance
+    from designer.analysis.completion import regular_bound
+    from designer.analysis.flow import st_cut
+
+    print("\nmain-thread stall while one stage runs in a thread (1 ms ticks)")
+    print(f"{'stage':<44} {'call s':>7} {'worst ms':>9} {'p99 ms':>7}")
+    jobs: list[tuple[str, Callable[[], object]]] = [
+        (
+            "nothing (time.sleep 0.3 s): the machine's own jitter",
+            lambda: time.sleep(0.3),
+        )
+    ]
+    g64 = compute_graph(build_index(sketch_design(105, 64, mixed=True)))
+    bal64 = balance(g64.weight[g64.endpoint])
+    jobs.append(
+        (
+            "enumeration of placements, 64-node sketch",
+            lambda: placement.solve(g64, bal64),
+        )
+    )
+    jobs.append(
+        (
+            "HiGHS MILP (scipy milp), 64-node sketch",
+            lambda: exact.solve(g64, bal64, time_limit=5.0),
+        )
+    )
+    g4 = compute_graph(build_index(perturbed_fat_tree(4096, 1)))
+    bal4 = balance(g4.weight[g4.endpoint])
+    jobs.append(("regular-fabric bound, 4K perturbed", lambda: regular_bound(g4, bal4)))
+    jobs.append(
+        (
+            "HiGHS LP (scipy linprog): tree hose LP, 4K",
+            lambda: hose.tree_bound(g4, bal4, detour_max_vars=12_000),
+        )
+    )
+    g100 = compute_graph(build_index(perturbed_fat_tree(100_000, 1)))
+    bal100 = balance(g100.weight[g100.endpoint])
+    ep = g100.endpoints
+    half = np.zeros(g100.n, dtype=np.int64)
+    half[ep[: len(ep) // 2]] = 3200
+    rest = np.zeros(g100.n, dtype=np.int64)
+    rest[ep[len(ep) // 2 :]] = 3200
+    jobs.append(
+        (
+            "scipy max-flow (dinic), 100K perturbed",
+            lambda: st_cut(g100.n, g100.u, g100.v, g100.c, half, rest),
+        )
+    )
+    jobs.append(
+        (
+            "METIS (pymetis), 100K perturbed, 1 seed",
+            lambda: partition.metis_sides(g100, 1),
+        )
+    )
+    jobs.append(
+        ("regular-fabric bound, 100K perturbed", lambda: regular_bound(g100, bal100))
+    )
+    jobs.append(
+        (
+            "HiGHS LP: tree hose LP, 100K perturbed",
+            lambda: hose.tree_bound(g100, bal100, detour_max_vars=0),
+        )
+    )
+    for name, work in jobs:
+        secs, worst, p99 = stall(work)
+        print(f"{name:<44} {secs:>7.2f} {worst:>9.1f} {p99:>7.1f}", flush=True)
+
+
 def main() -> None:
-    """Print both tables."""
+    """Print the tables."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--sketches", type=int, default=10)
     ap.add_argument("--sizes", default="1024,4096,16384,100000")
+    ap.add_argument("--gil", action="store_true", help="also part 3 (GIL stalls)")
     args = ap.parse_args()
     np.seterr(all="ignore")
     if args.sketches:
         sketches(args.sketches)
     fat_trees([int(x) for x in args.sizes.split(",") if x])
+    if args.gil:
+        gil()
 
 
 if __name__ == "__main__":

@@ -15,16 +15,27 @@ bounds, in two steps:
   of the fabric's own block hierarchy, of the device order), each solved
   exactly for the switch placement by max-flow on an equitable quotient
   (performance.md §1.4-1.5); and, for small fabrics (up to
-  :data:`EXACT_LIVE_COMPUTE` compute nodes), the exact integer program of
-  :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
-* lower bound: the integer program's proof, else the best of a bound carried
+  :data:`EXACT_LIVE_COMPUTE` compute nodes), an exact method: every placement
+  of the few devices that are not free compute nodes enumerated
+  (:mod:`designer.analysis.placement`, also for fabrics of any size with at
+  most :data:`PLACEMENT_LIVE_DEVICES` other devices), else the integer program
+  of :mod:`designer.analysis.exact` within :data:`EXACT_LIVE_SECONDS`;
+* lower bound: the exact method's proof, else the best of a bound carried
   across edits, the hose certificate and its levelled form
-  (:mod:`designer.analysis.levels`) and the pair max-flow bound.
+  (:mod:`designer.analysis.levels`), the certificate on a regular fabric near
+  this one minus what that adds (:mod:`designer.analysis.completion`, up to
+  :data:`REGULAR_LIVE_LINKS` links) and the pair max-flow bound.
+
+The certificate runs before the candidate splits, which stop at the first cut
+that meets it (a regular fabric needs one split, solved on its seed quotient).
+Above :data:`LIVE_MAXFLOW_LINKS` links without symmetry the first result
+keeps a coarse quotient's cut instead of a whole-graph max-flow.
 
 **Refinement** (:func:`refine_bisection`, a generator with a deadline and a
-cancel check between stages): METIS / spectral splits improved by local moves
+cancel check between stages): the regular-fabric bound for large fabrics,
+METIS / spectral splits improved by max-flow placement and local moves
 (:mod:`designer.analysis.partition`), hose-routing LPs
-(:mod:`designer.analysis.hose`), and the integer program with the time left.
+(:mod:`designer.analysis.hose`), and the exact methods with the time left.
 Each stage that improves a bound yields a new result; every bound is sound on
 its own, so any prefix of the stages gives an honest interval.
 """
@@ -37,16 +48,19 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from designer.analysis import exact, hose, partition
+from designer.analysis import completion, exact, hose, partition, placement
 from designer.analysis.balance import (
     Balance,
     balance,
-    choose,
-    min_side_count,
     min_side_injection,
     pick_parts,
 )
-from designer.analysis.flow import quotient_cut, refine, st_cut
+from designer.analysis.candidates import (
+    LIVE_MAXFLOW_LINKS,
+    candidate_splits,
+    pair_bound,
+    split_cut,
+)
 from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import BoolArray, FloatArray, IntArray
 from designer.analysis.levels import (
@@ -63,9 +77,13 @@ EXACT_LIVE_SECONDS = 0.3
 EXACT_LIVE_LOCAL = 0
 """...or fabrics of at most this many devices, whatever their compute nodes
 (0: by compute nodes alone; larger fabrics get the solver in the refinement)."""
-PAIR_BOUND_MAX_NODES = 256
-PAIR_BOUND_MAX_WORK = 2_000_000  # compute nodes x links: about 0.3 s of max-flows
-MAX_QUOTIENT_CLASSES = 4096
+PLACEMENT_LIVE_DEVICES = 24
+"""...or fabrics with at most this many devices besides the compute nodes,
+whatever their compute nodes: the placements of so few devices can be
+enumerated (:mod:`designer.analysis.placement`) when twins merge enough."""
+REGULAR_LIVE_LINKS = 60_000
+"""Links up to which the first result tries the regular-fabric bound
+(:mod:`designer.analysis.completion`); larger fabrics get it in refinement."""
 TREE_DETOUR_VARS = 12_000
 """Detour variables of the first tree LP (about 0.3 s); a second, larger one
 runs when the deadline leaves room."""
@@ -99,11 +117,15 @@ class BisectionResult:
     stage: str = "first result"
 
 
-def fabric_parts(g: ComputeGraph) -> list[IntArray]:
+def fabric_parts(g: ComputeGraph, h: Hierarchy | None = None) -> list[IntArray]:
     """Local ids of each part of the fabric holding compute nodes, largest first.
 
     Parts are components through every compute link, pruned devices included.
+    With a hierarchy that joins every compute node and reaches every device,
+    there is one part holding everything (no component search needed).
     """
+    if h is not None and h.top is not None and g.n and bool((h.level >= 0).all()):
+        return [np.arange(g.n)]
     _, lab = components(g.n, g.all_u, g.all_v)
     ep_lab = np.unique(lab[g.endpoint])
     out = [np.flatnonzero(lab == x) for x in ep_lab.tolist()]
@@ -129,123 +151,10 @@ def _split_by_parts(
     return side
 
 
-# -- upper bound: candidate splits -----------------------------------------------
-
-
-def _status_seed(g: ComputeGraph, h: Hierarchy | None, in_a: BoolArray) -> IntArray:
-    """Seed classes: level, kind, injection, and for every level of the hierarchy
-    whether the node's block there holds only A, only B or both halves' nodes.
-
-    A seed this fine is usually equitable already, so refinement confirms it in
-    one round. Digits are combined by hashing; a collision only coarsens the
-    seed, and refinement splits it again.
-    """
-    level = h.level if h is not None else np.zeros(g.n, dtype=np.int64)
-    inj = np.rint(g.injection).astype(np.int64)
-    kind = np.where(g.endpoint, 0, np.where(g.switch, 1, 2))
-    side = np.where(g.endpoint, np.where(in_a, 1, 2), 0)
-    seed = ((inj * 1024 + np.clip(level + 1, 0, 1023)) * 4 + kind) * 4 + side
-    if h is not None:
-        a_ep = in_a & g.endpoint
-        mult = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
-        for i in range(1, len(h.blocks)):
-            blk = h.blocks[i]
-            tot = np.bincount(blk[g.endpoint], minlength=h.n_blocks[i])
-            cnt_a = np.bincount(blk[a_ep], minlength=h.n_blocks[i])
-            b_of = np.maximum(blk, 0)
-            st = np.where(cnt_a[b_of] == tot[b_of], 0, np.where(cnt_a[b_of] == 0, 1, 2))
-            st = np.where(blk >= 0, st, 3)
-            seed = seed * mult + st
-        if h.plane is not None:
-            seed = seed * mult + h.plane + 1
-    return seed
-
-
-def split_cut(
-    g: ComputeGraph, in_a: BoolArray, h: Hierarchy | None
-) -> tuple[float, BoolArray, bool]:
-    """Cheapest cut with ``in_a`` compute nodes on side A: (value, side, quotient)."""
-    src = np.where(in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
-    snk = np.where(~in_a & g.endpoint, np.rint(g.injection), 0).astype(np.int64)
-    seed = _status_seed(g, h, in_a)
-    classes = refine(g.n, g.u, g.v, g.c, seed, max_classes=MAX_QUOTIENT_CLASSES)
-    if classes is not None:
-        side = quotient_cut(g.n, g.u, g.v, g.c, classes, src, snk)
-    else:
-        _, side = st_cut(g.n, g.u, g.v, g.c, src, snk)
-    side = side.copy()
-    side[g.endpoint] = in_a[g.endpoint]
-    value = float(g.c[side[g.u] != side[g.v]].sum())
-    return value, side, classes is not None
-
-
-def _candidate_orders(
-    g: ComputeGraph, h: Hierarchy | None, dev_orders: dict[str, IntArray]
-) -> list[tuple[str, IntArray]]:
-    """Orders of the local endpoints whose first half is a candidate side."""
-    local = np.full(int(g.dev.max()) + 1 if g.n else 0, -1, dtype=np.int64)
-    local[g.dev] = np.arange(g.n)
-    out: list[tuple[str, IntArray]] = []
-    for name, order in dev_orders.items():
-        loc = local[order[order < len(local)]]
-        loc = loc[loc >= 0]
-        if len(loc) == int(g.endpoint.sum()):
-            out.append((name, loc))
-    if h is not None and len(h.blocks) > 2:
-        ep = g.endpoints
-        keys = [h.blocks[i][ep] for i in range(1, len(h.blocks) - 1)]
-        out.insert(0, ("fabric hierarchy (block halves)", ep[np.lexsort(keys)]))
-    return out
-
-
-def pair_bound(g: ComputeGraph, bal: Balance) -> float | None:
-    """k-th smallest max-flow from the first compute node to each other one.
-
-    Sound: every balanced split puts at least k = (fewest nodes a side can
-    have) compute nodes on the side away from node 0, and the cut separates
-    node 0 from each of them, so it is at least each of their max-flows.
-    """
-    ep = g.endpoints
-    if len(ep) < 2 or len(ep) > PAIR_BOUND_MAX_NODES:
-        return None
-    if len(ep) * len(g.u) > PAIR_BOUND_MAX_WORK:
-        return None
-    k = min_side_count(g.weight[ep], bal)
-    flows = []
-    for t in ep[1:]:
-        src = np.zeros(g.n, dtype=np.int64)
-        snk = np.zeros(g.n, dtype=np.int64)
-        src[ep[0]] = round(float(g.injection[ep[0]])) or 1
-        snk[t] = round(float(g.injection[t])) or 1
-        value, _ = st_cut(g.n, g.u, g.v, g.c, src, snk)
-        flows.append(value)
-    flows.sort()
-    return float(flows[max(k, 1) - 1])
-
-
 _CARRIED = (
     "carried across edits: the last certified lower bound minus the compute "
     "capacity removed since (adding capacity never lowers it)"
 )
-
-
-def _candidate_splits(
-    g: ComputeGraph, h: Hierarchy | None, dev_orders: dict[str, IntArray], bal: Balance
-) -> list[tuple[str, BoolArray]]:
-    """Balanced splits taking the earliest compute nodes of each candidate order."""
-    ep = g.endpoints
-    w = g.weight[ep]
-    rank = np.empty(g.n, dtype=np.float64)
-    out: list[tuple[str, BoolArray]] = []
-    for name, order in _candidate_orders(g, h, dev_orders):
-        rank[order] = np.arange(len(order))
-        pick = choose(rank[ep], w, bal)
-        if pick is None:
-            continue
-        in_a = np.zeros(g.n, dtype=np.bool_)
-        in_a[ep[pick]] = True
-        out.append((name, in_a))
-    return out
 
 
 @dataclass
@@ -357,16 +266,31 @@ def _exact_stage(
     st: _State,
     seconds: float,
     names: np.ndarray | None = None,
+    *,
+    milp: bool = True,
 ) -> bool:
-    """Run the integer program; True when a bound improved."""
+    """Enumerate the placements when few devices need one, else run the integer
+    program (if ``milp``); True when a bound improved."""
     gc, perm = _canonical(g, names)
-    ex = exact.solve(gc, bal, time_limit=seconds)
+    reduced = exact.reduce(gc)
+
+    def back(side: BoolArray) -> BoolArray:
+        out = np.empty(g.n, dtype=np.bool_)
+        out[perm] = side
+        return out
+
+    pl = placement.solve(gc, bal, reduced=reduced)
+    if pl is not None:
+        how = f"every placement of the devices enumerated, proven optimal ({pl.size})"
+        changed = _take_upper(st, pl.value, back(pl.side), how)
+        return _lift_lower(st, pl.value, how) or changed
+    if not milp:
+        return False
+    ex = exact.solve(gc, bal, time_limit=seconds, reduced=reduced)
     if ex is None:
         return False
     if ex.side is not None:
-        side = np.empty(g.n, dtype=np.bool_)
-        side[perm] = ex.side
-        ex = replace(ex, side=side)
+        ex = replace(ex, side=back(ex.side))
     changed = False
     if ex.side is not None:
         changed |= _take_upper(
@@ -402,7 +326,7 @@ def bisect(
     ep = g.endpoints
     w = g.weight[ep]
     bal = balance(w)
-    parts = fabric_parts(g)
+    parts = fabric_parts(g, h)
     if len(ep) < 2:
         return BisectionResult(
             0.0,
@@ -424,48 +348,74 @@ def bisect(
             )
             st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
             return _finish(g, st, nominal, bal, parts, "first result")
+    # bounds that need no cut come first: the candidate splits then stop at
+    # the first cut that meets them (a regular fabric needs one)
+    theta, why = certificate(g, h)
+    found: list[tuple[float, str]] = []
+    if known_lower is not None:
+        found.append((known_lower, _CARRIED))
+    if theta is not None:
+        found.append(
+            (
+                theta * min_side_injection(g.injection[ep], w, bal),
+                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
+            )
+        )
+    else:
+        lb = levelled_bound(g, h, bal)
+        if lb is not None:
+            found.append(lb)
+        if len(g.u) <= REGULAR_LIVE_LINKS:
+            rb = completion.regular_bound(g, bal)
+            if rb is not None:
+                found.append(rb)
+    floor = max((v for v, _ in found), default=0.0)
     tried: list[tuple[str, float]] = []
     best: tuple[float, BoolArray] | None = None
-    used_quotient = True
-    for name, in_a in _candidate_splits(g, h, dev_orders, bal):
-        value, side, quotient = split_cut(g, in_a, h)
-        used_quotient &= quotient
+    placed: set[str] = set()
+    large = len(g.u) > LIVE_MAXFLOW_LINKS
+    for name, in_a in candidate_splits(g, h, dev_orders, bal):
+        value, side, how_placed = split_cut(g, in_a, h, floor, live=True)
+        placed.add(how_placed)
         tried.append((name, value))
         if best is None or value < best[0]:
             best = (value, side)
+        if best[0] <= floor + _REL * max(best[0], 1.0):
+            break
+        if large and how_placed == "seed quotient":
+            break  # no symmetry to use: the refinement tries the other splits
     if best is None:  # no candidate order covered the compute nodes
         in_a = partition.balanced_from(g, bal, np.arange(g.n) < g.n // 2)
-        value, side, _ = split_cut(g, in_a, h)
+        value, side, how_placed = split_cut(g, in_a, h, live=True)
+        placed.add(how_placed)
         tried.append(("local order", value))
         best = (value, side)
-    solver = "max-flow on an equitable quotient" if used_quotient else "max-flow"
+    solver = (
+        "max-flow on an equitable quotient"
+        if placed == {"equitable quotient"}
+        else "a cut keeping each class of a coarse quotient on one side"
+        if "seed quotient" in placed
+        else "max-flow"
+    )
     how = "best of candidate splits by {} ({})".format(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
     st = _State(best[0], best[1], how, 0.0, "none found", tried)
-    if known_lower is not None:
-        _lift_lower(st, known_lower, _CARRIED)
+    for value, why_lb in found:
+        _lift_lower(st, value, why_lb)
+    if st.lower <= 0 and theta is None:
+        st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
-    if _short(st) and small:
-        _exact_stage(g, bal, st, exact_seconds, names)
-    if _short(st):
-        theta, why = certificate(g, h)
-        if theta is not None:
-            _lift_lower(
-                st,
-                theta * min_side_injection(g.injection[ep], w, bal),
-                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
-            )
-        elif st.lower <= 0:
-            st.lower_how = f"no certificate ({why})"
-        if _short(st):
-            lb = levelled_bound(g, h, bal)
-            if lb is not None:
-                _lift_lower(st, lb[0], lb[1])
-        if _short(st) and theta is None:
-            pb = pair_bound(g, bal)
-            if pb is not None:
-                _lift_lower(st, pb, f"pair max-flow bound ({why})")
+    if _short(st) and (small or g.n - len(ep) <= PLACEMENT_LIVE_DEVICES):
+        _exact_stage(g, bal, st, exact_seconds, names, milp=small)
+    if _short(st) and theta is not None:
+        lb = levelled_bound(g, h, bal)
+        if lb is not None:
+            _lift_lower(st, lb[0], lb[1])
+    if _short(st) and theta is None:
+        pb = pair_bound(g, bal)
+        if pb is not None:
+            _lift_lower(st, pb, f"pair max-flow bound ({why})")
     return _finish(g, st, nominal, bal, parts, "first result")
 
 
@@ -489,7 +439,7 @@ def refine_bisection(
     if first.exact or not first.defined or first.side is None:
         return
     bal = first.balance if first.balance is not None else balance(g.weight[g.endpoints])
-    parts = fabric_parts(g)
+    parts = fabric_parts(g, h)
     side = first.side.copy()
     st = _State(
         first.upper,
@@ -540,6 +490,12 @@ def refine_bisection(
 
         return run
 
+    def regular_stage() -> bool:
+        if not _short(st) or len(g.u) <= REGULAR_LIVE_LINKS:
+            return False  # the first result tried it already
+        rb = completion.regular_bound(g, bal)
+        return rb is not None and _lift_lower(st, rb[0], rb[1])
+
     def class_stage() -> bool:
         if not _short(st):
             return False
@@ -552,6 +508,7 @@ def refine_bisection(
         return _exact_stage(g, bal, st, left(10.0), names)
 
     stages = [
+        ("regular-fabric bound", regular_stage),
         ("tree hose LP", tree_stage(TREE_DETOUR_VARS)),
         ("local search and METIS", partition_stage),
         ("class hose LP", class_stage),

@@ -15,19 +15,16 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
-from designer.analysis.index import BoolArray, IntArray
+from designer.analysis.index import BoolArray, FloatArray, IntArray
 
 _I32 = np.iinfo(np.int32).max
-_RNG = np.random.default_rng(20260601)
-_HASH = _RNG.integers(1, 2**62, size=1 << 16, dtype=np.int64) | 1
+_MIX = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
 
 
-def _hash_table(size: int) -> IntArray:
-    global _HASH
-    if size > len(_HASH):
-        extra = _RNG.integers(1, 2**62, size=size, dtype=np.int64) | 1
-        _HASH = np.concatenate((_HASH, extra))
-    return _HASH[:size]
+def _hash_values(k: int, bits: int) -> FloatArray:
+    """``k`` random integers in [1, 2**bits) as floats (the same for every call)."""
+    rng = np.random.default_rng(20260601 + bits)
+    return rng.integers(1, 1 << bits, size=k, dtype=np.int64).astype(np.float64)
 
 
 def refine(
@@ -43,20 +40,29 @@ def refine(
     """Coarsest equitable refinement of ``seed`` (capacity-weighted), or None.
 
     Returns dense class ids, or None when more than ``max_classes`` classes
-    appear (no useful symmetry) or the rounds run out.
+    appear (no useful symmetry) or the rounds run out. Each round hashes a
+    node's (neighbour class, capacity) multiset as a sum of random integers
+    times capacities, small enough that every sum is exact in float64 (so
+    ``np.bincount`` does it); two different multisets may still collide, which
+    only leaves two classes merged: the quotient's cut is then still a real cut
+    of the graph (an upper bound), it is merely not proven the cheapest.
     """
     _, label = np.unique(seed, return_inverse=True)
     label = label.astype(np.int64)
     k = int(label.max()) + 1 if n else 0
     if k > max_classes:
         return None
-    salt = _hash_table(2)[1]
+    cf = c.astype(np.float64)
+    tot = np.bincount(u, weights=cf, minlength=n) + np.bincount(
+        v, weights=cf, minlength=n
+    )
+    peak = float(tot.max()) if n else 1.0
+    bits = int(min(40, max(8, 52 - int(np.ceil(np.log2(peak + 2.0))))))
     for _ in range(max_rounds):
-        table = _hash_table(k)
-        h = np.zeros(n, dtype=np.int64)
-        np.add.at(h, u, c * table[label[v]])
-        np.add.at(h, v, c * table[label[u]])
-        key = h ^ (label * salt)
+        r = _hash_values(k, bits)
+        h = np.bincount(u, weights=cf * r[label[v]], minlength=n)
+        h += np.bincount(v, weights=cf * r[label[u]], minlength=n)
+        key = h.astype(np.int64) * _MIX + label
         _, new = np.unique(key, return_inverse=True)
         k_new = int(new.max()) + 1
         if k_new == k:
@@ -112,14 +118,18 @@ def quotient_cut(
 ) -> BoolArray:
     """Min cut on the quotient by ``classes``, lifted to the nodes (source side)."""
     k = int(classes.max()) + 1
-    cu, cv = classes[u], classes[v]
-    keep = cu != cv
-    key = np.minimum(cu, cv)[keep] * k + np.maximum(cu, cv)[keep]
-    if k * k <= 4_000_000:
-        agg = np.bincount(key, weights=c[keep], minlength=k * k)
+    if k * k <= min(4_000_000, max(4 * len(u), 4096)):
+        # directed class pairs, then both directions summed: no edge filtering
+        agg = np.bincount(
+            classes[u] * k + classes[v], weights=c, minlength=k * k
+        ).reshape(k, k)
+        agg = np.triu(agg + agg.T, 1)
         nz = np.flatnonzero(agg)
-        total = agg[nz]
+        total = agg.ravel()[nz]
     else:
+        cu, cv = classes[u], classes[v]
+        keep = cu != cv
+        key = np.minimum(cu, cv)[keep] * k + np.maximum(cu, cv)[keep]
         nz, inv = np.unique(key, return_inverse=True)
         total = np.bincount(inv, weights=c[keep])
     a, b = np.divmod(nz, k)

@@ -47,6 +47,7 @@ from scipy.sparse import coo_matrix
 from designer.analysis.balance import Balance, min_side_injection
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import FloatArray, IntArray
+from designer.analysis.levels import Hierarchy, hierarchy
 
 CLASS_LP_MAX_VARS = 60_000
 TREE_LP_MAX_VARS = 400_000
@@ -237,8 +238,8 @@ def _levels_graph(g: ComputeGraph) -> ComputeGraph:
     return replace(g, u=g.u[keep], v=g.v[keep], c=g.c[keep])
 
 
-def _drop_weak(g: ComputeGraph, h: object) -> ComputeGraph:
-    """``g`` without up-links far below their block's median (WEAK_LINK)."""
+def _drop_weak(g: ComputeGraph, h: object, weak: float = WEAK_LINK) -> ComputeGraph:
+    """``g`` without up-links far below their block's median (``weak``)."""
     level = h.level  # type: ignore[attr-defined]
     lu, lv = level[g.u], level[g.v]
     up = (lu >= 1) & (lv == lu + 1) | (lv >= 1) & (lu == lv + 1)
@@ -262,8 +263,8 @@ def _drop_weak(g: ComputeGraph, h: object) -> ComputeGraph:
         med_sorted = tot_s[(starts + ends - 1) // 2]
         med = np.empty_like(tot)
         med[order] = med_sorted
-        weak = tot < WEAK_LINK * med
-        keep[sel[weak[inv]]] = False
+        low = tot < weak * med
+        keep[sel[low[inv]]] = False
     return replace(g, u=g.u[keep], v=g.v[keep], c=g.c[keep])
 
 
@@ -428,14 +429,15 @@ def _transition_detour(
     lp.put(rr[top], p_of[z_rep[top]], mass_of[i][zkid[top]])
 
 
-def _tree_fabric(g: ComputeGraph) -> tuple[ComputeGraph, object]:
-    """The sub-fabric the tree bound routes on, and its levels and blocks."""
-    from designer.analysis.levels import hierarchy
-
+def tree_fabric(
+    g: ComputeGraph, weak: float = WEAK_LINK
+) -> tuple[ComputeGraph, Hierarchy]:
+    """The sub-fabric the tree bound routes on, and its levels and blocks
+    (up-links below ``weak`` x their block's median left out)."""
     g1 = _levels_graph(g)
     h = hierarchy(g1)
     for _ in range(2):
-        g2 = _drop_weak(g1, h)
+        g2 = _drop_weak(g1, h, weak)
         if len(g2.u) == len(g1.u):
             break
         g1, h = g2, hierarchy(g2)
@@ -455,12 +457,12 @@ def tree_bound(
     route down and up again inside their parent block; the others go straight up.
     """
     t0 = time.perf_counter()
-    g1, h = _tree_fabric(g)
-    top = h.top  # type: ignore[attr-defined]
+    g1, h = tree_fabric(g)
+    top = h.top
     if top is None or top < 1:
         return None
-    n, ep, level = g1.n, g1.endpoint, h.level  # type: ignore[attr-defined]
-    blocks = h.blocks  # type: ignore[attr-defined]
+    n, ep, level = g1.n, g1.endpoint, h.level
+    blocks = h.blocks
     epi = np.flatnonzero(ep)
     lu, lv = level[g1.u], level[g1.v]
     upl = (lu >= 0) & (lv >= 0) & (np.abs(lu - lv) == 1)
@@ -476,7 +478,7 @@ def tree_bound(
         np.bincount(
             blocks[i][epi],
             weights=base[epi],
-            minlength=h.n_blocks[i],  # type: ignore[attr-defined]
+            minlength=h.n_blocks[i],
         ).astype(np.float64)
         for i in range(top + 1)
     ]
@@ -490,12 +492,12 @@ def tree_bound(
     np.minimum.at(ub_p, y[e0], c[e0] / base[x[e0]])
     b1 = blocks[1]
     linked = np.bincount(y[e0], minlength=n)
-    members = np.bincount(b1[epi], minlength=h.n_blocks[1])  # type: ignore[attr-defined]
+    members = np.bincount(b1[epi], minlength=h.n_blocks[1])
     lev1 = np.flatnonzero(level == 1)
     ub_p[lev1[linked[lev1] < members[b1[lev1]]]] = 0.0
     p0 = lp.add_vars(ub_p[pnodes])
     p_of[pnodes] = p0 + np.arange(len(pnodes))
-    nb1 = h.n_blocks[1]  # type: ignore[attr-defined]
+    nb1 = h.n_blocks[1]
     r = lp.add_rows(nb1)
     lp.put(r + b1[lev1], p_of[lev1], 1.0)
     lp.put(r + np.arange(nb1), np.zeros(nb1, dtype=np.int64), -1.0)
@@ -543,4 +545,4 @@ def tree_bound(
     )
 
 
-__all__ = ["HoseBound", "class_bound", "tree_bound"]
+__all__ = ["HoseBound", "class_bound", "tree_bound", "tree_fabric"]

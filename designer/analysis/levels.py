@@ -23,7 +23,7 @@ import numpy as np
 
 from designer.analysis.balance import Balance, min_side_injection
 from designer.analysis.graph import ComputeGraph, bfs_levels, components, rank_within
-from designer.analysis.index import IntArray
+from designer.analysis.index import BoolArray, IntArray
 
 _REL = 1e-9
 
@@ -40,6 +40,15 @@ class Hierarchy:
     n_blocks: list[int] = field(default_factory=list)
     top: int | None = None
     plane: IntArray | None = None
+    up_start: IntArray | None = None
+    """Up-links are sorted by the level of their lower end; level i's are
+    ``up_start[i]:up_start[i + 1]`` (None: not sorted, select by level)."""
+
+    def up_slice(self, i: int) -> slice | BoolArray:
+        """The up-links whose lower end is at level ``i``."""
+        if self.up_start is not None and i + 1 < len(self.up_start):
+            return slice(int(self.up_start[i]), int(self.up_start[i + 1]))
+        return np.asarray(self.level[self.up_x] == i)
 
 
 def hierarchy(g: ComputeGraph) -> Hierarchy:
@@ -55,7 +64,13 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
     up_x = np.concatenate((u[up], v[down]))
     up_y = np.concatenate((v[up], u[down]))
     up_c = np.concatenate((c[up], c[down]))
-    h = Hierarchy(level=level, up_x=up_x, up_y=up_y, up_c=up_c)
+    # up-links sorted by the level of their lower end: each level is a slice
+    lx = level[up_x]
+    order = np.argsort(lx, kind="stable")
+    up_x, up_y, up_c = up_x[order], up_y[order], up_c[order]
+    deepest = int(level.max()) if len(level) else -1
+    starts = np.searchsorted(lx[order], np.arange(deepest + 2))
+    h = Hierarchy(level=level, up_x=up_x, up_y=up_y, up_c=up_c, up_start=starts)
     n_ep = int(g.endpoint.sum())
     block = np.full(g.n, -1, dtype=np.int64)
     block[g.endpoint] = np.arange(n_ep)
@@ -64,11 +79,10 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
     if n_ep == 1:
         h.top = 0
         return h
-    lx = level[up_x]
     i = 0
     while True:
-        sel = lx == i
-        if not sel.any():
+        sel = h.up_slice(i)
+        if not len(up_x[sel]):
             return h
         ys = np.flatnonzero(level == i + 1)
         ypos = np.full(g.n, -1, dtype=np.int64)
@@ -102,9 +116,8 @@ def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
     mass = np.zeros(n)
     mass[g.endpoint] = inj[g.endpoint]
     theta = 1.0
-    lx = h.level[h.up_x]
     for i in range(h.top):
-        sel = lx == i
+        sel = h.up_slice(i)
         x, y, c = h.up_x[sel], h.up_y[sel], h.up_c[sel].astype(np.float64)
         at_level = np.flatnonzero(h.level == i)
         up = np.bincount(x, weights=c, minlength=n)
