@@ -56,8 +56,9 @@ def open_sample(qtbot: Any, main_window: Any, name: str) -> Any:
     return window
 
 
-_UNITS = r"(?:GB|TB|B|GB/s|Gb/s|s|min|h|days|GPU-h|tokens|FLOP|kW|TFLOP/s|years)"
-_NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + _UNITS + r")?$")
+UNITS = r"(?:GB/s|Gb/s|GB|TB|B|s|min|h|days|GPU-h|tokens|FLOP|kW|TFLOP/s|years)"
+"""The units a shown figure may end in."""
+_NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + UNITS + r")?$")
 
 
 def shown_number(text: str) -> float | bool | str | None:
