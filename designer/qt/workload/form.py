@@ -461,7 +461,7 @@ class WorkloadForm(QWidget):
             return
         rows, dropped = self._own_rows()
         ok = self._set_rates("Edit cloud rates", rows, dropped)
-        if not ok and self.error.isVisible():
+        if not ok and self.error.text():
             self._fill_rates(None)  # back to the rates in force
 
     def _on_add_rate(self) -> None:

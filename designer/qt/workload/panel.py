@@ -155,6 +155,9 @@ class WorkloadPanel(QWidget):
     def _on_changes(self, events: list[Event]) -> None:
         if any(isinstance(e, WorkloadChanged | DesignReplaced) for e in events):
             self.form.refresh()
+        opened = any(isinstance(e, DesignReplaced) for e in events)
+        if opened and self.document.design.workload is not None:
+            self.tabs.setCurrentIndex(0)  # a design with a workload: its answers
 
     def _on_started(self) -> None:
         self.state.setText("Estimating…")

@@ -239,3 +239,28 @@ def test_cloud_rate_table_edits_are_one_step(qtbot: Any, main_window: Any) -> No
     assert table.item(0, 3).text() == rates[0].date
     qtbot.mouseClick(form.builtin, Qt.MouseButton.LeftButton)
     assert window.document.design.workload.cloud_rates is None
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_dock_is_tabbed_with_the_validator_and_the_canvas_keeps_half(
+    qtbot: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from designer.qt.main_window import MainWindow
+    from tests.qt.helpers import window_png
+
+    window = MainWindow(persist=False, autosave=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    assert window.open_path(SAMPLES / BIG)
+    window.show()
+    wait_estimate(qtbot, window)
+    assert window.workload_dock in window.tabifiedDockWidgets(window.validator_dock)
+    window.workload_dock.raise_()
+    image = window_png(window, tmp_path / "window.png", size)
+    assert (image.width(), image.height()) == size
+    assert window.canvas.width() >= size[0] / 2
+    panel = window.workload_panel
+    assert panel.isVisible() and panel.tree.isVisible()
+    assert panel.width() <= window.width() - window.canvas.width()
+    window.document.mark_clean()
+    window.close()
