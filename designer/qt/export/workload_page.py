@@ -18,7 +18,7 @@ from designer.qt.export.workload_charts import (
     days_chart,
     paint_chart,
 )
-from designer.qt.workload.summary import (
+from designer.view.workload_summary import (
     ESTIMATE_MARK,
     assumption_texts,
     summary,

@@ -30,7 +30,7 @@ from designer.qt.workload.charts import WorkloadCharts
 from designer.qt.workload.form import WorkloadForm
 from designer.qt.workload.results import FiguresTree, FindingsList
 from designer.qt.workload.runner import EstimateRunner
-from designer.qt.workload.summary import ESTIMATE_MARK, Line, sources_of, summary
+from designer.view.workload_summary import ESTIMATE_MARK, Line, sources_of, summary
 from designer.workload import Estimate
 
 NO_BLOCK = (

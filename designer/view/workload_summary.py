@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from designer.qt.workload.fields import BY_NAME
+from designer.view.workload_fields import BY_NAME
 from designer.workload import Estimate, Row
 from designer.workload.curves import cost_vs_utilization, days_vs_gpus
 from designer.workload.result import Assumption

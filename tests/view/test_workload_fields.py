@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from designer.cli.estimate_cmd import parse_count
 from designer.core.workload import Workload
-from designer.qt.workload.fields import BY_NAME, FieldError, display, parse, updated
+from designer.view.workload_fields import BY_NAME, FieldError, display, parse, updated
 
 PARAMS = BY_NAME["params"]
 

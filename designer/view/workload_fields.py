@@ -1,8 +1,9 @@
 """The workload block's input fields: labels, kinds, parsing and display text.
 
-No Qt here: the form (:mod:`.form`) lays these out; parsing accepts the
-forms ``cluster-designer estimate`` accepts (``405e9``, ``15.6T``, ``70B``,
-``4M``, ``8k``), and shares also as percentages (``40%``).
+No Qt here: the Workload panel's form (``designer.qt.workload.form``) lays
+these out. Parsing accepts the forms ``cluster-designer estimate`` accepts
+(``405e9``, ``15.6T``, ``70B``, ``4M``, ``8k``), and shares also as
+percentages (``40%``).
 """
 
 from __future__ import annotations
