@@ -25,7 +25,13 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from designer.analysis.ledger import BoundLedger
 from designer.catalog.loader import Catalog
 from designer.core.commands import Document, Stage
-from designer.core.events import DevicesChanged, Event, only, replaced
+from designer.core.events import (
+    DevicesChanged,
+    Event,
+    WorkloadChanged,
+    only,
+    replaced,
+)
 from designer.core.model import Design, LinkArrays, LinkTable
 
 REFINE_SECONDS = 10.0
@@ -207,6 +213,8 @@ class AnalysisRunner(QObject):
     def _on_changes(self, events: list[Event]) -> None:
         if not events:
             return  # nothing changed (the saved state was re-marked)
+        if only(events, WorkloadChanged):
+            return  # the analysis never reads the workload block
         if (
             only(events, DevicesChanged)
             and all(e.fields <= _UNANALYSED_FIELDS for e in events)  # type: ignore[attr-defined]

@@ -35,6 +35,7 @@ from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
+from designer.qt.workload import EstimateRunner, WorkloadPanel
 
 if TYPE_CHECKING:
     from designer.io.recovery import RecoveryEntry
@@ -79,6 +80,8 @@ class MainWindow(QMainWindow):
         self.validator_panel = ValidatorPanel()
         self.charts_panel = ChartsPanel()
         self.history_panel = HistoryPanel(self.document)
+        self.estimate_runner = EstimateRunner(self.document, self.catalog, self)
+        self.workload_panel = WorkloadPanel(self.document, self.estimate_runner)
         self.palette_dock = self._dock("Catalog", "paletteDock", self.palette_panel)
         self.properties_dock = self._dock(
             "Properties", "propertiesDock", self.properties_panel
@@ -88,6 +91,7 @@ class MainWindow(QMainWindow):
         )
         self.charts_dock = self._dock("Charts", "chartsDock", self.charts_panel)
         self.history_dock = self._dock("History", "historyDock", self.history_panel)
+        self.workload_dock = self._dock("Workload", "workloadDock", self.workload_panel)
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
         # Side columns run full height; the charts sit under the canvas only.
@@ -99,6 +103,9 @@ class MainWindow(QMainWindow):
             self.palette_dock, self.properties_dock, Qt.Orientation.Vertical
         )
         self.addDockWidget(right, self.validator_dock)
+        self.addDockWidget(right, self.workload_dock)
+        self.tabifyDockWidget(self.validator_dock, self.workload_dock)
+        self.validator_dock.raise_()
         self.addDockWidget(left, self.history_dock)
         self.tabifyDockWidget(self.properties_dock, self.history_dock)
         self.properties_dock.raise_()
@@ -137,6 +144,8 @@ class MainWindow(QMainWindow):
         self.palette_panel.item_activated.connect(self.add_catalog_item)
         self.validator_panel.finding_activated.connect(self.select_items)
         self.validator_panel.cut_toggled.connect(self.set_show_cut)
+        self.workload_panel.items_activated.connect(self.select_items)
+        self.workload_panel.message.connect(self._show_message)
 
         self.resize(1600, 1000)
         self._size_docks_on_show = True  # False once a saved layout is restored
@@ -144,6 +153,7 @@ class MainWindow(QMainWindow):
             self._restore_settings()
         self._update_title()
         self.runner.run_now()
+        self.estimate_runner.run_now()
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -161,7 +171,8 @@ class MainWindow(QMainWindow):
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
         width, height = self.width(), self.height()
         palette = max(310, min(340, round(width * 0.2)))
-        validator = max(320, min(440, round(width * 0.27)))
+        # the canvas keeps at least half the window (1280 wide included)
+        validator = max(300, min(440, round(width * 0.27), width // 2 - palette - 16))
         self.resizeDocks([self.palette_dock], [palette], horizontal)
         self.resizeDocks([self.validator_dock], [validator], horizontal)
         upper = round(height * 0.5)
@@ -395,6 +406,7 @@ class MainWindow(QMainWindow):
             report=self.latest_report,
             catalog=self.catalog,
             directory=str(self.path.parent) if self.path else None,
+            estimate=self.estimate_runner.current(),
         )
         dialog.exec()
 
@@ -436,6 +448,7 @@ class MainWindow(QMainWindow):
             self.save_settings()
         self.autosave.shutdown()  # saved or discarded: no copy to keep
         self.runner.shutdown()
+        self.estimate_runner.shutdown()
         event.accept()
 
     # --- editing helpers -----------------------------------------------------

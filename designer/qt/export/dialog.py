@@ -40,6 +40,7 @@ from designer.qt.canvas.offscreen import OffscreenRenderer
 from designer.qt.export.drawing import make_renderer
 from designer.qt.export.images import write_png, write_svg
 from designer.qt.export.pdf import SECTIONS, write_pdf
+from designer.workload import Estimate
 
 #: (key, label, file suffix, file-dialog filter)
 FORMATS: tuple[tuple[str, str, str, str], ...] = (
@@ -54,6 +55,7 @@ SECTION_LABELS = {
     "drawing": "Drawing and headline (page 1)",
     "tiers": "Switch tiers",
     "findings": "Findings",
+    "workload": "Workload fit (designs with a workload block)",
     "bom": "Bill of materials",
     "cabling": "Cabling summary",
 }
@@ -73,6 +75,7 @@ class ExportDialog(QDialog):
         report: Report | None = None,
         catalog: Mapping[str, CatalogEntry] | None = None,
         directory: str | None = None,
+        estimate: Estimate | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export")
@@ -82,6 +85,8 @@ class ExportDialog(QDialog):
         device_ids = {d.id for d in design.devices}
         self.selection = [i for i in (selection or []) if i in device_ids]
         self.report = report
+        self.estimate = estimate
+        """The workload estimate of ``design`` (None: computed when exporting)."""
         self.catalog = catalog
         self.written: Path | None = None
         self._auto_path = ""
@@ -100,6 +105,10 @@ class ExportDialog(QDialog):
         for key in SECTIONS:
             box = QCheckBox(SECTION_LABELS[key])
             box.setChecked(True)
+            if key == "workload" and design.workload is None:
+                box.setChecked(False)
+                box.setEnabled(False)
+                box.setToolTip("The design has no workload block (Workload panel)")
             self.sections[key] = box
             sections_layout.addWidget(box)
         self.sections_box = sections_box
@@ -278,6 +287,7 @@ class ExportDialog(QDialog):
                 renderer=self.renderer(),
                 ids=ids,
                 progress=step,
+                estimate=self.estimate,
             )
         elif key == "svg":
             write_svg(out, self.design, self.catalog, renderer=self.renderer(), ids=ids)

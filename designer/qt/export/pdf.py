@@ -51,10 +51,20 @@ from designer.qt.export.layout import (
     page_rects,
     text_layout,
 )
+from designer.qt.export.workload_page import workload_pages
 from designer.view.sizes import DEVICE_H, DEVICE_W
+from designer.workload import Estimate
 
-#: Sections of the report, in order; the drawing sits on page 1.
-SECTIONS: tuple[str, ...] = ("drawing", "tiers", "findings", "bom", "cabling")
+#: Sections of the report, in order; the drawing sits on page 1. "workload" is
+#: laid out only for a design with a workload block.
+SECTIONS: tuple[str, ...] = (
+    "drawing",
+    "tiers",
+    "findings",
+    "workload",
+    "bom",
+    "cabling",
+)
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
 MARGIN_PT = 36.0
 #: Device box height (pt) on page 1 below which detail drawings are added.
@@ -339,8 +349,10 @@ def build_pages(
     *,
     details: Sequence[tuple[str, set[str], float]] = (),
     details_of: int = 0,
+    workload: tuple[Estimate | None, str | None] | None = None,
 ) -> None:
-    """Lay the whole report out into ``flow.pages``."""
+    """Lay the whole report out into ``flow.pages`` (``workload``: the estimate,
+    or why there is none, for the "Workload fit" pages)."""
     wanted = [s for s in SECTIONS if s in set(sections)]
     drawing = draw if "drawing" in wanted else None
     _first_page(flow, design, report, date, drawing, scope_note, aspect, catalog)
@@ -390,6 +402,8 @@ def build_pages(
             )
         else:
             flow.paragraph("No findings.")
+    if "workload" in wanted and workload is not None:
+        workload_pages(flow, *workload)
     if "bom" in wanted:
         flow.heading("Bill of materials")
         rows = bom_table(report, catalog)
@@ -462,6 +476,23 @@ def _footer(p: QPainter, page_rect: QRectF, name: str, date: str, right: str) ->
     )
 
 
+def _workload_estimate(
+    design: Design, catalog: Catalog | None, given: Estimate | None
+) -> tuple[Estimate | None, str | None]:
+    """The estimate for the workload pages, or why the block cannot be used."""
+    if given is not None:
+        return given, None
+    from designer.catalog.loader import Catalog as LoadedCatalog
+    from designer.workload import EstimateInputError
+    from designer.workload import estimate as run_estimate
+
+    loaded = catalog if isinstance(catalog, LoadedCatalog) else None
+    try:
+        return run_estimate(design, loaded), None
+    except EstimateInputError as exc:
+        return None, str(exc)
+
+
 def write_pdf(
     path: str | os.PathLike[str],
     design: Design,
@@ -475,11 +506,14 @@ def write_pdf(
     ids: set[str] | None = None,
     progress: Progress | None = None,
     date: str | None = None,
+    estimate: Estimate | None = None,
 ) -> Path:
     """Write the PDF report to ``path``; raise :class:`ExportCancelled` if cancelled.
 
     ``progress(done, total)`` is called after each step (layout, drawing, each
-    page); returning False cancels and removes the partial file.
+    page); returning False cancels and removes the partial file. A design with
+    a workload block gets the "Workload fit" pages from ``estimate`` (computed
+    here when not given).
     """
     out = Path(path)
     layouts = _page_layouts(page_size)
@@ -519,6 +553,9 @@ def write_pdf(
             f"Whole design: {len(design.devices):,} devices, "
             f"{len(design.links):,} links"
         )
+    workload = None
+    if "workload" in set(sections) and design.workload is not None:
+        workload = _workload_estimate(design, catalog, estimate)
     flow = Flow(writer, page_rects(layouts))
     aspect = aspect_of(ids)
     details: list[tuple[str, set[str]]] = []
@@ -538,6 +575,7 @@ def write_pdf(
         aspect,
         details=[(t, v, aspect_of(v)) for t, v in details],
         details_of=n_groups,
+        workload=workload,
     )
     total = len(flow.pages) + 1
     if progress is not None and not progress(1, total):

@@ -1,0 +1,282 @@
+"""Run the workload estimate off the GUI thread, debounced, dropping stale results.
+
+The same pattern as :mod:`designer.qt.analysis_runner`: every edit bumps a
+generation number, a job gets a snapshot of the design, runs on a one-thread
+pool, and a result whose generation is not the current one is dropped.
+
+The estimate reads the design through :func:`designer.workload.read_design`
+(an analysis of its own) and the N-1 search, the slow part (seconds at 100K
+GPUs). Neither reads the workload block, so the worker keeps the last design's
+facts and N-1 figures and reuses them while only the workload changes: editing
+the MFU re-runs the arithmetic, not the search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from designer.catalog.loader import Catalog
+from designer.core.commands import Document, Stage
+from designer.core.events import DevicesChanged, Event, WorkloadChanged, only, replaced
+from designer.core.model import Design, LinkArrays, LinkTable
+from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, BURST_GAP_S
+from designer.workload import DesignFacts, Estimate
+from designer.workload.fabric import NMinusOne
+
+DESIGN_DEBOUNCE_MS = 150
+"""Wait after a design edit: the analysis starts first, and edits come in runs."""
+RESET_DELAY_MS = 80
+"""Wait after a new design is loaded (the window builds and paints it first)."""
+_UNREAD_FIELDS = frozenset({"x", "y", "label"})
+"""Device fields the estimate never reads: moving or renaming keeps it."""
+
+
+class _MemoFacts(DesignFacts):
+    """Design facts whose N-1 search runs once (it does not read the workload)."""
+
+    def n_minus_1(self, *, budget: int | None = None) -> NMinusOne:
+        """The worst single switch failure, computed on first use."""
+        memo: dict[int | None, NMinusOne] = self.__dict__.setdefault("_memo", {})
+        if budget not in memo:
+            memo[budget] = super().n_minus_1(budget=budget)
+        return memo[budget]
+
+
+class FactsCache:
+    """The facts of the last design a job read (touched by jobs only, one at a
+    time: the pool has one thread)."""
+
+    def __init__(self) -> None:
+        self.key: int | None = None
+        self.facts: DesignFacts | None = None
+        self.reads = 0
+        """How many times a job analysed the design (tests, the status line)."""
+
+    def get(
+        self, key: int, design: Design, links: LinkArrays, catalog: Catalog | None
+    ) -> DesignFacts:
+        """The facts of design generation ``key`` (read when it is a new one)."""
+        if self.key != key or self.facts is None:
+            from designer import workload
+
+            full = _with_links(design, links)
+            facts = workload.read_design(full, catalog)
+            self.facts = _MemoFacts(
+                **{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)}
+            )
+            self.key = key
+            self.reads += 1
+        return self.facts
+
+
+def snapshot(design: Design) -> tuple[Design, LinkArrays]:
+    """What a job may read while the GUI keeps editing: the device and group
+    lists (commands replace their items, never change them), the settings and
+    workload block (replaced, never changed) and the link column state."""
+    light = Design.model_construct(
+        schema_version=design.schema_version,
+        settings=design.settings,
+        workload=design.workload,
+        groups=list(design.groups),
+        devices=list(design.devices),
+        links=LinkTable(),
+    )
+    return light, design.links.arrays
+
+
+def _with_links(design: Design, links: LinkArrays) -> Design:
+    """The snapshot with a link table of its own (built on the worker)."""
+    return Design.model_construct(
+        schema_version=design.schema_version,
+        settings=design.settings,
+        workload=design.workload,
+        groups=design.groups,
+        devices=design.devices,
+        links=LinkTable.from_arrays(links),
+    )
+
+
+class _JobSignals(QObject):
+    finished = Signal(object)
+
+
+class _EstimateJob(QRunnable):
+    """Estimate one snapshot; emit ``(generation, estimate or exception, s)``."""
+
+    def __init__(
+        self,
+        generation: int,
+        design_key: int,
+        design: Design,
+        links: LinkArrays,
+        cache: FactsCache,
+        catalog: Catalog | None,
+        signals: _JobSignals,
+    ) -> None:
+        super().__init__()
+        self.generation = generation
+        self.design_key = design_key
+        self.design = design
+        self.links = links
+        self.cache = cache
+        self.catalog = catalog
+        self.signals = signals
+
+    def run(self) -> None:
+        """Estimate; never raise into the pool."""
+        start = time.perf_counter()
+        result: Any
+        try:
+            from designer import workload
+
+            facts = self.cache.get(
+                self.design_key, self.design, self.links, self.catalog
+            )
+            result = workload.estimate(self.design, self.catalog, design_facts=facts)
+        except Exception as exc:  # shown in the panel, never a crash
+            result = exc
+        self.signals.finished.emit(
+            (self.generation, result, time.perf_counter() - start)
+        )
+
+
+class EstimateRunner(QObject):
+    """Debounced background estimate of one document's workload.
+
+    Signals: ``started()`` when a job is queued, ``estimate_ready(estimate)`` for
+    the current generation, ``failed(message)`` when the estimate raised,
+    ``cleared()`` when the design has no workload block (nothing to estimate).
+    """
+
+    started = Signal()
+    estimate_ready = Signal(object)
+    failed = Signal(str)
+    cleared = Signal()
+
+    def __init__(
+        self, document: Document, catalog: Catalog | None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._catalog = catalog
+        self.generation = 0
+        self.design_key = 0
+        """Bumped by every edit the estimate's design facts depend on."""
+        self.busy = False
+        self.last_seconds: float | None = None
+        self.latest: Estimate | None = None
+        self.latest_generation = -1
+        self._last_edit = float("-inf")
+        self._cache = FactsCache()
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _JobSignals()
+        self._signals.finished.connect(self._on_job_finished)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._start_job)
+        document.subscribe(self._on_changes, Stage.ANALYSIS)
+
+    @property
+    def document(self) -> Document:
+        """The document followed."""
+        return self._document
+
+    @property
+    def facts_reads(self) -> int:
+        """How many times a job analysed the design for the estimate."""
+        return self._cache.reads
+
+    def current(self) -> Estimate | None:
+        """The estimate of the design as it is now (None: stale or none)."""
+        if self.latest_generation == self.generation and not self.busy:
+            return self.latest
+        return None
+
+    def _on_changes(self, events: list[Event]) -> None:
+        if not events:
+            return
+        if only(events, DevicesChanged) and all(
+            e.fields <= _UNREAD_FIELDS  # type: ignore[attr-defined]
+            for e in events
+        ):
+            return  # moves and relabels: the estimate reads neither
+        if replaced(events):
+            self.design_key += 1
+            self.schedule(RESET_DELAY_MS)
+            return
+        if not only(events, WorkloadChanged):
+            self.design_key += 1
+            self.schedule(DESIGN_DEBOUNCE_MS)
+            return
+        self.schedule()
+
+    def schedule(self, delay_ms: int | None = None) -> None:
+        """Bump the generation; estimate a lone workload edit at once, wait
+        ``delay_ms`` (or the burst debounce) otherwise."""
+        now = time.perf_counter()
+        burst = now - self._last_edit < BURST_GAP_S
+        self._last_edit = now
+        self.generation += 1
+        if self._document.design.workload is None:
+            self._timer.stop()
+            self._pool.clear()
+            self.busy = False
+            self.latest, self.latest_generation = None, self.generation
+            self.cleared.emit()
+            return
+        self.busy = True
+        if delay_ms is None and burst:
+            delay_ms = BURST_DEBOUNCE_MS
+        if delay_ms:
+            self._timer.start(delay_ms)
+            self.started.emit()
+        else:
+            self._timer.stop()
+            self._start_job()
+
+    def run_now(self) -> None:
+        """Estimate the design as it is, without waiting."""
+        self._last_edit = float("-inf")
+        self.design_key += 1
+        self.schedule(0)
+
+    def _start_job(self) -> None:
+        self._pool.clear()  # queued, unstarted jobs are stale now
+        design, links = snapshot(self._document.design)
+        job = _EstimateJob(
+            self.generation,
+            self.design_key,
+            design,
+            links,
+            self._cache,
+            self._catalog,
+            self._signals,
+        )
+        self.started.emit()
+        self._pool.start(job)
+
+    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
+        generation, result, seconds = payload
+        self.last_seconds = seconds
+        if generation != self.generation:
+            return  # an edit came in meanwhile; a newer job is (or will be) queued
+        self.busy = False
+        if isinstance(result, BaseException):
+            self.latest, self.latest_generation = None, generation
+            self.failed.emit(str(result) or type(result).__name__)
+            return
+        assert isinstance(result, Estimate)
+        self.latest, self.latest_generation = result, generation
+        self.estimate_ready.emit(result)
+
+    def shutdown(self, timeout_ms: int = 30_000) -> None:
+        """Stop the timer, drop queued jobs and wait for the running one."""
+        self._timer.stop()
+        self._pool.clear()
+        self._pool.waitForDone(timeout_ms)
+        self._document.unsubscribe(self._on_changes)

@@ -1,0 +1,176 @@
+"""The report's "Workload fit" pages: the same figures as ``estimate --json``,
+both charts, the assumptions; a section the export dialog can toggle."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader
+from PySide6.QtWidgets import QDialog
+
+from designer.analysis import analyze
+from designer.cli.main import main as cli_main
+from designer.core.workload import Workload
+from designer.io import load_design
+from designer.qt.export import write_pdf
+from designer.qt.export.dialog import ExportDialog
+from tests.io.export.designs import fake_report, rail_design
+from tests.qt.workload.helpers import (
+    SAMPLES,
+    UNITS,
+    WITH_WORKLOAD,
+    at,
+    cli_json,
+    close,
+    shown_number,
+    wait_estimate,
+)
+
+#: Figures checked on the page by their label (the label's text is the row's).
+KEY_FIGURES = (
+    "min_gpus",
+    "memory_gb_total.total",
+    "memory_gb_per_gpu.total",
+    "flops_total",
+    "days",
+    "gpu_hours",
+    "step.compute_s",
+    "step.dp_comm_s",
+    "step.exposed_comm_fraction",
+    "reliability.interruptions_per_day",
+    "reliability.mtbf_hours",
+    "reliability.checkpoint_tb",
+    "reliability.checkpoint_write_s",
+    "reliability.checkpoint_interval_min",
+    "reliability.lost_fraction",
+    "reliability.effective_days",
+    "n_minus_1.bisection_ratio_after",
+    "n_minus_1.gpus_losing_fabric_path",
+    "tco.owned_usd_per_gpu_hour",
+    "tco.cloud_usd_per_gpu_hour",
+    "tco.breakeven_utilization",
+    "tco.total_usd.owned_3y",
+    "tco.total_usd.owned_5y",
+    "tco.total_usd.cloud_3y",
+    "tco.total_usd.cloud_5y",
+)
+_VALUE = (
+    r"\s+((?:\$)?-?[\d,]*\.?\d+(?:e[+-]\d+)?%?(?: " + UNITS + r"(?![\w/-]))?|unknown)"
+)
+
+
+def _pages(path: Path) -> list[str]:
+    return [
+        re.sub(r"\s+", " ", p.extract_text() or "") for p in PdfReader(str(path)).pages
+    ]
+
+
+def _workload_text(pages: list[str]) -> str:
+    start = next(i for i, t in enumerate(pages) if "Workload fit" in t)
+    end = next(
+        (i for i, t in enumerate(pages) if i > start and "Bill of materials" in t),
+        len(pages),
+    )
+    return " ".join(pages[start:end])
+
+
+@pytest.mark.parametrize("name", WITH_WORKLOAD)
+def test_page_figures_equal_the_cli(qapp: Any, tmp_path: Path, name: str) -> None:
+    design = load_design(SAMPLES / name)
+    out = tmp_path / "report.pdf"
+    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
+    text = _workload_text(_pages(out))
+    data = cli_json(SAMPLES / name)
+    for heading in ("Workload fit", "Workload figures", "Workload assumptions"):
+        assert heading in text
+    assert ("Training days vs GPUs" in text) == (data["days"] is not None)
+    assert "Owned vs cloud per busy" in text
+    checked = 0
+    for path in KEY_FIGURES:
+        label = data["figures"][path]["label"]
+        match = re.search(re.escape(label) + _VALUE, text)
+        assert match is not None, (path, label)
+        exact = at(data, path)
+        shown = shown_number(match.group(1))
+        if exact is None:
+            assert shown is None, (path, match.group(1))
+            continue
+        assert isinstance(shown, float), (path, match.group(1))
+        assert close(shown, float(exact)), (path, match.group(1), exact)
+        checked += 1
+    assert checked >= 10
+    # every assumption with its source, findings by message
+    for a in data["assumptions"]:
+        assert a["source"][:40] in text, a["name"]
+    for f in data["findings"]:
+        assert f["code"] in text
+
+
+def test_without_a_block_there_is_no_workload_page(qapp: Any, tmp_path: Path) -> None:
+    design = rail_design()
+    out = tmp_path / "plain.pdf"
+    write_pdf(out, design, fake_report(design))
+    assert not any("Workload fit" in t for t in _pages(out))
+
+
+def test_an_unusable_block_says_why(qapp: Any, tmp_path: Path) -> None:
+    design = rail_design()
+    design.workload = Workload(model="llama-9000")
+    out = tmp_path / "bad.pdf"
+    write_pdf(out, design, fake_report(design), sections=["workload"])
+    text = _workload_text(_pages(out))
+    assert "cannot be used" in text and "llama-9000" in text
+
+
+def test_dialog_toggles_the_section(qtbot: Any, tmp_path: Path) -> None:
+    design = load_design(SAMPLES / "minimum-viable-enterprise.json")
+    dialog = ExportDialog(
+        None, design, None, [], report=analyze(design), directory=str(tmp_path)
+    )
+    qtbot.addWidget(dialog)
+    dialog.set_format("pdf")
+    box = dialog.sections["workload"]
+    assert box.isEnabled() and box.isChecked()
+    dialog.path.setText(str(tmp_path / "with.pdf"))
+    assert dialog.export(), dialog.last_error
+    assert any("Workload fit" in t for t in _pages(tmp_path / "with.pdf"))
+    box.setChecked(False)
+    dialog.path.setText(str(tmp_path / "without.pdf"))
+    assert dialog.export(), dialog.last_error
+    assert not any("Workload fit" in t for t in _pages(tmp_path / "without.pdf"))
+    plain = ExportDialog(None, rail_design(), None, [], directory=str(tmp_path))
+    qtbot.addWidget(plain)
+    assert not plain.sections["workload"].isEnabled()
+    assert not plain.sections["workload"].isChecked()
+
+
+def test_window_export_uses_the_panels_estimate(
+    qtbot: Any, main_window: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = main_window()
+    assert window.open_path(SAMPLES / "inference-ethernet.json")
+    est = wait_estimate(qtbot, window)
+    seen: list[ExportDialog] = []
+
+    def fake_exec(self: ExportDialog) -> int:
+        seen.append(self)
+        self.set_format("pdf")
+        self.path.setText(str(tmp_path / "win.pdf"))
+        assert self.export(), self.last_error
+        return int(QDialog.DialogCode.Accepted)
+
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    window.export()
+    assert seen and seen[0].estimate is est
+    text = _workload_text(_pages(tmp_path / "win.pdf"))
+    assert "inference serving" in text
+
+
+def test_cli_export_includes_the_workload_page(tmp_path: Path) -> None:
+    out = tmp_path / "cli.pdf"
+    sample = SAMPLES / "minimum-viable-enterprise.json"
+    assert cli_main(["export", str(sample), "--pdf", str(out)]) == 0
+    assert any("Workload fit" in t for t in _pages(out))

@@ -1,0 +1,84 @@
+"""Shared by the Workload panel tests: the CLI's JSON, waiting for the estimate,
+reading numbers back from what the panel and the report show."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from designer.cli.main import main as cli_main
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+WITH_WORKLOAD = sorted(
+    p.name
+    for p in SAMPLES.glob("*.json")
+    if json.loads(p.read_text("utf-8")).get("workload") is not None
+)
+
+
+def cli_json(path: Path | str, *options: str) -> dict[str, Any]:
+    """``cluster-designer estimate PATH --json [options]``, run in process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli_main(["estimate", str(path), "--json", *options])
+    assert code == 0, out.getvalue()
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
+
+
+def at(data: dict[str, Any], path: str) -> Any:
+    """The JSON value at a dotted figure path."""
+    node: Any = data
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+def wait_estimate(qtbot: Any, window: Any, timeout: int = 60_000) -> Any:
+    """Wait until the panel shows the estimate of the design as it is now."""
+    runner = window.estimate_runner
+    qtbot.waitUntil(lambda: runner.current() is not None, timeout=timeout)
+    qtbot.waitUntil(
+        lambda: window.workload_panel.estimate is runner.current(), timeout=timeout
+    )
+    return runner.current()
+
+
+def open_sample(qtbot: Any, main_window: Any, name: str) -> Any:
+    """A window with ``samples/<name>`` open and its estimate shown."""
+    window = main_window()
+    assert window.open_path(SAMPLES / name)
+    wait_estimate(qtbot, window)
+    return window
+
+
+UNITS = r"(?:GB/s|Gb/s|GB|TB|B|s|min|h|days|GPU-h|tokens|FLOP|kW|TFLOP/s|years)"
+"""The units a shown figure may end in."""
+_NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + UNITS + r")?$")
+
+
+def shown_number(text: str) -> float | bool | str | None:
+    """What a shown value says: a number (units and ``≈`` dropped, % as a
+    share), yes/no, None for unknown, else the text itself."""
+    text = text.strip().removeprefix("≈").strip()
+    if text.startswith("unknown"):
+        return None
+    if text in ("yes", "no"):
+        return text == "yes"
+    match = _NUMBER.match(text)
+    if match is None:
+        return text
+    value = float(match.group(2).replace(",", ""))
+    return value / 100 if match.group(3) == "%" else value
+
+
+def close(shown: float, exact: float) -> bool:
+    """Whether ``shown`` is ``exact`` rounded as the formatting rounds (three
+    significant figures or one decimal of a percentage at worst)."""
+    if exact == 0:
+        return abs(shown) < 1e-9
+    return abs(shown - exact) <= max(abs(exact) * 6e-3, 5e-4 if abs(exact) < 1 else 0.5)

@@ -1,0 +1,101 @@
+"""The Workload panel shows the figures ``cluster-designer estimate --json``
+gives, for every sample with a workload block (numbers, not strings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from designer.qt.workload.results import PATH_ROLE, VALUE_ROLE
+from tests.qt.workload.helpers import (
+    SAMPLES,
+    WITH_WORKLOAD,
+    at,
+    cli_json,
+    close,
+    open_sample,
+    shown_number,
+)
+
+
+def test_some_samples_have_a_workload_block() -> None:
+    assert len(WITH_WORKLOAD) >= 3
+
+
+@pytest.mark.parametrize("name", WITH_WORKLOAD)
+def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) -> None:
+    window = open_sample(qtbot, main_window, name)
+    data = cli_json(SAMPLES / name)
+    tree = window.workload_panel.tree
+    assert set(tree.by_path) == set(data["figures"])  # every figure is shown
+    compared = 0
+    for path, item in tree.by_path.items():
+        assert item.data(0, PATH_ROLE) == path
+        exact = at(data, path)
+        held = item.data(0, VALUE_ROLE)
+        shown = shown_number(item.text(1))
+        if exact is None:
+            assert held is None and shown is None, path
+            assert data["unknown"][path] in item.text(1), path  # says why
+            continue
+        if isinstance(exact, bool):
+            assert held is exact and shown is exact, path
+        elif isinstance(exact, int | float):
+            assert held == pytest.approx(exact, rel=1e-12), path
+            assert isinstance(shown, float), (path, item.text(1))
+            assert close(shown, exact), (path, item.text(1), exact)
+            compared += 1
+        else:
+            assert held == exact and shown == exact, path
+        fig = data["figures"][path]
+        assert fig["source"] in item.toolTip(1), path
+        assert item.text(1).startswith("≈") == fig["estimate"], path
+    assert compared > 25
+    # the answers at the top read the same numbers
+    summary = window.workload_panel.summary_labels
+    assert f"{data['gpus']:,} x" in summary["Job"].text()
+    plan = data["parallelism"]
+    assert f"TP {plan['tp']} x PP {plan['pp']}" in summary["Plan"].text()
+    # and the assumptions, each with its source
+    assumptions = {
+        str(tree.topLevelItem(i).child(j).data(0, PATH_ROLE)): tree.topLevelItem(
+            i
+        ).child(j)
+        for i in range(tree.topLevelItemCount())
+        for j in range(tree.topLevelItem(i).childCount())
+        if str(tree.topLevelItem(i).child(j).data(0, PATH_ROLE)).startswith(
+            "assumption."
+        )
+    }
+    assert len(assumptions) == len(data["assumptions"])
+    for a in data["assumptions"]:
+        item = assumptions[f"assumption.{a['name']}"]
+        assert item.data(0, VALUE_ROLE) == a["value"]
+        assert a["source"] in item.toolTip(1)
+
+
+@pytest.mark.parametrize("name", WITH_WORKLOAD)
+def test_findings_and_charts_follow_the_estimate(
+    qtbot: Any, main_window: Any, name: str
+) -> None:
+    window = open_sample(qtbot, main_window, name)
+    data = cli_json(SAMPLES / name)
+    panel = window.workload_panel
+    if data["findings"]:
+        shown = [panel.findings.item(i).text() for i in range(panel.findings.count())]
+        assert shown == [f["message"] for f in data["findings"]]
+    charts = panel.charts
+    if data["days"] is not None:
+        used = data["parallelism"]["gpus_used"]
+        assert charts.design_point == (used, pytest.approx(data["days"]))
+        for n, days in charts.days:
+            assert days == pytest.approx(data["days"] * used / n)
+    else:
+        assert charts.days == [] and charts.design_point is None
+    tco = data["tco"]
+    assert charts.breakeven == pytest.approx(tco["breakeven_utilization"])
+    owned = tco["owned_usd_per_gpu_hour"]
+    for u, per_busy_hour, cloud in charts.cost:
+        assert per_busy_hour == pytest.approx(owned / u)
+        assert cloud == pytest.approx(tco["cloud_usd_per_gpu_hour"])
