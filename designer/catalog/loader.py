@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from designer.catalog.optics import Optics
+from designer.catalog.paths import resources_dir
 from designer.catalog.schema import CatalogEntry, Category
 
 OPTICS_FILE = "optics.yaml"
@@ -33,8 +34,8 @@ class CatalogError(Exception):
 
 
 def default_catalog_dir() -> Path:
-    """``resources/catalog`` beside the ``designer`` package."""
-    return Path(__file__).resolve().parents[2] / "resources" / "catalog"
+    """``resources/catalog`` of this run (see :func:`resources_dir`)."""
+    return resources_dir() / "catalog"
 
 
 CATALOG_ENV = "CLUSTER_DESIGNER_CATALOG"

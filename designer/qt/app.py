@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 ORGANIZATION = "GPU Cluster Designer"
@@ -27,11 +28,15 @@ def ensure_app(offscreen: bool = False) -> QApplication:
 
 
 def configure_app(app: QApplication) -> None:
-    """Names (for QSettings), Fusion style and the shipped style sheet."""
+    """Names (for QSettings and the desktop), Fusion style and the style sheet."""
     from designer.qt.resources import icon, style_sheet
 
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
+    # Wayland compositors match windows to the installed menu entry
+    # (packaging/cluster-designer.desktop: its icon and name) by this id; on X11
+    # the application name is the WM_CLASS that StartupWMClass names.
+    QGuiApplication.setDesktopFileName(APPLICATION)
     app.setStyle("Fusion")
     app.setStyleSheet(style_sheet())
     app.setWindowIcon(icon("app"))

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from functools import cache
-from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-
-def resources_dir() -> Path:
-    """``resources/`` beside the ``designer`` package (or inside a frozen bundle)."""
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
-    return Path(__file__).resolve().parents[2] / "resources"
+from designer.catalog.paths import resources_dir
 
 
 @cache
