@@ -484,7 +484,15 @@ class ReplaceDesign(Command):
         self.label = label
         self._old: Design | None = None
 
-    _FIELDS = ("schema_version", "settings", "workload", "groups", "devices", "links")
+    _FIELDS = (
+        "schema_version",
+        "settings",
+        "workload",
+        "physical",
+        "groups",
+        "devices",
+        "links",
+    )
 
     def _swap(self, design: Design, source: Design) -> None:
         for name in self._FIELDS:
@@ -501,6 +509,7 @@ class ReplaceDesign(Command):
             schema_version=new.schema_version,
             settings=new.settings,
             workload=new.workload,
+            physical=new.physical,
             groups=list(new.groups),
             devices=list(new.devices),
             links=new.links.copy(),

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from designer.catalog.loader import default_catalog
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import SCHEMA_VERSION, Design
+from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import (
@@ -460,7 +461,31 @@ def reference_problems(
                     f"link joins {a!r} to itself; expected two different devices",
                 )
             )
+    problems += _physical_problems(data, devices, first_group)
     return problems
+
+
+def _physical_problems(
+    data: dict[str, Any], devices: list[dict[str, Any]], groups: Iterable[str]
+) -> list[Problem]:
+    """Problems of the ``physical`` block and of the placements naming its racks."""
+    block = data.get("physical")
+    if not isinstance(block, dict):
+        return []
+    try:
+        physical = Physical.model_validate(block)
+    except ValidationError:  # a type error: translate() reports it
+        return []
+    refs = []
+    for i, d in enumerate(devices):
+        p = d.get("placement")
+        if isinstance(p, dict):
+            refs.append(
+                PlacementRef(i, d["id"], p.get("row"), p.get("rack"), p.get("u"))
+            )
+    return [
+        Problem(place, msg) for place, msg in physical_problems(physical, refs, groups)
+    ]
 
 
 def _check_catalog(

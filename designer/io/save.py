@@ -29,6 +29,7 @@ def iter_chunks(design: Design) -> Iterator[str]:
     settings = json.dumps(data["settings"], ensure_ascii=False, indent=2)
     yield '  "settings": ' + settings.replace("\n", "\n  ") + ",\n"
     yield '  "workload": ' + json.dumps(data["workload"], ensure_ascii=False) + ",\n"
+    yield from _physical(data["physical"])
     for key in ("groups", "devices"):
         items = data[key]
         if not items:
@@ -45,6 +46,28 @@ def iter_chunks(design: Design) -> Iterator[str]:
         sep = ",\n" if i < len(columns) - 1 else "\n"
         yield f'    "{name}": ' + json.dumps(column, ensure_ascii=False) + sep
     yield "  }\n}\n"
+
+
+def _physical(block: dict[str, Any] | None) -> Iterator[str]:
+    """The physical block: facility on one line, one line per list item."""
+    if block is None:
+        yield '  "physical": null,\n'
+        return
+    yield '  "physical": {\n'
+    yield '    "facility": ' + _compact(block["facility"]) + ",\n"
+    keys = ("rack_types", "halls", "rows", "racks")
+    for n, key in enumerate(keys):
+        items = block[key]
+        end = ",\n" if n < len(keys) - 1 else "\n"
+        if not items:
+            yield f'    "{key}": []{end}'
+            continue
+        yield f'    "{key}": [\n'
+        last = len(items) - 1
+        for i, item in enumerate(items):
+            yield "      " + _compact(item) + (",\n" if i < last else "\n")
+        yield "    ]" + end
+    yield "  },\n"
 
 
 def dumps_design(design: Design) -> str:
