@@ -16,6 +16,7 @@ from designer.analysis.index import (
     FloatArray,
     IntArray,
 )
+from designer.catalog.optics import MEDIA
 from designer.core.model import FABRICS
 
 
@@ -79,7 +80,15 @@ def end_table(index: DesignIndex) -> EndTable:
     ocp = index.dev_catalog[other] * n_ports + oport
     scode, speeds = dense_codes(speed)
     n_s = max(len(speeds), 1)
-    inv, uniq = dense_codes((cp * 4 + fabric) * n_s + scode)
+    # the medium of each end: the link's, or -1 (its own default, no length)
+    media = index.media
+    n_med = len(MEDIA) + 1
+    med = (
+        np.concatenate((media.medium, media.medium)) + 1
+        if media is not None
+        else np.zeros(2 * m, dtype=np.int64)
+    )
+    inv, uniq = dense_codes(((cp * 4 + fabric) * n_s + scode) * n_med + med)
     n_u = len(uniq)
     known = np.zeros(n_u, dtype=np.bool_)
     supported = np.zeros(n_u, dtype=np.bool_)
@@ -90,7 +99,8 @@ def end_table(index: DesignIndex) -> EndTable:
     module_ids: list[str] = []
     optics = index.catalog.optics
     for j, k in enumerate(uniq.tolist()):
-        rest, sc = divmod(int(k), n_s)
+        rest, mc = divmod(int(k), n_med)
+        rest, sc = divmod(rest, n_s)
         rest, fab = divmod(rest, 4)
         spd = int(speeds[sc])
         info = index.port_keys.get(divmod(rest, n_ports))
@@ -101,7 +111,8 @@ def end_table(index: DesignIndex) -> EndTable:
         supported[j] = iface.supports_speed(spd)
         split[j] = max(iface.split(spd), 1)
         role_ok[j] = iface.role.value in ("any", FABRICS[fab].value)
-        module = optics.module_for(iface, spd)
+        medium = MEDIA[mc - 1] if mc > 0 else None
+        module = optics.module_for(iface, spd, medium=medium)
         if module is not None:
             per_module[j] = iface.links_per_cage(spd)
             if module.id not in module_ids:

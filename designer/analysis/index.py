@@ -22,6 +22,7 @@ from designer.core.model import Design, Device, LinkArrays, Tier
 
 if TYPE_CHECKING:
     from designer.analysis.ends import EndTable
+    from designer.analysis.lengths import LinkMedia, PhysicalIndex
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -90,6 +91,18 @@ class DesignIndex:
     device_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     link_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     _ends: Any = None
+    _phys: Any = None
+    _media: Any = None
+
+    @property
+    def phys(self) -> PhysicalIndex | None:
+        """Racks and device positions (None: the design has no physical block)."""
+        return self._phys  # type: ignore[no-any-return]
+
+    @property
+    def media(self) -> LinkMedia | None:
+        """Length and medium per link (None: the design is not placed)."""
+        return self._media  # type: ignore[no-any-return]
 
     @property
     def ends(self) -> EndTable:
@@ -291,6 +304,11 @@ def build_index(
     idx.device_ids_arr = np.asarray(device_ids, dtype=object)
     idx.link_ids_arr = t.ids
     idx.links = t
+    if design.physical is not None:
+        from designer.analysis.lengths import link_media, physical_index
+
+        idx._phys = physical_index(design, idx)
+        idx._media = link_media(idx, idx._phys)
     return idx
 
 
