@@ -18,8 +18,11 @@ PURE = [
     "designer.io",
     "designer.generate",
     "designer.workload",
+    "designer.physical",
     "designer.cli.main",
     "designer.cli.estimate_cmd",
+    "designer.cli.place_cmd",
+    "designer.cli.netbox_cmd",
 ]
 QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph")
 
