@@ -325,49 +325,69 @@ def _share_cages(
     """
     m = index.n_links
     n_ports = max(len(index.port_names), 1)
-    dev = np.concatenate((index.a, index.b))
-    port = np.concatenate((index.a_port, index.b_port))
-    speed = np.concatenate((index.speed, index.speed))
-    link = np.concatenate((np.arange(m), np.arange(m)))
-    scode, speeds = dense_codes(speed)
-    cp = index.dev_catalog[dev] * n_ports + port
-    kinv, kkeys = dense_codes(cp * len(speeds) + scode)
-    per_cage = np.ones(len(kkeys), dtype=np.int64)
-    for j, key in enumerate(kkeys.tolist()):
-        rest, sc = divmod(int(key), len(speeds))
-        info = index.port_keys.get(divmod(rest, n_ports))
-        iface = info.interface if info is not None else None
+    scode, speeds = dense_codes(index.speed)
+    n_s = max(len(speeds), 1)
+    # links per cage by (catalog entry, port group) and speed: a small table
+    table = np.ones((len(index.catalog_ids) * n_ports, n_s), dtype=np.int64)
+    for (ci, pi), info in index.port_keys.items():
+        iface = info.interface
         if iface is not None and iface.ports_per_cage > 1:
-            per_cage[j] = iface.links_per_cage(int(speeds[sc]))
-    k = per_cage[kinv]
-    sel = np.flatnonzero(k > 1)
-    if not len(sel):
+            row = ci * n_ports + pi
+            for sc, spd in enumerate(speeds.tolist()):
+                table[row, sc] = iface.links_per_cage(int(spd))
+    ends = []
+    for dev, port in ((index.a, index.a_port), (index.b, index.b_port)):
+        k = table[index.dev_catalog[dev] * n_ports + port, scode]
+        at = np.flatnonzero(k > 1)
+        ends.append((at, (dev[at] * n_ports + port[at]) * n_s + scode[at], k[at]))
+    e_link = np.concatenate([e[0] for e in ends])
+    if not len(e_link):
         return step
-    group, g_keys = dense_codes(
-        (dev[sel] * n_ports + port[sel]) * len(speeds) + scode[sel]
-    )
-    e_link, e_k = link[sel], k[sel]
-    cables = index.cables[e_link].astype(np.int64)
+    group = np.concatenate([e[1] for e in ends])
+    n_groups = index.n_devices * n_ports * n_s
     depth = int(size.max())
+    group_k = np.ones(n_groups, dtype=np.int64)
+    group_k[group] = np.concatenate([e[2] for e in ends])
+    cables = index.cables[e_link].astype(np.float64)
+    steps = np.arange(depth)
     step = step.copy()
+    # the first pass reads every end; later ones only the groups a move touched
+    active = np.arange(len(e_link))
     for _ in range(MAX_CAGE_PASSES):
-        st = step[e_link]
-        top = np.zeros(len(g_keys), dtype=np.int64)
-        np.maximum.at(top, group, st)
-        cell, cells = dense_codes(group * depth + st)
-        count = np.bincount(cell, weights=cables).astype(np.int64)
-        c_group, c_step = np.divmod(cells, depth)
-        c_k = np.ones(len(cells), dtype=np.int64)
-        c_k[cell] = e_k
-        bad = (count % c_k != 0) & (c_step < top[c_group])
-        if not bad.any():
+        a_group, a_link = group[active], e_link[active]
+        st = step[a_link]
+        touched_groups = np.unique(a_group) if len(active) < len(e_link) else None
+        cell = a_group * depth + st
+        count = np.bincount(cell, weights=cables[active], minlength=n_groups * depth)
+        present = np.bincount(cell, minlength=n_groups * depth)
+        count_m = np.rint(count).astype(np.int64).reshape(n_groups, depth)
+        present_m = present.reshape(n_groups, depth) > 0
+        rows = (
+            touched_groups
+            if touched_groups is not None
+            else np.flatnonzero(present_m.sum(axis=1) > 1)  # only mixed groups
+        )
+        pm, cm = present_m[rows], count_m[rows]
+        top = depth - 1 - np.argmax(pm[:, ::-1], axis=1)
+        bad = pm & (cm % group_k[rows][:, None] != 0) & (steps[None, :] < top[:, None])
+        hit = bad.any(axis=1)
+        if not hit.any():
             break
-        cand = np.flatnonzero(bad[cell])
-        order = cand[np.lexsort((-length[e_link[cand]], cell[cand]))]
-        first = np.ones(len(order), dtype=np.bool_)
-        first[1:] = cell[order][1:] != cell[order][:-1]
-        moved = np.unique(e_link[order[first]])
+        # one medium per group and pass, the shortest-reach one first: moving
+        # its link up may complete the next medium's cage
+        want = np.full(n_groups, -1, dtype=np.int64)
+        want[rows[hit]] = np.argmax(bad[hit], axis=1)
+        cand = np.flatnonzero(want[a_group] == st)
+        pick = cand[np.lexsort((-length[a_link[cand]], a_group[cand]))]
+        first = np.ones(len(pick), dtype=np.bool_)
+        first[1:] = a_group[pick][1:] != a_group[pick][:-1]
+        moved = np.unique(a_link[pick[first]])
         step[moved] = np.minimum(step[moved] + 1, size[moved] - 1)
+        touched = np.zeros(m, dtype=np.bool_)
+        touched[moved] = True
+        dirty = np.zeros(n_groups, dtype=np.bool_)
+        dirty[group[touched[e_link]]] = True
+        active = np.flatnonzero(dirty[group])
     return step
 
 

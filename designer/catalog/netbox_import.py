@@ -131,6 +131,8 @@ def _stem(name: str) -> str:
 
 def _compress(names: list[str]) -> str | list[str]:
     """A pattern such as ``P[0-31].[0-1]`` when it expands to exactly ``names``."""
+    if len(names) == 1:
+        return names[0]
     two = [_TWO.match(n) for n in names]
     if names and all(two):
         parts = [m.groups() for m in two if m]

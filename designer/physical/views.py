@@ -352,7 +352,12 @@ class PhysicalView:
         ta = float(phys.top[ra]) + tray
         tb = float(phys.top[rb]) + tray
         t = max(ta, tb)
-        return ((xa, ya, za), (xa, ya, t), (xb, ya, t), (xb, yb, t), (xb, yb, zb))
+        points = [(xa, ya, za), (xa, ya, t), (xb, ya, t), (xb, yb, t), (xb, yb, zb)]
+        out = [points[0]]
+        for pt in points[1:]:
+            if pt != out[-1]:  # a run along one axis only has no corner there
+                out.append(pt)
+        return tuple(out)
 
     # -- edits -------------------------------------------------------------------
 
