@@ -39,9 +39,13 @@ _UNANALYSED_FIELDS = frozenset({"x", "y", "label"})
 
 def snapshot(design: Design) -> tuple[Design, LinkArrays]:
     """What a worker may read while the GUI keeps editing (see module doc)."""
+    # commands replace the physical block's lists, never change them in place:
+    # a shallow copy keeps this state's racks while the editor goes on
+    physical = design.physical.model_copy() if design.physical is not None else None
     light = Design.model_construct(
         schema_version=design.schema_version,
         settings=design.settings,
+        physical=physical,
         groups=list(design.groups),
         devices=list(design.devices),
         links=LinkTable(),

@@ -182,3 +182,19 @@ def test_device_edits_give_the_report_of_a_fresh_analysis(
         assert len(builds) == 6 and threading.main_thread() not in builds
     finally:
         runner.shutdown()
+
+
+def test_snapshot_keeps_the_physical_block_of_its_state() -> None:
+    """The live report of a placed design has lengths; a later rack move does
+    not reach a snapshot taken before it."""
+    from designer.core.physical_commands import EditRacks
+    from designer.generate import superpod
+    from designer.physical import place
+
+    design = place(superpod("dgx-h100", 1))
+    assert design.physical is not None
+    light, _ = snapshot(design)
+    assert light.physical is not None and light.physical == design.physical
+    rack = design.physical.racks[0]
+    EditRacks({rack.id: {"slot": rack.slot + 500}}).do(design)
+    assert light.physical.racks[0].slot == rack.slot
