@@ -34,8 +34,10 @@ from designer.core.model import (
     Link,
     LinkTable,
     Settings,
+    placement_refs,
     reference_problems,
 )
+from designer.core.physical import physical_problems
 from designer.core.workload import Workload
 
 
@@ -105,6 +107,11 @@ class AddDevices(Command):
             if d.group is not None and d.group not in groups:
                 raise ValueError(f"device {d.id!r}: unknown group {d.group!r}")
             existing.add(d.id)
+        if design.physical is not None:
+            placed = [d for d in self.devices if d.placement is not None]
+            found = physical_problems(design.physical, placement_refs(placed), groups)
+            if found:
+                raise ValueError(f"{found[0][1]} (device placement)")
         start = len(design.devices)
         design.devices.extend(self.devices)
         at = tuple(range(start, len(design.devices)))

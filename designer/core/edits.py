@@ -224,6 +224,8 @@ def paste(
                 "x": d.x + dx,
                 "y": d.y + dy,
                 "group": group_ref(d.group),
+                # a copy has no place in a rack yet (its original holds that U)
+                "placement": None,
             }
         )
         for d in devices

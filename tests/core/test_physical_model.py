@@ -254,3 +254,24 @@ def test_set_physical_and_facility() -> None:
     bad = _physical(racks=[Rack(id="a01", type="x", row="r1", slot=0)])
     with pytest.raises(ValueError, match="unknown rack type 'x'"):
         SetPhysical(bad).do(d)
+
+
+def test_adding_a_device_refuses_an_unknown_rack() -> None:
+    from designer.core.commands import AddDevices
+
+    d = _design()
+    bad = Device(id="new", catalog_id="dgx-h100", placement=Placement(rack="zz", u=1))
+    with pytest.raises(ValueError, match="unknown rack 'zz'"):
+        AddDevices([bad]).do(d)
+    ok = Device(id="new", catalog_id="dgx-h100", placement=Placement(rack="a02", u=1))
+    AddDevices([ok]).do(d)
+    assert d.devices[-1].placement == Placement(rack="a02", u=1)
+
+
+def test_a_pasted_copy_has_no_rack_yet() -> None:
+    from designer.core.edits import copy_selection, paste
+
+    d = _design(d1=Placement(rack="a01", u=1))
+    clip = copy_selection(d, ["d1"])
+    Document(d).execute(paste(d, clip))
+    assert d.devices[-1].id != "d1" and d.devices[-1].placement is None
