@@ -4,7 +4,8 @@ Reproducible: the same catalog and generators give byte-identical files, and
 ``tests/samples`` checks that the committed files match this script. Larger
 designs come from :mod:`designer.generate`; small ones are built by hand here.
 Every sample gets an out-of-band (BMC) network of SN2201 switches where the
-generator did not already wire one.
+generator did not already wire one, and is placed into racks, rows and a data
+hall (:func:`designer.physical.place`, default options unless noted).
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from designer.core.model import (
     GroupKind,
     Link,
     LinkTable,
-    Placement,
     Purpose,
     Settings,
     Tier,
 )
+from designer.core.physical import Facility
 from designer.core.workload import Job, Precision, Workload
 from designer.generate import fat_tree, superpod
 from designer.generate.layout import arrange_side
 from designer.io import save_design
+from designer.physical import PlaceOptions, place
 
 HERE = Path(__file__).resolve().parent
 
@@ -347,7 +349,6 @@ def minimum_viable_enterprise(catalog: Catalog) -> Design:
             160.0 * n,
             600.0,
             label=f"DGX H100 {n}",
-            placement=Placement(row="A", rack="A01", u=10 * n),
             group=su,
         )
         for rail in range(8):
@@ -495,7 +496,27 @@ def vera_rubin_nvl72_pod(catalog: Catalog) -> Design:
                            appliance="vast-appliance", appliances=6)  # fmt: skip
     # two SUs side by side are a wide strip: the storage fabric and the
     # management block go below or beside it, whichever is nearer a screen
-    return arrange_side(add_oob(d, catalog), ("storage-fabric", MGMT))
+    d = arrange_side(add_oob(d, catalog), ("storage-fabric", MGMT))
+    d.settings.notes += (
+        f"\nPlaced with {VR_RACK_KW:.0f} kW liquid-cooled rack positions: Vera Rubin "
+        "NVL72 is reported at 190-230 kW per rack (unverified, physical.md §2); the "
+        "default facility (142 kW, GB300 NVL72) could not cool these racks."
+    )
+    return d
+
+
+VR_RACK_KW = 230.0
+"""Liquid-cooled kW per rack the Vera Rubin sample assumes (reported, [S])."""
+
+PLACE_OPTIONS: dict[str, PlaceOptions] = {
+    "vera-rubin-nvl72-pod.json": PlaceOptions(facility=Facility(liquid_kw=VR_RACK_KW)),
+}
+"""Placement options of the samples that do not use the defaults."""
+
+
+def placed(name: str, design: Design, catalog: Catalog) -> Design:
+    """The sample placed into racks (its options from :data:`PLACE_OPTIONS`)."""
+    return place(design, catalog, PLACE_OPTIONS.get(name))
 
 
 SAMPLES: dict[str, Callable[[Catalog], Design]] = {
@@ -515,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     names = argv if argv else list(SAMPLES)
     catalog = default_catalog()
     for name in names:
-        design = SAMPLES[name](catalog)
+        design = placed(name, SAMPLES[name](catalog), catalog)
         save_design(design, HERE / name)
         print(f"{name}: {len(design.devices)} devices, {len(design.links)} links")
     return 0

@@ -24,8 +24,11 @@ PURE = [
     "designer.view.editing",
     "designer.view.selection",
     "designer.view.specs",
+    "designer.physical",
     "designer.cli.main",
     "designer.cli.estimate_cmd",
+    "designer.cli.place_cmd",
+    "designer.cli.netbox_cmd",
 ]
 QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph")
 

@@ -9,14 +9,13 @@ build-up usually comes out at roughly half of it (hardware.md §3.1).
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import pairwise
 
 import numpy as np
 
 from designer.analysis.index import DesignIndex
 from designer.analysis.report import Cost, CostLine, TierClass
-from designer.catalog.schema import Category, Media
+from designer.catalog.schema import Category
 from designer.core.model import Design, Purpose
 
 _CATEGORY = {
@@ -41,10 +40,14 @@ def cost_build_up(
     design: Design,
     index: DesignIndex,
     modules: dict[str, int],
-    cables: dict[tuple[int, str], int],
+    cables: dict[str, int],
     gpus: int,
 ) -> Cost:
-    """Cost lines by category; line extensions add up to the total exactly."""
+    """Cost lines by category; line extensions add up to the total exactly.
+
+    ``modules``: pluggable modules by id; ``cables``: cables by cable class id
+    (:func:`designer.analysis.metrics.cable_class_counts`).
+    """
     overrides = design.settings.price_overrides
     lines: list[CostLine] = []
     counts = np.bincount(index.dev_catalog, minlength=len(index.catalog_ids))
@@ -87,11 +90,9 @@ def cost_build_up(
                 source=f"{module.price.source} ({module.price.date})",
             )
         )
-    by_class: Counter[str] = Counter()
-    for (speed, media), qty in cables.items():
-        by_class[optics.cable_class(speed, Media(media)).id] += qty
-    for cable_id, qty in sorted(by_class.items()):
-        cc = next(c for c in optics.cables if c.id == cable_id)
+    classes = {c.id: c for c in optics.cables}
+    for cable_id, qty in sorted(cables.items()):
+        cc = classes[cable_id]
         unit = overrides.get(cable_id, cc.price.usd)
         lines.append(
             CostLine(

@@ -12,12 +12,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from designer.analysis.codes import dense_codes
 from designer.analysis.index import (
     BoolArray,
     DesignIndex,
     FloatArray,
     IntArray,
 )
+from designer.analysis.lengths import media_of
+from designer.catalog.optics import MEDIA
 from designer.core.model import FABRICS
 
 
@@ -53,21 +56,6 @@ class EndTable:
         """Link position of each end row."""
         out: IntArray = rows % max(self.m, 1)
         return out
-
-
-def dense_codes(values: IntArray) -> tuple[IntArray, IntArray]:
-    """(code per value, sorted distinct values); no sort when the range is small."""
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    hi = int(values.max())
-    if int(values.min()) >= 0 and hi <= 4 * len(values) + 1_000_000:
-        present = np.zeros(hi + 1, dtype=np.bool_)
-        present[values] = True
-        uniq = np.flatnonzero(present)
-        lookup = np.cumsum(present) - 1
-        return lookup[values], uniq
-    uniq, inv = np.unique(values, return_inverse=True)
-    return inv.astype(np.int64), uniq
 
 
 def ends_of(index: DesignIndex) -> EndTable:
@@ -112,11 +100,16 @@ def end_table(index: DesignIndex) -> EndTable:
     speeds = _distinct(index.speed, int(index.speed.max()) + 1 if m else 1)
     n_s = max(len(speeds), 1)
     scode_link = _table(int(speeds.max()) + 1 if m else 1, speeds)[index.speed]
-    # port-group facts per (catalog entry and port group, fabric, speed)
-    size = n_cp * 4 * n_s
-    base = index.fabric * n_s + scode_link
-    key_a = cp_a * (4 * n_s) + base
-    key_b = cp_b * (4 * n_s) + base
+    # the medium of each link: chosen by its length, or -1 (the port group's own
+    # default: the design is not placed)
+    media = media_of(index)
+    n_med = len(MEDIA) + 1
+    med = media.medium + 1 if media is not None else np.zeros(m, dtype=np.int64)
+    # port-group facts per (catalog entry and port group, fabric, speed, medium)
+    size = n_cp * 4 * n_s * n_med
+    base = (index.fabric * n_s + scode_link) * n_med + med
+    key_a = cp_a * (4 * n_s * n_med) + base
+    key_b = cp_b * (4 * n_s * n_med) + base
     combos = _distinct(np.concatenate((key_a, key_b)), size)
     n_u = len(combos)
     known = np.zeros(n_u + 1, dtype=np.bool_)
@@ -128,7 +121,8 @@ def end_table(index: DesignIndex) -> EndTable:
     module_ids: list[str] = []
     optics = index.catalog.optics
     for j, k in enumerate(combos.tolist()):
-        rest, sc = divmod(int(k), n_s)
+        rest, mc = divmod(int(k), n_med)
+        rest, sc = divmod(rest, n_s)
         rest, fab = divmod(rest, 4)
         spd = int(speeds[sc])
         info = index.port_keys.get(divmod(rest, n_ports))
@@ -139,7 +133,8 @@ def end_table(index: DesignIndex) -> EndTable:
         supported[j] = iface.supports_speed(spd)
         split[j] = max(iface.split(spd), 1)
         role_ok[j] = iface.role.value in ("any", FABRICS[fab].value)
-        module = optics.module_for(iface, spd)
+        medium = MEDIA[mc - 1] if mc > 0 else None
+        module = optics.module_for(iface, spd, medium=medium)
         if module is not None:
             per_module[j] = iface.links_per_cage(spd)
             if module.id not in module_ids:

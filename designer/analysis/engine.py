@@ -28,12 +28,13 @@ from designer.analysis.index import (
 from designer.analysis.metrics import (
     TIER_NAMES,
     Tiers,
-    cable_classes,
+    cable_class_counts,
     port_budget,
     switch_counts,
     switch_tiers,
     transceivers,
 )
+from designer.analysis.physical_checks import physical_report
 from designer.analysis.report import Bisection, Report, TierOversubscription
 from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
@@ -249,7 +250,7 @@ def analyze_stages(
         placed = index.rack >= 0
         kw = np.bincount(index.rack[placed], weights=index.power_w[placed]) / 1000.0
         by_rack = {name: float(kw[i]) for i, name in enumerate(index.rack_names)}
-    cost = cost_build_up(design, index, modules, cable_classes(index), gpus)
+    cost = cost_build_up(design, index, modules, cable_class_counts(index), gpus)
     tier = classify(gpus, design.settings.purpose)
     planes = _planes(index, g, tiers.rank, budget, h.plane)
     ctx = Context(
@@ -291,6 +292,7 @@ def analyze_stages(
         tier=tier,
         findings=all_findings(ctx),
         switch_floor=planes.floor,
+        physical=physical_report(index, modules),
     )
     yield report
     if bis.exact or (deadline is None and should_stop is None):

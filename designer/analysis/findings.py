@@ -35,6 +35,12 @@ Codes (severity in brackets; never renamed, only added to):
   Clos floor (2t-1)N/k.
 - ``BISECTION_BOUNDS`` [info] the bisection is an interval, not exact.
 
+Physical layer (:mod:`designer.analysis.physical_checks`, placed designs only):
+``RACK_POWER_EXCEEDED``, ``RACK_COOLING_EXCEEDED``, ``LIQUID_IN_AIR_RACK``,
+``RACK_U_OVERFLOW``, ``RACK_U_OVERLAP``, ``CABLE_TOO_LONG``,
+``HALL_POWER_EXCEEDED`` [error]; ``DEVICE_UNPLACED``, ``RACK_OUTSIDE_HALL``
+[warning].
+
 Completeness (:mod:`designer.analysis.completeness`; one finding per code with
 a count, the devices in ``items``):
 
@@ -74,6 +80,7 @@ from designer.analysis.index import (
     DesignIndex,
     IntArray,
 )
+from designer.analysis.physical_checks import check_physical
 from designer.analysis.reasons import budget_reason, pair_reason
 from designer.analysis.report import Finding, Severity
 from designer.catalog.ports import device_ports_problems
@@ -553,6 +560,7 @@ def all_findings(ctx: Context) -> list[Finding]:
         + check_storage_and_ops(ctx)
         + check_completeness(ctx)
         + check_scale(ctx)
+        + check_physical(ctx.index)
     )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     return sorted(found, key=lambda f: order[f.severity])

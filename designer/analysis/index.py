@@ -20,7 +20,8 @@ import numpy.typing as npt
 
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, Interface
-from designer.core.model import Design, Device, LinkArrays, Tier
+from designer.core.model import Design, Device, LinkArrays, Placement, Tier
+from designer.core.physical import Physical
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -90,6 +91,14 @@ class DesignIndex:
     link_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     _ends: Any = None
     """The end table, once :func:`designer.analysis.ends.ends_of` built it."""
+    physical: Physical | None = None
+    """The design's racks, rows and halls (None: not placed)."""
+    placements: list[Placement | None] = field(default_factory=list)
+    """Each device's rack and U (None: not in a rack)."""
+    _phys: Any = None
+    """The racks as arrays, once :func:`designer.analysis.lengths.physical_of`
+    built them; ``_media``: link lengths and media (``media_of``)."""
+    _media: Any = None
 
     @property
     def n_devices(self) -> int:
@@ -186,6 +195,7 @@ def device_columns(
             if p is not None and p.rack:
                 rack[i] = rack_pos.setdefault(p.rack, len(rack_pos))
     cols["rack"] = rack
+    cols["placements"] = placements
     device_ports = list(map(attrgetter("ports"), devices))
     override = np.fromiter(map(bool, device_ports), np.bool_, n)
     for i in np.flatnonzero(override).tolist():
@@ -287,6 +297,7 @@ def build_index(
     idx.device_ids_arr = np.asarray(device_ids, dtype=object)
     idx.link_ids_arr = t.ids
     idx.links = t
+    idx.physical = design.physical
     return idx
 
 

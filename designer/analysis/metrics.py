@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.ends import EndTable, dense_codes, ends_of
+from designer.analysis.codes import dense_codes
+from designer.analysis.ends import EndTable, ends_of
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import (
     KIND_SWITCH,
@@ -22,6 +23,8 @@ from designer.analysis.index import (
     FloatArray,
     IntArray,
 )
+from designer.analysis.lengths import media_of
+from designer.catalog.schema import Media
 from designer.core.model import FABRICS
 
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
@@ -107,6 +110,23 @@ def cable_classes(index: DesignIndex) -> dict[tuple[int, str], int]:
         media = info.interface.media.value if info and info.interface else "ethernet"
         spd = int(speeds[sc])
         out[(spd, media)] = out.get((spd, media), 0) + int(totals[j])
+    return out
+
+
+def cable_class_counts(index: DesignIndex) -> dict[str, int]:
+    """Cables by cable class id: the class each link's length picks when the
+    design is placed, else the default class of its speed and a-end media."""
+    optics = index.catalog.optics
+    media = media_of(index)
+    if media is not None:
+        counts = np.bincount(
+            media.cable, weights=index.cables, minlength=len(optics.cables)
+        )
+        return {optics.cables[i].id: round(float(n)) for i, n in enumerate(counts) if n}
+    out: dict[str, int] = {}
+    for (speed, layer), qty in cable_classes(index).items():
+        cid = optics.cable_class(speed, Media(layer)).id
+        out[cid] = out.get(cid, 0) + qty
     return out
 
 

@@ -106,6 +106,59 @@ class TierClass(_Out):
     typical_cost_note: str
 
 
+class CoolingCounts(_Out):
+    """Racks per cooling class."""
+
+    air: int = 0
+    containment: int = 0
+    liquid: int = 0
+
+
+class MediaCounts(_Out):
+    """Cables per medium (``cables_by_media``)."""
+
+    dac: int = 0
+    acc: int = 0
+    aoc: int = 0
+    multimode: int = 0
+    singlemode: int = 0
+    copper: int = 0
+
+
+class PhysicalReport(_Out):
+    """Racks, floor, power, cooling and cable media of the design.
+
+    Without a ``physical`` block (``placed`` false) the rack figures are zero or
+    None, lengths are unknown, and ``cables_by_media`` counts the default medium
+    of each speed class (what the BOM prices then).
+    """
+
+    placed: bool = False
+    racks: int = 0
+    racks_by_cooling: CoolingCounts = Field(default_factory=CoolingCounts)
+    max_rack_kw: float | None = None
+    rows: int = 0
+    halls: int = 0
+    floor_m2: float | None = Field(default=None, description="area of the data halls")
+    rack_footprint_m2: float = 0.0
+    devices_placed: int = 0
+    devices_unplaced: int = 0
+    it_kw: float = Field(default=0.0, description="maximum power of the racked devices")
+    pue: float | None = None
+    facility_kw: float | None = Field(default=None, description="it_kw x PUE")
+    hall_budget_kw: float | None = None
+    cables_by_media: MediaCounts = Field(default_factory=MediaCounts)
+    cables_without_length: int = 0
+    longest_cable_m: float | None = None
+    cable_m: float = Field(default=0.0, description="metres of cable with a length")
+    optics_kw: float = Field(
+        default=0.0,
+        description="pluggable modules and active cables (estimates for most); "
+        "devices' maximum power already budgets for their own modules",
+    )
+    note: str = ""
+
+
 class Report(_Out):
     """Everything the validator computes for one design."""
 
@@ -143,6 +196,7 @@ class Report(_Out):
     switch_floor: int | None = Field(
         default=None, description="(2t-1)N/k non-blocking Clos floor"
     )
+    physical: PhysicalReport = Field(default_factory=PhysicalReport)
 
     def errors(self) -> list[Finding]:
         """Findings of severity error."""

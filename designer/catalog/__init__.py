@@ -16,6 +16,7 @@ from designer.catalog.netbox import (
 from designer.catalog.optics import (
     CableClass,
     CableKind,
+    Medium,
     Optics,
     Transceiver,
     cable_price,
@@ -32,6 +33,7 @@ from designer.catalog.ports import (
 from designer.catalog.schema import (
     CatalogEntry,
     Category,
+    DeviceCooling,
     Interface,
     Media,
     Price,
@@ -47,8 +49,10 @@ __all__ = [
     "CatalogEntry",
     "CatalogError",
     "Category",
+    "DeviceCooling",
     "Interface",
     "Media",
+    "Medium",
     "NetboxDeviceType",
     "NetboxInterface",
     "Optics",

@@ -50,6 +50,13 @@ class Role(StrEnum):
     ANY = "any"
 
 
+class DeviceCooling(StrEnum):
+    """How a device is cooled: by air, or by liquid through rack manifolds."""
+
+    AIR = "air"
+    LIQUID = "liquid"
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -238,6 +245,11 @@ class Extension(_Strict):
     family: str | None = None
     description: str = ""
     max_power_w: float = Field(gt=0)
+    cooling: DeviceCooling = Field(
+        default=DeviceCooling.AIR,
+        description="liquid: needs a direct-liquid-cooled rack (NVL72 compute "
+        "trays); NetBox has no field for it",
+    )
     price: Price
     gpu: Gpu | None = None
     storage: StorageSpec | None = None

@@ -1,5 +1,5 @@
 """``cluster-designer export FILE [--pdf OUT] [--svg OUT] [--png OUT] [--bom OUT]
-[--cabling OUT] [--slurm OUT] [--page-size A4|Letter]``.
+[--cabling OUT] [--slurm OUT] [--netbox DIR] [--page-size A4|Letter]``.
 
 CSV and Slurm exports are pure; Qt is imported (offscreen) only for PDF/SVG/PNG.
 Exit codes: 0 written, 2 the input cannot be used or an output cannot be written.
@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 EXIT_OK, EXIT_INPUT = 0, 2
-OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm")
+OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm", "netbox")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bom", metavar="OUT", help="bill of materials CSV")
     parser.add_argument("--cabling", metavar="OUT", help="cabling plan CSV")
     parser.add_argument("--slurm", metavar="OUT", help="Slurm topology.conf")
+    parser.add_argument(
+        "--netbox",
+        metavar="DIR",
+        help="NetBox bulk-import CSVs (sites, locations, racks, devices, cables)",
+    )
     parser.add_argument(
         "--page-size",
         choices=("A4", "Letter"),
@@ -48,7 +53,7 @@ def run(
     if not any(wanted.values()):
         err.write(
             "cluster-designer export: nothing to export; give at least one of "
-            "--pdf, --svg, --png, --bom, --cabling, --slurm\n"
+            "--pdf, --svg, --png, --bom, --cabling, --slurm, --netbox\n"
         )
         return EXIT_INPUT
     from designer.io import DesignFileError, load_design
@@ -107,7 +112,18 @@ def _export(
     if path := wanted["cabling"]:
         t0 = time.perf_counter()
         n = write_cabling_csv(design, path)
-        done("cabling", path, t0, f"{n:,} cables")
+        lengths = (
+            "" if design.physical is not None else "; lengths unknown (not placed)"
+        )
+        done("cabling", path, t0, f"{n:,} cables{lengths}")
+    if path := wanted["netbox"]:
+        from designer.io.export.netbox import write_netbox_csvs
+
+        t0 = time.perf_counter()
+        counts = write_netbox_csvs(design, path)
+        text = ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        placed = "" if design.physical is not None else "; not placed: no racks"
+        done("netbox", path, t0, text + placed)
     if path := wanted["slurm"]:
         t0 = time.perf_counter()
         text = write_slurm_topology(design, path)

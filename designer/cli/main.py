@@ -1,4 +1,5 @@
-"""The ``cluster-designer`` command: generate, validate, schema, export, gui.
+"""The ``cluster-designer`` command: generate, place, validate, estimate, schema,
+export, import-netbox, gui.
 
 Qt is imported lazily, only by the ``gui`` command (and by exports that render).
 Exit codes: 0 fine, 1 the design has error findings, 2 the input cannot be used.
@@ -28,7 +29,16 @@ from designer.io.export._common import strict_json
 from designer.io.save import save_design
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
-COMMANDS = ("generate", "validate", "estimate", "schema", "export", "gui")
+COMMANDS = (
+    "generate",
+    "place",
+    "validate",
+    "estimate",
+    "schema",
+    "export",
+    "import-netbox",
+    "gui",
+)
 NO_CATALOG = ("schema",)
 """Commands that never read the hardware catalog."""
 
@@ -84,6 +94,15 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="design file ('-': stdout)",
     )
+    parser.add_argument(
+        "--place",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="place the design into racks, rows and a hall (default: yes)",
+    )
+    from designer.cli.place_cmd import add_placement_options
+
+    add_placement_options(parser)
 
 
 def _add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -153,9 +172,11 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     val.add_argument("file", metavar="FILE")
     val.add_argument("--json", action="store_true", help="print the JSON report")
     val.set_defaults(func=_cmd_validate)
-    from designer.cli import estimate_cmd
+    from designer.cli import estimate_cmd, netbox_cmd, place_cmd
 
     estimate_cmd.register(sub)
+    place_cmd.register(sub)
+    netbox_cmd.register(sub)
     sch = sub.add_parser("schema", help="print the JSON Schema of the design file")
     sch.set_defaults(func=_cmd_schema)
     _add_export(sub, load_export)
@@ -215,6 +236,14 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"cannot generate {args.kind}: it would have {count:,} {what}, more "
                 f"than the {limit:,} a design may hold; expected a smaller cluster"
             )
+    if args.place:
+        from designer.cli.place_cmd import options_from
+        from designer.physical import place
+
+        try:
+            design = place(design, options=options_from(args))
+        except ValueError as exc:
+            raise _Failure(f"cannot place {args.kind}: {exc}") from None
     if args.output == "-":
         out.write(dumps_design(design))
         return EXIT_OK

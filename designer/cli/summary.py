@@ -80,6 +80,25 @@ def format_summary(report: Report, design: Design, source: str) -> str:
     row("", f"typical cost {typical} ({t.typical_cost_note})")
     row("Power", f"{report.power_kw:,.1f} kW max")
     row("Racks", racks_text(report, design))
+    ph = report.physical
+    if ph.placed:
+        cool = ph.racks_by_cooling
+        row(
+            "Floor",
+            f"{ph.rows:,} rows in {ph.floor_m2 or 0:,.0f} m² of hall; racks by "
+            f"cooling: air {cool.air}, containment {cool.containment}, liquid "
+            f"{cool.liquid}; hottest {ph.max_rack_kw or 0:,.1f} kW; IT "
+            f"{ph.it_kw:,.0f} kW, {ph.facility_kw or 0:,.0f} kW at PUE {ph.pue:g}",
+        )
+    media = ", ".join(
+        f"{k} {v:,}" for k, v in ph.cables_by_media.model_dump().items() if v
+    )
+    longest = (
+        f"; longest {ph.longest_cable_m:,.1f} m"
+        if ph.longest_cable_m is not None
+        else "; lengths unknown (not placed: default medium per speed)"
+    )
+    row("Cable media", (media or "none") + longest)
     if report.switch_floor is not None:
         row("Clos floor", f"{report.switch_floor:,} switches (non-blocking minimum)")
     by = {sev: [f for f in report.findings if f.severity is sev] for sev in Severity}

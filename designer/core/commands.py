@@ -41,8 +41,10 @@ from designer.core.model import (
     Link,
     LinkTable,
     Settings,
+    placement_refs,
     reference_problems,
 )
+from designer.core.physical import physical_problems
 from designer.core.workload import Workload
 
 
@@ -117,6 +119,11 @@ class AddDevices(Command):
         bad = models_problem(self.devices)
         if bad is not None:
             raise ValueError(f"device {self.devices[bad[0]].id!r}: {bad[1]}")
+        if design.physical is not None:
+            placed = [d for d in self.devices if d.placement is not None]
+            found = physical_problems(design.physical, placement_refs(placed), groups)
+            if found:
+                raise ValueError(f"{found[0][1]} (device placement)")
         start = len(design.devices)
         design.devices.extend(self.devices)
         at = tuple(range(start, len(design.devices)))
@@ -502,7 +509,15 @@ class ReplaceDesign(Command):
         self.label = label
         self._old: Design | None = None
 
-    _FIELDS = ("schema_version", "settings", "workload", "groups", "devices", "links")
+    _FIELDS = (
+        "schema_version",
+        "settings",
+        "workload",
+        "physical",
+        "groups",
+        "devices",
+        "links",
+    )
 
     def _swap(self, design: Design, source: Design) -> None:
         for name in self._FIELDS:
@@ -519,6 +534,7 @@ class ReplaceDesign(Command):
             schema_version=new.schema_version,
             settings=new.settings,
             workload=new.workload,
+            physical=new.physical,
             groups=list(new.groups),
             devices=list(new.devices),
             links=new.links.copy(),

@@ -262,6 +262,8 @@ def paste(
                 "x": clamp_coord(d.x + dx),
                 "y": clamp_coord(d.y + dy),
                 "group": group_ref(d.group),
+                # a copy has no place in a rack yet (its original holds that U)
+                "placement": None,
             }
         )
         for d in devices

@@ -15,6 +15,10 @@ so a follower never searches ids and never second-guesses an event.
   that applies several steps at once never reads a later state of the design;
 * :class:`GroupsChanged`, :class:`SettingsChanged`, :class:`WorkloadChanged`:
   the group list, the settings or the workload block were replaced;
+* :class:`PhysicalChanged`: the physical block (racks, rows, halls, rack types,
+  facility) changed; ``parts`` names which lists, ``racks`` the racks edited
+  (a device moved between racks is a :class:`DevicesChanged` with
+  ``fields={"placement"}``);
   :class:`DesignReplaced`: everything was.
 """
 
@@ -106,6 +110,17 @@ class SettingsChanged(Event):
 @dataclass(frozen=True, slots=True)
 class WorkloadChanged(Event):
     """The design's workload block was set, changed or removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class PhysicalChanged(Event):
+    """The physical block changed (see module doc)."""
+
+    parts: frozenset[str] = field(default_factory=frozenset)
+    """Which parts: ``facility``, ``rack_types``, ``halls``, ``rows``, ``racks``
+    (``block``: the block was set or removed as a whole)."""
+    racks: tuple[str, ...] = ()
+    """Ids of the racks added, moved or edited (all of them for ``block``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +219,7 @@ __all__ = [
     "LinksAdded",
     "LinksChanged",
     "LinksRemoved",
+    "PhysicalChanged",
     "SettingsChanged",
     "WorkloadChanged",
     "dispatch",

@@ -34,9 +34,10 @@ from designer.core.links import (
     LinkColumns,
     LinkTable,
 )
+from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.core.workload import Workload
 
-SCHEMA_VERSION: Literal[2] = 2
+SCHEMA_VERSION: Literal[3] = 3
 
 
 class Purpose(StrEnum):
@@ -85,16 +86,23 @@ __all__ = [
     "LinkArrays",
     "LinkColumns",
     "LinkTable",
+    "Physical",
     "Placement",
     "Purpose",
     "Settings",
     "Tier",
+    "placement_refs",
     "reference_problems",
 ]
 
 
 class Placement(_Strict):
-    """Physical placement of a device: row, rack and lowest rack unit."""
+    """Physical placement of a device: row, rack and lowest rack unit.
+
+    With a ``physical`` block in the design, ``rack`` names one of its racks
+    (``row``, if given, must be that rack's row); without one, both are free
+    labels (files before schema version 3).
+    """
 
     row: str | None = None
     rack: str | None = None
@@ -151,10 +159,14 @@ class Settings(_Strict):
 class Design(_Strict):
     """A whole cluster design: the thing saved to and loaded from a file."""
 
-    schema_version: Literal[2] = SCHEMA_VERSION
+    schema_version: Literal[3] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
     workload: Workload | None = Field(
         default=None, description="what the cluster should run (estimate inputs)"
+    )
+    physical: Physical | None = Field(
+        default=None,
+        description="racks, rows, halls and facility (designer.core.physical)",
     )
     groups: list[Group] = Field(default_factory=list, max_length=MAX_GROUPS)
     devices: list[Device] = Field(default_factory=list, max_length=MAX_DEVICES)
@@ -224,4 +236,18 @@ def reference_problems(design: Design) -> list[str]:
         if a == b:
             problems.append(f"links[{i}]: a link cannot join {a!r} to itself")
             break
+    if design.physical is not None:
+        found = physical_problems(
+            design.physical, placement_refs(design.devices), group_ids
+        )
+        problems += [f"{place}: {message}" for place, message in found]
     return problems
+
+
+def placement_refs(devices: list[Device]) -> list[PlacementRef]:
+    """The placements of ``devices`` as :func:`physical_problems` reads them."""
+    return [
+        PlacementRef(i, d.id, p.row, p.rack, p.u)
+        for i, d in enumerate(devices)
+        if (p := d.placement) is not None
+    ]

@@ -527,11 +527,13 @@ def _validate(data: bytes | str, source: str, *, own_check: bool = True) -> Desi
 
 def _raise_references(design: Design, broken: list[str], source: str) -> None:
     """The ids and references that do not resolve, with their places."""
-    parsed = {
+    parsed: dict[str, Any] = {
         "groups": [g.__dict__ for g in design.groups],
-        "devices": [d.__dict__ for d in design.devices],
+        "devices": [d.model_dump() for d in design.devices],
         "links": {name: getattr(design.links, name) for name in LINK_COLUMNS},
     }
+    if design.physical is not None:
+        parsed["physical"] = design.physical.model_dump()
     found = reference_problems(parsed)
     if found:
         raise DesignFileError(source, list(found), found.more)

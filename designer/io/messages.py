@@ -17,6 +17,7 @@ from designer.core.model import (
     Placement,
     Settings,
 )
+from designer.core.physical import Facility, Hall, Physical, Rack, RackType, Row
 from designer.core.workload import CloudRate, Workload
 from designer.io.errors import Problem
 from designer.io.migrate import json_type
@@ -32,6 +33,12 @@ _MODEL_UNDER: dict[str, type[BaseModel]] = {
     "links": LinkColumns,
     "workload": Workload,
     "cloud_rates": CloudRate,
+    "physical": Physical,
+    "facility": Facility,
+    "rack_types": RackType,
+    "halls": Hall,
+    "rows": Row,
+    "racks": Rack,
 }
 
 _NOUNS: dict[type[BaseModel], str] = {
@@ -44,6 +51,12 @@ _NOUNS: dict[type[BaseModel], str] = {
     LinkColumns: "link table",
     Workload: "workload block",
     CloudRate: "cloud rate",
+    Physical: "physical block",
+    Facility: "facility object",
+    RackType: "rack type",
+    Hall: "hall",
+    Row: "row",
+    Rack: "rack",
 }
 
 _ID_TEXT = "an id made of letters, digits and _ . : - / (no spaces)"

@@ -78,9 +78,21 @@ def _v1_to_v2(data: JsonObject) -> JsonObject:
     return out
 
 
+def _v2_to_v3(data: JsonObject) -> JsonObject:
+    """Version 2 -> 3: adds the optional ``physical`` block; nothing to convert.
+
+    Placements of version-2 files stay free labels (there is no block for
+    their racks to name), as they were.
+    """
+    out = dict(data)
+    out["schema_version"] = 3
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
     0: _v0_to_v1,
     1: _v1_to_v2,
+    2: _v2_to_v3,
 }
 """``MIGRATIONS[n]`` turns a version-``n`` design into version ``n + 1``."""
 

@@ -41,7 +41,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import History
-from designer.core.model import Design, LinkArrays, LinkTable
+from designer.core.model import Design, LinkArrays
+from designer.core.snapshot import with_links
 from designer.io.errors import DesignFileError
 from designer.io.load import load_design
 from designer.io.save import save_design
@@ -281,13 +282,7 @@ class RecoveryStore:
         shared with the editor), rebuilt here, off the editing thread.
         """
         if links is not None:
-            design = Design.model_construct(
-                schema_version=design.schema_version,
-                settings=design.settings,
-                groups=design.groups,
-                devices=design.devices,
-                links=LinkTable.from_arrays(links),
-            )
+            design = with_links(design, links)
         path = self.design_path(document)
         save_design(design, path)
         write_atomic(self.manifest_path(document), manifest.to_json())

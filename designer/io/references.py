@@ -7,8 +7,11 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import SCHEMA_VERSION, Design
+from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.io.errors import DesignFileError, Problem
 from designer.io.migrate import COLUMN_LINKS_SINCE
 
@@ -153,7 +156,32 @@ def reference_problems(data: dict[str, Any], *, row_links: bool = False) -> Prob
                     f"link joins {a!r} to itself; expected two different devices",
                 )
             )
+    for problem in _physical_problems(data, devices, first_group):
+        problems.add(problem)
     return problems
+
+
+def _physical_problems(
+    data: dict[str, Any], devices: list[dict[str, Any]], groups: Iterable[str]
+) -> list[Problem]:
+    """Problems of the ``physical`` block and of the placements naming its racks."""
+    block = data.get("physical")
+    if not isinstance(block, dict):
+        return []
+    try:
+        physical = Physical.model_validate(block)
+    except ValidationError:  # a type error: translate() reports it
+        return []
+    refs = []
+    for i, d in enumerate(devices):
+        p = d.get("placement")
+        if isinstance(p, dict):
+            refs.append(
+                PlacementRef(i, d["id"], p.get("row"), p.get("rack"), p.get("u"))
+            )
+    return [
+        Problem(place, msg) for place, msg in physical_problems(physical, refs, groups)
+    ]
 
 
 def check_catalog(

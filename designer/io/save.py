@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from designer.core.model import Design
+from designer.core.snapshot import copy
 
 try:  # POSIX advisory locks; elsewhere an open file cannot be removed anyway
     import fcntl
@@ -60,6 +61,7 @@ def iter_chunks(design: Design) -> Iterator[str]:
     settings = json.dumps(data["settings"], ensure_ascii=False, indent=2)
     yield '  "settings": ' + settings.replace("\n", "\n  ") + ",\n"
     yield '  "workload": ' + json.dumps(data["workload"], ensure_ascii=False) + ",\n"
+    yield from _physical(data["physical"])
     for key in ("groups", "devices"):
         items = data[key]
         if not items:
@@ -76,6 +78,28 @@ def iter_chunks(design: Design) -> Iterator[str]:
         sep = ",\n" if i < len(columns) - 1 else "\n"
         yield f'    "{name}": ' + json.dumps(column, ensure_ascii=False) + sep
     yield "  }\n}\n"
+
+
+def _physical(block: dict[str, Any] | None) -> Iterator[str]:
+    """The physical block: facility on one line, one line per list item."""
+    if block is None:
+        yield '  "physical": null,\n'
+        return
+    yield '  "physical": {\n'
+    yield '    "facility": ' + _compact(block["facility"]) + ",\n"
+    keys = ("rack_types", "halls", "rows", "racks")
+    for n, key in enumerate(keys):
+        items = block[key]
+        end = ",\n" if n < len(keys) - 1 else "\n"
+        if not items:
+            yield f'    "{key}": []{end}'
+            continue
+        yield f'    "{key}": [\n'
+        last = len(items) - 1
+        for i, item in enumerate(items):
+            yield "      " + _compact(item) + (",\n" if i < last else "\n")
+        yield "    ]" + end
+    yield "  },\n"
 
 
 def dumps_design(design: Design) -> str:
@@ -103,14 +127,7 @@ def snapshot(design: Design) -> Design:
     editing thread: commands replace devices, groups and settings rather than
     mutate them, so copying the lists is enough, and the link table's arrays are
     never written (a copy of the table shares them)."""
-    return Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        workload=design.workload,
-        groups=list(design.groups),
-        devices=list(design.devices),
-        links=design.links.copy(),
-    )
+    return copy(design)
 
 
 def _lock(handle: IO[str]) -> None:

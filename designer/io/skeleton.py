@@ -39,8 +39,9 @@ from designer.io.migrate import V0_LINK_KEYS
 TOP, SETTINGS, GROUPS, GROUP, DEVICES, DEVICE, PLACEMENT, PORTS = range(8)
 LINKS, COLUMN, V0LINKS, V0LINK, MONITORING, PRICES, OFF, BLOCK = range(8, 16)
 ROLE_COUNT = 16
-MAX_BLOCK_ENTRIES = 10_000
-"""Most entries of any object or array inside the workload block."""
+MAX_BLOCK_ENTRIES = 100_000
+"""Most entries of any object or array inside the workload or physical block
+(a 100,000-GPU design is placed in about 3,500 racks)."""
 
 _OBJ, _ARR = ord("{"), ord("[")
 
@@ -118,9 +119,9 @@ ROLES: dict[int, Role] = {
         "price overrides", free_keys=True, limit=MAX_PRICE_OVERRIDES, element="a number"
     ),
     OFF: Role("(not part of a design)"),
-    # the workload block: small, nested; its keys and values are the model's to
-    # check (pydantic names every problem), the scan only bounds its size
-    BLOCK: Role("workload block", free_keys=True, limit=MAX_BLOCK_ENTRIES),
+    # the workload and physical blocks: nested; their keys and values are the
+    # model's to check (pydantic names every problem), the scan bounds their size
+    BLOCK: Role("block", free_keys=True, limit=MAX_BLOCK_ENTRIES),
 }
 
 # (role of the object, key) -> {opening bracket: role of the value}
@@ -130,6 +131,7 @@ _CHILDREN: dict[tuple[int, str], dict[int, int]] = {
     (TOP, "devices"): {_ARR: DEVICES},
     (TOP, "links"): {_OBJ: LINKS, _ARR: V0LINKS},
     (TOP, "workload"): {_OBJ: BLOCK},
+    (TOP, "physical"): {_OBJ: BLOCK},
     (SETTINGS, "monitoring"): {_ARR: MONITORING},
     (SETTINGS, "price_overrides"): {_OBJ: PRICES},
     (DEVICE, "placement"): {_OBJ: PLACEMENT},
@@ -143,6 +145,7 @@ _CONTAINER_TEXT = {
     (TOP, "devices"): "an array",
     (TOP, "links"): "an object",
     (TOP, "workload"): "an object or null",
+    (TOP, "physical"): "an object or null",
     (SETTINGS, "monitoring"): "an array",
     (SETTINGS, "price_overrides"): "an object",
     (DEVICE, "placement"): "an object or null",

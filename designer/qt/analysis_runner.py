@@ -33,6 +33,7 @@ from designer.core.events import (
     replaced,
 )
 from designer.core.model import Design, LinkArrays, LinkTable
+from designer.core.snapshot import snapshot
 
 REFINE_SECONDS = 10.0
 """How long the background refinement of bisection bounds may go on."""
@@ -44,18 +45,6 @@ BURST_GAP_S = 0.15
 """Edits closer together than this count as a burst."""
 _UNANALYSED_FIELDS = frozenset({"x", "y", "label"})
 """Device fields the analysis never reads: moving or renaming keeps the report."""
-
-
-def snapshot(design: Design) -> tuple[Design, LinkArrays]:
-    """What a worker may read while the GUI keeps editing (see module doc)."""
-    light = Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        groups=list(design.groups),
-        devices=list(design.devices),
-        links=LinkTable(),
-    )
-    return light, design.links.arrays
 
 
 class _JobSignals(QObject):

@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
 from designer.core.model import Design, LinkArrays
+from designer.core.snapshot import snapshot
 from designer.io.recovery import (
     Manifest,
     RecoveryEntry,
@@ -38,7 +39,6 @@ from designer.io.recovery import (
     Session,
     changes_since_save,
 )
-from designer.qt.analysis_runner import snapshot
 
 IDLE_DELAY_S = 10.0
 """Seconds after the last edit before the copy is written."""

@@ -29,6 +29,7 @@ from designer.core.events import (
     LinksAdded,
     LinksChanged,
     LinksRemoved,
+    PhysicalChanged,
     SettingsChanged,
     WorkloadChanged,
     dispatch,
@@ -114,6 +115,7 @@ class Geometry:
                 GroupsChanged: _ignore,
                 SettingsChanged: _ignore,
                 WorkloadChanged: _ignore,
+                PhysicalChanged: _ignore,
                 DesignReplaced: lambda e: self.rebuild(design),
             },
         )

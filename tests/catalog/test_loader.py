@@ -206,7 +206,12 @@ def test_estimates_name_real_fields(root: Path, line: str, needle: str) -> None:
 
 def test_broken_optics_table(root: Path) -> None:
     f = root / "optics.yaml"
-    _edit(f, lambda d: d["cables"][0].update(transceiver="nope"))
+    _edit(
+        f,
+        lambda d: next(c for c in d["cables"] if c["kind"] == "fiber").update(
+            transceiver="nope"
+        ),
+    )
     _fails(root, "optics.yaml", "fiber needs a known transceiver")
     f.write_text("[]\n", encoding="utf-8")
     _fails(root, "optics.yaml", "expected a mapping")

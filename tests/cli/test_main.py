@@ -39,6 +39,7 @@ def test_schema_prints_the_design_json_schema(
         "schema_version",
         "settings",
         "workload",
+        "physical",
         "groups",
         "devices",
         "links",

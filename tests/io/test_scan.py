@@ -189,7 +189,7 @@ def test_unknown_key_with_a_huge_array_refused_in_bounded_memory(
         tracemalloc.stop()
     assert str(info.value) == (
         f"{SOURCE}: junk: unknown key; expected one of: schema_version, settings, "
-        "workload, groups, devices, links"
+        "workload, physical, groups, devices, links"
     )
     assert peak < 3 * len(data), (peak, len(data))
 
@@ -433,7 +433,7 @@ def test_refusal_after_good_columns_keeps_the_refusal(catalog: Any) -> None:
     text = _broken_before_junk("[0, 1]")
     assert message(text, catalog) == (
         f"{SOURCE}: junk: unknown key; expected one of: schema_version, settings, "
-        "workload, groups, devices, links"
+        "workload, physical, groups, devices, links"
     )
 
 

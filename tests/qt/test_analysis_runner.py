@@ -231,3 +231,19 @@ def test_bounds_are_refined_in_the_background_and_an_edit_stops_it(
 def want_cables(design: Any) -> int:
     """Compute-fabric cables of the design as it is now."""
     return sum(link.cables for link in design.links if link.fabric.value == "compute")
+
+
+def test_snapshot_keeps_the_physical_block_of_its_state() -> None:
+    """The live report of a placed design has lengths; a later rack move does
+    not reach a snapshot taken before it."""
+    from designer.core.physical_commands import EditRacks
+    from designer.generate import superpod
+    from designer.physical import place
+
+    design = place(superpod("dgx-h100", 1))
+    assert design.physical is not None
+    light, _ = snapshot(design)
+    assert light.physical is not None and light.physical == design.physical
+    rack = design.physical.racks[0]
+    EditRacks({rack.id: {"slot": rack.slot + 500}}).do(design)
+    assert light.physical.racks[0].slot == rack.slot

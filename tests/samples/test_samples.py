@@ -127,15 +127,19 @@ EXPECTED: dict[str, Expected] = {
 
 
 def _builders() -> dict[str, Callable[[Catalog], Design]]:
-    """``SAMPLES`` of samples/make_samples.py (a script, not a package)."""
+    """Each sample as samples/make_samples.py builds and places it (a script)."""
     spec = importlib.util.spec_from_file_location(
         "make_samples", SAMPLES / "make_samples.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    builders: dict[str, Callable[[Catalog], Design]] = module.SAMPLES
-    return builders
+    samples: dict[str, Callable[[Catalog], Design]] = module.SAMPLES
+
+    def build(name: str) -> Callable[[Catalog], Design]:
+        return lambda cat: module.placed(name, samples[name](cat), cat)
+
+    return {name: build(name) for name in samples}
 
 
 def test_every_sample_is_listed() -> None:

@@ -50,27 +50,27 @@ def test_block_round_trips_through_the_file(tmp_path: Path) -> None:
 def test_design_without_a_block_writes_null() -> None:
     data = json.loads(dumps_design(make_design()))
     assert data["workload"] is None
-    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert data["schema_version"] == SCHEMA_VERSION == 3
 
 
 def test_version_1_file_still_opens(tmp_path: Path) -> None:
     """A version-1 file (no workload key) migrates to the same design."""
     data = json.loads(dumps_design(make_design()))
-    del data["workload"]
+    del data["workload"], data["physical"]
     data["schema_version"] = 1
     path = tmp_path / "old.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     loaded = load_design(path, catalog=FAKE_CATALOG)
     assert loaded == make_design()
     assert loaded.workload is None
-    assert migrate(data, 1)["schema_version"] == 2
+    assert migrate(data, 1)["schema_version"] == SCHEMA_VERSION
     assert "workload" not in data  # the step does not write to its input
 
 
 def test_version_1_errors_name_column_places(tmp_path: Path) -> None:
     """Version-1 files stored links as columns: errors say links.<column>[i]."""
     data = json.loads(dumps_design(make_design()))
-    del data["workload"]
+    del data["workload"], data["physical"]
     data["schema_version"] = 1
     data["links"]["cables"][2] = 0
     with pytest.raises(DesignFileError) as info:

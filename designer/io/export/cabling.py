@@ -14,7 +14,11 @@ passes over the links):
 - the module at an end and the cable class follow the analysis (the module by
   the end's own port group, :meth:`Optics.module_for`; the cable class by the
   speed and the a-end's media), so the cages holding a module are the report's
-  ``transceivers_by_type`` and the cables the BOM's cable lines, kind by kind.
+  ``transceivers_by_type`` and the cables the BOM's cable lines, kind by kind;
+- in a placed design every cable has its routed ``length_m`` and the medium
+  that length picks (:mod:`designer.analysis.lengths`), which also picks the
+  cable class and the modules; without a placement ``length_m`` is empty and
+  the medium is the speed class's default, as the BOM counts it.
 
 A cable that finds no free port (the design asks for more ports than the group
 has, or the catalog does not know the port group) gets an empty port and the
@@ -28,6 +32,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from designer.catalog.loader import Catalog as CatalogType
+from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.ports import effective_ports
 from designer.catalog.schema import Interface, Media
 from designer.core.model import Design
@@ -54,6 +60,8 @@ CABLING_COLUMNS: tuple[str, ...] = (
     "to_transceiver",
     "cable_type",
     "cable_id",
+    "media",
+    "length_m",
     "speed_gbps",
     "fabric",
     "rail",
@@ -62,6 +70,8 @@ CABLING_COLUMNS: tuple[str, ...] = (
 
 CablingRow = tuple[
     int,
+    str,
+    str,
     str,
     str,
     str,
@@ -102,15 +112,25 @@ def _fallback_cable_type(a: Interface | None, b: Interface | None, speed: int) -
     return f"{speed}G {media} cable".replace("  ", " ")
 
 
-_KIND = {"fiber": "MMF fiber", "aoc": "AOC", "dac": "DAC copper", "copper": "RJ45"}
+_MEDIUM_TEXT = {
+    "multimode": "MMF fiber",
+    "singlemode": "SMF fiber",
+    "aoc": "AOC",
+    "dac": "DAC copper",
+    "acc": "ACC copper",
+    "copper": "RJ45",
+}
 _MEDIA = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
 
 
-def end_module(cat: Catalog, iface: Interface | None, speed: int) -> str:
+def end_module(
+    cat: Catalog, iface: Interface | None, speed: int, medium: Medium | None = None
+) -> str:
     """Id of the pluggable module at an end ("" when the cable has its own ends).
 
-    As the analysis counts it: the port group's transceiver when a cable of
-    the group's own media at this speed is fiber.
+    As the analysis counts it: the port group's transceiver (or its variant of
+    the link's ``medium``) when the cable is fibre; ``medium`` None: the
+    default medium of the group's own media at this speed.
     """
     if iface is None:
         return ""
@@ -118,40 +138,78 @@ def end_module(cat: Catalog, iface: Interface | None, speed: int) -> str:
     if optics is None:
         return iface.transceiver or ""
     try:
-        module = optics.module_for(iface, speed)
+        module = optics.module_for(iface, speed, medium=medium)
     except (KeyError, ValueError):
         return ""
     return module.id if module is not None else ""
 
 
 def link_cable(
-    cat: Catalog, a: Interface | None, b: Interface | None, speed: int
+    cat: Catalog,
+    a: Interface | None,
+    b: Interface | None,
+    speed: int,
+    medium: Medium | None = None,
 ) -> tuple[str, str]:
     """``(cable type, cable class id)`` of a link, as the BOM prices it.
 
     The class is the optics table's for the speed and the a-end's media
-    (Ethernet when the a-end is unknown); without a table, a plain description.
+    (Ethernet when the a-end is unknown) in ``medium`` (None: the default);
+    without a table, a plain description.
     """
     optics = getattr(cat, "optics", None)
     if optics is not None:
         media = a.media if a is not None else None
         try:
-            cable = optics.cable_class(speed, media or Media.ETHERNET)
+            layer = media or Media.ETHERNET
+            cable = optics.cable_class(speed, layer)
+            if medium is not None:
+                cable = optics.cable_for(speed, layer, medium) or cable
         except (KeyError, ValueError):
             pass
         else:
-            kind = _KIND.get(cable.kind.value, cable.kind.value)
+            kind = _MEDIUM_TEXT.get(cable.medium.value, cable.medium.value)
             m = cable.media.value
             return f"{kind} {cable.speed_gbps}G {_MEDIA.get(m, m)}", cable.id
     return _fallback_cable_type(a, b, speed), ""
 
 
 def link_ends(
-    cat: Catalog, a: Interface | None, b: Interface | None, speed: int
+    cat: Catalog,
+    a: Interface | None,
+    b: Interface | None,
+    speed: int,
+    medium: Medium | None = None,
 ) -> tuple[str, str, str, str]:
     """``(cable type, cable id, module at a, module at b)`` of one cable of a link."""
-    label, cable_id = link_cable(cat, a, b, speed)
-    return label, cable_id, end_module(cat, a, speed), end_module(cat, b, speed)
+    label, cable_id = link_cable(cat, a, b, speed, medium)
+    return (
+        label,
+        cable_id,
+        end_module(cat, a, speed, medium),
+        end_module(cat, b, speed, medium),
+    )
+
+
+def _link_media(
+    design: Design, cat: Catalog
+) -> tuple[list[Medium | None], list[str]] | None:
+    """Per link: the medium its length picks and the length as text (placed only)."""
+    if design.physical is None or not isinstance(cat, CatalogType):
+        return None
+    from designer.analysis.index import build_index
+    from designer.analysis.lengths import media_of
+
+    media = media_of(build_index(design, cat))
+    if media is None:
+        return None
+    codes = media.medium.tolist()
+    mediums = [MEDIA[c] if c >= 0 else None for c in codes]
+    text = [
+        "" if x != x else f"{x:.1f}"  # nan: an end outside every rack
+        for x in media.length_m.tolist()
+    ]
+    return mediums, text
 
 
 def csv_field(value: str) -> str:
@@ -205,9 +263,11 @@ class _Group:
             block.beyond = reason
 
 
-def _mode(cat: Catalog, iface: Interface | None, speed: int) -> tuple[Mode, str]:
-    """(mode, module id) of an end at ``speed``."""
-    module = end_module(cat, iface, speed)
+def _mode(
+    cat: Catalog, iface: Interface | None, speed: int, medium: Medium | None
+) -> tuple[Mode, str]:
+    """(mode, module id) of an end at ``speed`` in ``medium``."""
+    module = end_module(cat, iface, speed, medium)
     split = max(1, iface.split(speed)) if iface is not None else 1
     return (0 if module else 1, module, split, speed if split > 1 else 0), module
 
@@ -267,14 +327,16 @@ def _row_chunks(
             got = groups[(dev_id, group)] = _Group(dev_id, group, iface, count, problem)
         return got
 
-    modes: dict[tuple[int, int], tuple[Mode, str]] = {}
+    modes: dict[tuple[int, int, Medium | None], tuple[Mode, str]] = {}
 
-    def block_of(dev_id: str, group: str, speed: int) -> tuple[_Lanes, str, _Group]:
+    def block_of(
+        dev_id: str, group: str, speed: int, medium: Medium | None
+    ) -> tuple[_Lanes, str, _Group]:
         g = group_of(dev_id, group)
-        key = (id(g.iface), speed)
+        key = (id(g.iface), speed, medium)
         got = modes.get(key)
         if got is None:
-            got = modes[key] = _mode(cat, g.iface, speed)
+            got = modes[key] = _mode(cat, g.iface, speed, medium)
         mode, module = got
         block = g.modes.get(mode)
         if block is None:
@@ -284,22 +346,27 @@ def _row_chunks(
     t = design.links
     ids, a_col, b_col, ap_col, bp_col = t.id, t.a, t.b, t.a_port, t.b_port
     cab_col, spd_col, fab_col, rail_col = t.cables, t.speed_gbps, t.fabric, t.rail
+    placed = _link_media(design, cat)
+    mediums: list[Medium | None] = placed[0] if placed else [None] * len(ids)
+    lengths: list[str] = placed[1] if placed else [""] * len(ids)
     # pass 1: what every device's port group must carry, and each link's cable
-    ends: dict[tuple[str, str, int], tuple[_Lanes, str, _Group]] = {}
-    cable_types: dict[tuple[int, int, int], tuple[str, str]] = {}
-    plan: list[tuple[_Lanes, str, _Lanes, str, tuple[str, str]]] = []
+    ends: dict[tuple[str, str, int, Medium | None], tuple[_Lanes, str, _Group]] = {}
+    cable_types: dict[tuple[int, int, int, Medium | None], tuple[str, str, str]] = {}
+    plan: list[tuple[_Lanes, str, _Lanes, str, tuple[str, str, str]]] = []
     for i in range(len(ids)):
-        speed, cables = spd_col[i], cab_col[i]
-        ka, kb = (a_col[i], ap_col[i], speed), (b_col[i], bp_col[i], speed)
+        speed, cables, medium = spd_col[i], cab_col[i], mediums[i]
+        ka = (a_col[i], ap_col[i], speed, medium)
+        kb = (b_col[i], bp_col[i], speed, medium)
         ea = ends.get(ka) or ends.setdefault(ka, block_of(*ka))
         eb = ends.get(kb) or ends.setdefault(kb, block_of(*kb))
         la, lb = ea[0], eb[0]
         la.lanes += cables
         lb.lanes += cables
-        ckey = (id(ea[2].iface), id(eb[2].iface), speed)
+        ckey = (id(ea[2].iface), id(eb[2].iface), speed, medium)
         ct = cable_types.get(ckey)
         if ct is None:
-            ct = cable_types[ckey] = link_cable(cat, ea[2].iface, eb[2].iface, speed)
+            label, cid = link_cable(cat, ea[2].iface, eb[2].iface, speed, medium)
+            ct = cable_types[ckey] = (label, cid, _medium_of(cat, cid))
         plan.append((la, ea[1], lb, eb[1], ct))
     del ends
     for g in groups.values():
@@ -307,13 +374,13 @@ def _row_chunks(
     # pass 2: rows, link by link; a link's constant fields are formatted once
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
     dev_text = {d: f"{q(d)},{q(label)}" for d, label in labels.items()}
-    tails: dict[tuple[str, str, str, int, str, str], str] = {}
+    tails: dict[tuple[str, str, str, str, str, int, str, str], str] = {}
     n = 0
     rows: list[Any] = []
     for i in range(len(ids)):
         a, b, ap, bp = a_col[i], b_col[i], ap_col[i], bp_col[i]
-        la, ma, lb, mb, (ctype, cable_id) = plan[i]
-        speed, cables = spd_col[i], cab_col[i]
+        la, ma, lb, mb, (ctype, cable_id, medium_text) = plan[i]
+        speed, cables, length = spd_col[i], cab_col[i], lengths[i]
         sa, sb = la.offset + la.used, lb.offset + lb.used
         la.used += cables
         lb.used += cables
@@ -323,11 +390,12 @@ def _row_chunks(
         if as_text:
             head = f",{q(ids[i])},{dev_text[a]},{qc(ap)},"
             mid = f",{qc(ma)},{dev_text[b]},{qc(bp)},"
-            tkey = (mb, ctype, cable_id, speed, fabric, rail)
+            tkey = (mb, ctype, cable_id, medium_text, length, speed, fabric, rail)
             tail = tails.get(tkey)
             if tail is None:
                 tail = tails[tkey] = (
-                    f",{q(mb)},{q(ctype)},{q(cable_id)},{speed},{q(fabric)},{rail},"
+                    f",{q(mb)},{q(ctype)},{q(cable_id)},{q(medium_text)},{length},"
+                    f"{speed},{q(fabric)},{rail},"
                 )
         for c in range(cables):
             n += 1
@@ -353,6 +421,8 @@ def _row_chunks(
                         mb,
                         ctype,
                         cable_id,
+                        medium_text,
+                        length,
                         speed,
                         fabric,
                         rail,
@@ -364,6 +434,17 @@ def _row_chunks(
             rows = []
     if rows:
         yield rows
+
+
+def _medium_of(cat: Catalog, cable_id: str) -> str:
+    """The medium of a cable class (empty without an optics table)."""
+    optics = getattr(cat, "optics", None)
+    if optics is None or not cable_id:
+        return ""
+    for c in optics.cables:
+        if c.id == cable_id:
+            return str(c.medium.value)
+    return ""
 
 
 def _note(pa: str, la: _Lanes, pb: str, lb: _Lanes) -> str:
@@ -420,15 +501,17 @@ def cabling_summary(
         return cache[key]
 
     counts: Counter[tuple[str, str, int]] = Counter()
-    types: dict[tuple[int, int, int], str] = {}
+    types: dict[tuple[int, int, int, Medium | None], str] = {}
     t = design.links
+    placed = _link_media(design, cat)
+    mediums: list[Medium | None] = placed[0] if placed else [None] * len(t.id)
     for i in range(len(t.id)):
         ia, ib = iface(t.a[i], t.a_port[i]), iface(t.b[i], t.b_port[i])
-        speed = t.speed_gbps[i]
-        key = (id(ia), id(ib), speed)
+        speed, medium = t.speed_gbps[i], mediums[i]
+        key = (id(ia), id(ib), speed, medium)
         ctype = types.get(key)
         if ctype is None:
-            ctype = types[key] = link_cable(cat, ia, ib, speed)[0]
+            ctype = types[key] = link_cable(cat, ia, ib, speed, medium)[0]
         fabric = str(getattr(t.fabric[i], "value", t.fabric[i]))
         counts[(fabric, ctype, speed)] += t.cables[i]
     order = {"compute": 0, "storage": 1, "inband": 2, "oob": 3}

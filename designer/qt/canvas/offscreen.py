@@ -19,6 +19,7 @@ from PySide6.QtGui import QPainter, QTransform
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Document
 from designer.core.model import Design
+from designer.core.snapshot import copy
 from designer.qt.canvas.items import REFERENCE_DPI
 from designer.qt.canvas.scene import DesignScene
 from designer.view import sizes as sz
@@ -30,17 +31,6 @@ def text_scale_of(painter: QPainter) -> float:
     device = painter.device()
     dpi = device.logicalDpiY() if device is not None else 0
     return dpi / REFERENCE_DPI if dpi > 0 else 1.0
-
-
-def _copy(design: Design) -> Design:
-    """The design as it is now (the export does not follow later edits)."""
-    return Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        groups=list(design.groups),
-        devices=list(design.devices),
-        links=design.links.copy(),
-    )
 
 
 class OffscreenRenderer:
@@ -55,7 +45,8 @@ class OffscreenRenderer:
         cut: Cut | None = None,
     ) -> None:
         self.design = design
-        self.scene = DesignScene(Document(_copy(design)), catalog, exporting=True)
+        # a copy: the export does not follow later edits
+        self.scene = DesignScene(Document(copy(design)), catalog, exporting=True)
         self._selected = list(selection)
         if cut is not None:
             self.scene.set_cut(set(cut.side_a), set(cut.links))

@@ -22,7 +22,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from designer.catalog.loader import Catalog
 from designer.core.commands import Document, Stage
 from designer.core.events import DevicesChanged, Event, WorkloadChanged, only, replaced
-from designer.core.model import Design, LinkArrays, LinkTable
+from designer.core.model import Design, LinkArrays
+from designer.core.snapshot import snapshot, with_links
 from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, BURST_GAP_S
 from designer.workload import DesignFacts, Estimate
 from designer.workload.fabric import NMinusOne
@@ -63,7 +64,7 @@ class FactsCache:
         if self.key != key or self.facts is None:
             from designer import workload
 
-            full = _with_links(design, links)
+            full = with_links(design, links)
             facts = workload.read_design(full, catalog)
             self.facts = _MemoFacts(
                 **{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)}
@@ -71,33 +72,6 @@ class FactsCache:
             self.key = key
             self.reads += 1
         return self.facts
-
-
-def snapshot(design: Design) -> tuple[Design, LinkArrays]:
-    """What a job may read while the GUI keeps editing: the device and group
-    lists (commands replace their items, never change them), the settings and
-    workload block (replaced, never changed) and the link column state."""
-    light = Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        workload=design.workload,
-        groups=list(design.groups),
-        devices=list(design.devices),
-        links=LinkTable(),
-    )
-    return light, design.links.arrays
-
-
-def _with_links(design: Design, links: LinkArrays) -> Design:
-    """The snapshot with a link table of its own (built on the worker)."""
-    return Design.model_construct(
-        schema_version=design.schema_version,
-        settings=design.settings,
-        workload=design.workload,
-        groups=design.groups,
-        devices=design.devices,
-        links=LinkTable.from_arrays(links),
-    )
 
 
 class _JobSignals(QObject):

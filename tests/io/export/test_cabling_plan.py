@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from designer.analysis import analyze
 from designer.core.model import Design, Device, Link, LinkTable, Settings
 from designer.generate import fat_tree, k_ary, superpod
 from designer.io import load_design
@@ -24,11 +25,27 @@ SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_sample_plans_are_exact(path: Path) -> None:
-    facts = check_against_report(load_design(path))
+    design = load_design(path)
+    facts = check_against_report(design)
     if path.stem == "dgx-h100-superpod-4su":
         # RA-H100 Table 8 counts 508 DGX + 1,536 switch OSFP on the compute fabric
-        assert facts.modules["osfp-2x400g"] == 2372
-        assert sum(facts.modules.values()) == 2656
+        compute = design.model_copy(
+            update={"links": design.links.take(_rows(design, "compute"))}
+        )
+        modules = check_against_report(compute).modules
+        assert modules == {"osfp-2x400g": 508 + 1536, "qsfp56-200g": 4}  # + 4 UFM
+        # "All networking components are multi-mode fiber" (RA-H100), placed too
+        media = analyze(compute).physical.cables_by_media.model_dump()
+        assert media == {**dict.fromkeys(media, 0), "multimode": 2044}
+        # the storage fabric's 328 less 4 twin cages of the 16 Lustre links that
+        # run as copper inside the storage rack once the design is placed (and
+        # the 16 QSFP56 modules at their Lustre ends)
+        assert facts.modules["osfp-2x400g"] == 2044 + 328 - 4
+        assert sum(facts.modules.values()) == 2656 - 4 - 16
+
+
+def _rows(design: Design, fabric: str) -> list[int]:
+    return [i for i, f in enumerate(design.links.fabric) if f.value == fabric]
 
 
 GENERATED = {
@@ -214,11 +231,16 @@ def test_two_breakouts_in_one_group_take_a_module_each() -> None:
     port of its own: 1/2 + 1/4 + 1/4 of a port is still three ports, and the
     report counts them as the plan lays them out.
     """
-    from designer.catalog import CableKind, Catalog, default_catalog
+    from designer.catalog import CableKind, Catalog, Medium, default_catalog
 
     cat = default_catalog()
+    fibre = {
+        "kind": CableKind.FIBER,
+        "medium": Medium.MULTIMODE,
+        "transceiver": "qsfp28-100g",
+    }
     cables = [
-        c.model_copy(update={"kind": CableKind.FIBER, "transceiver": "qsfp28-100g"})
+        c.model_copy(update=fibre)
         if c.id in ("cable-eth-100g", "cable-eth-200g")
         else c
         for c in cat.optics.cables

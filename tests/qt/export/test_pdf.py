@@ -226,7 +226,9 @@ def test_wide_detail_drawings_share_a_page(tmp_path: Path) -> None:
     assert "Drawing, details 3–4 of 4" in pages[2]
     assert _size(reader.pages[2]) == A4_PT[::-1]
     assert pages[3].startswith("Switch tiers")
-    assert len(pages) == 5
+    # the placed sample prices copper and fibre lines by length: the bill of
+    # materials and the cabling summary run onto a sixth page
+    assert len(pages) == 6
 
     flow = Flow(QPdfWriter(str(tmp_path / "x.pdf")), page_rects(_page_layouts("A4")))
     wide, tall = ("a", {"x"}, 6.0), ("b", {"y"}, 1.5)
