@@ -1,18 +1,25 @@
-"""Link ends joined with the catalog: one row per link end, facts as arrays.
+"""Link ends joined with the catalog: facts per kind of end, codes per link.
 
-Built once by :func:`designer.analysis.index.build_index` (it is the design
-joined with the catalog), read by the port, optics and findings checks.
+Every link has an a end and a b end. What the catalog says about an end depends
+only on its (catalog entry, port group, fabric, speed, medium): its *kind*. A
+design of 300,000 links has a handful of kinds, so the facts are looked up once
+per kind into small tables, and each link carries the kind code of its two ends
+(``code_a``, ``code_b``). Port budgets, optics and cable classes sum per-link
+weights straight into (device, port group) bins; the per-end arrays that only
+findings read (``known``, ``supported``...) are built on first use, and only
+when some kind of end in the design is wrong.
+
+Built once per index by :func:`ends_of`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from designer.analysis.codes import dense_codes
 from designer.analysis.index import (
     BoolArray,
     DesignIndex,
@@ -23,38 +30,119 @@ from designer.analysis.lengths import media_of
 from designer.catalog.optics import MEDIA
 from designer.core.model import FABRICS
 
+Codes = npt.NDArray[np.int32]
+
+
+@dataclass
+class Kinds:
+    """Facts per kind of link end (row ``j``: kind code ``j``)."""
+
+    known: BoolArray
+    """The port group exists on the device's catalog entry."""
+    supported: BoolArray
+    """The port group runs at the link's speed."""
+    role_ok: BoolArray
+    """The port group is meant for the link's fabric."""
+    split: FloatArray
+    """Links per native port at the link's speed (breakout), >= 1."""
+    per_cage: FloatArray
+    """Links one pluggable cage carries (0: no module, e.g. copper)."""
+    module: IntArray
+    """Module type (index into ``EndTable.module_id``), -1 for none."""
+    block: IntArray
+    """Optics block (module, split, breakout speed, links per cage), -1: none."""
+    cable: IntArray
+    """Cable class (speed, media of the port group) of a link whose a end this is."""
+    port_group: list[int]
+    """Catalog entry and port group (``entry * P + port``) of each kind."""
+    module_id: list[str]
+    blocks: list[tuple[int, int, float]]
+    cable_classes: list[tuple[int, str]]
+
 
 @dataclass
 class EndTable:
-    """Both ends of every link, with what the catalog says about the port group.
+    """Both ends of every link as kind codes, with the facts per kind.
 
-    Row ``i`` is the a end of link ``i`` and row ``m + i`` its b end (``m`` links):
-    :meth:`links_of` turns end rows into link positions.
+    ``group_a``/``group_b`` are each end's (device, port group) bin
+    ``device * P + port`` (``P`` port names); ``blocks`` describes the optics
+    blocks and ``cables`` the cable classes the kind tables point into.
     """
 
     m: int
-    dev: IntArray
-    port: IntArray
-    known: BoolArray
-    supported: BoolArray
-    usage: FloatArray
-    modules: FloatArray
+    n_ports: int
+    code_a: Codes
+    code_b: Codes
+    kinds: Kinds
     module_id: list[str]
-    module_code: IntArray
-    media_ok: BoolArray
-    role_ok: BoolArray
-    group_code: IntArray
-    group_key: IntArray
-    cage_sel: IntArray
-    cage_code: IntArray
-    cage_key: IntArray
-    cable_code: IntArray
-    cable_key: IntArray
-    speeds: IntArray
+    blocks: list[tuple[int, int, float]]
+    """Per optics block: (module, split, ports of that split per cage)."""
+    cable_classes: list[tuple[int, str]]
+    """Per cable class: (speed Gb/s, media of the a-end port group)."""
+    group_a: IntArray
+    group_b: IntArray
+    pair_code: IntArray
+    """Kind pair of each link (``code_a * kinds + code_b``)."""
+    pair_media_ok: BoolArray
+    """Per kind pair: the two port groups speak the same link layer."""
+    index: DesignIndex = field(repr=False)
+
+    @property
+    def all_known(self) -> bool:
+        """Every end's port group exists on its device."""
+        return bool(self.kinds.known.all())
+
+    @property
+    def all_fine(self) -> bool:
+        """No end with an unknown group, a wrong speed, role or media."""
+        k = self.kinds
+        return bool(
+            (k.known & k.supported & k.role_ok).all() and self.pair_media_ok.all()
+        )
 
     def links_of(self, rows: IntArray) -> IntArray:
-        """Link position of each end row."""
+        """Link position of each end row (row ``i``: a end, ``m + i``: b end)."""
         out: IntArray = rows % max(self.m, 1)
+        return out
+
+    def _per_end(self, table: BoolArray) -> BoolArray:
+        return np.concatenate((table[self.code_a], table[self.code_b]))
+
+    @cached_property
+    def dev(self) -> IntArray:
+        """Device of each end row."""
+        return np.concatenate((self.index.a, self.index.b))
+
+    @cached_property
+    def port(self) -> IntArray:
+        """Port group (index into the port names) of each end row."""
+        return np.concatenate((self.index.a_port, self.index.b_port))
+
+    @cached_property
+    def known(self) -> BoolArray:
+        """Per end row: its port group exists."""
+        return self._per_end(self.kinds.known)
+
+    @cached_property
+    def supported(self) -> BoolArray:
+        """Per end row: its port group runs at the link's speed."""
+        return self._per_end(self.kinds.supported)
+
+    @cached_property
+    def role_ok(self) -> BoolArray:
+        """Per end row: its port group is meant for the link's fabric."""
+        return self._per_end(self.kinds.role_ok)
+
+    @cached_property
+    def media_ok(self) -> BoolArray:
+        """Per end row: the link's two port groups speak the same link layer."""
+        ok = self.pair_media_ok[self.pair_code]
+        return np.concatenate((ok, ok))
+
+    def usage(self, side: str) -> FloatArray:
+        """Native ports each link takes at its ``side`` ("a" or "b") end."""
+        code = self.code_a if side == "a" else self.code_b
+        out: FloatArray = self.index.cables / self.kinds.split[code]
         return out
 
 
@@ -66,29 +154,32 @@ def ends_of(index: DesignIndex) -> EndTable:
     return table
 
 
-def _table(size: int, present: IntArray) -> npt.NDArray[np.int32]:
-    """Dense code of each present key (``present``: sorted distinct keys)."""
-    lookup = np.full(size, -1, dtype=np.int32)
-    lookup[present] = np.arange(len(present), dtype=np.int32)
-    return lookup
-
-
-def _distinct(values: IntArray, size: int) -> IntArray:
-    """Sorted distinct values in ``[0, size)`` (a presence pass, no sort)."""
-    if not len(values):
+def _present(keys_a: IntArray, keys_b: IntArray, size: int) -> IntArray:
+    """Sorted distinct values of two key arrays in ``[0, size)``."""
+    if not len(keys_a):
         return np.zeros(0, dtype=np.int64)
-    if size <= 4 * len(values) + 1_000_000:
-        return np.flatnonzero(np.bincount(values, minlength=size))
-    return np.unique(values)
+    if size <= 4 * len(keys_a) + 1_000_000:
+        seen = np.bincount(keys_a, minlength=size) + np.bincount(keys_b, minlength=size)
+        return np.flatnonzero(seen)
+    return np.unique(np.concatenate((keys_a, keys_b)))
+
+
+def _codes(keys: IntArray, present: IntArray, size: int) -> Codes:
+    """Position of each key in the sorted distinct keys ``present``."""
+    if size <= 50_000_000:
+        lookup = np.zeros(size, dtype=np.int32)
+        lookup[present] = np.arange(len(present), dtype=np.int32)
+        out: Codes = lookup[keys]
+        return out
+    return np.searchsorted(present, keys).astype(np.int32)
 
 
 def end_table(index: DesignIndex) -> EndTable:
-    """Per-end view of the links with port-group facts looked up once per combo.
+    """Kind codes of both ends of every link and the facts of each kind.
 
-    Facts that depend only on (catalog entry, port group, fabric, speed) are
-    looked up once per distinct combination into small tables, and each end reads
-    its row of them; the media check reads one table per distinct pair of port
-    groups, shared by a link's two ends.
+    A kind is (catalog entry and port group, fabric, speed, medium): everything
+    the catalog lookups depend on. The medium is the one the link's length picks
+    when the design is placed, else the port group's default.
     """
     m = index.n_links
     n_ports = max(len(index.port_names), 1)
@@ -97,36 +188,89 @@ def end_table(index: DesignIndex) -> EndTable:
     cp_a = cat[a] * n_ports + index.a_port
     cp_b = cat[b] * n_ports + index.b_port
     n_cp = max(len(index.catalog_ids), 1) * n_ports
-    speeds = _distinct(index.speed, int(index.speed.max()) + 1 if m else 1)
+    if m:
+        speeds = np.flatnonzero(np.bincount(index.speed))
+    else:
+        speeds = np.zeros(0, dtype=np.int64)
     n_s = max(len(speeds), 1)
-    scode_link = _table(int(speeds.max()) + 1 if m else 1, speeds)[index.speed]
-    # the medium of each link: chosen by its length, or -1 (the port group's own
-    # default: the design is not placed)
+    scode = np.zeros(int(speeds.max()) + 1 if m else 1, dtype=np.int64)
+    scode[speeds] = np.arange(len(speeds))
     media = media_of(index)
     n_med = len(MEDIA) + 1
-    med = media.medium + 1 if media is not None else np.zeros(m, dtype=np.int64)
-    # port-group facts per (catalog entry and port group, fabric, speed, medium)
-    size = n_cp * 4 * n_s * n_med
-    base = (index.fabric * n_s + scode_link) * n_med + med
-    key_a = cp_a * (4 * n_s * n_med) + base
-    key_b = cp_b * (4 * n_s * n_med) + base
-    combos = _distinct(np.concatenate((key_a, key_b)), size)
-    n_u = len(combos)
-    known = np.zeros(n_u + 1, dtype=np.bool_)
-    supported = np.zeros(n_u + 1, dtype=np.bool_)
-    split = np.ones(n_u + 1)
-    per_module = np.zeros(n_u + 1)
-    role_ok = np.ones(n_u + 1, dtype=np.bool_)
-    mod_code = np.full(n_u + 1, -1, dtype=np.int64)
-    module_ids: list[str] = []
+    per_link = (index.fabric * n_s + scode[index.speed]) * n_med
+    if media is not None:
+        per_link += media.medium + 1
+    stride = 4 * n_s * n_med
+    key_a = cp_a * stride + per_link
+    key_b = cp_b * stride + per_link
+    size = n_cp * stride
+    kinds_present = _present(key_a, key_b, size)
+    n_k = len(kinds_present)
+    code_a = _codes(key_a, kinds_present, size)
+    code_b = _codes(key_b, kinds_present, size)
+    kinds = _kind_facts(index, kinds_present, speeds, n_ports, n_s, n_med)
+    cps = kinds.port_group
+    # media: the two ends of a link must speak the same link layer
+    pair_code = code_a.astype(np.int64) * max(n_k, 1) + code_b
+    pairs = np.flatnonzero(np.bincount(pair_code, minlength=n_k * n_k))
+    pair_ok = np.ones(max(n_k, 1) ** 2, dtype=np.bool_)
+    for p in pairs.tolist():
+        ka, kb = divmod(int(p), n_k)
+        ia = index.port_keys.get(divmod(cps[ka], n_ports))
+        ib = index.port_keys.get(divmod(cps[kb], n_ports))
+        if ia and ib and ia.interface and ib.interface:
+            fa, fb = ia.interface, ib.interface
+            pair_ok[p] = fb.supports_media(fa.media) or fa.supports_media(fb.media)
+    return EndTable(
+        m=m,
+        n_ports=n_ports,
+        code_a=code_a,
+        code_b=code_b,
+        kinds=kinds,
+        module_id=kinds.module_id,
+        blocks=kinds.blocks,
+        cable_classes=kinds.cable_classes,
+        group_a=a * n_ports + index.a_port,
+        group_b=b * n_ports + index.b_port,
+        pair_code=pair_code,
+        pair_media_ok=pair_ok,
+        index=index,
+    )
+
+
+def _kind_facts(
+    index: DesignIndex,
+    kinds_present: IntArray,
+    speeds: IntArray,
+    n_ports: int,
+    n_s: int,
+    n_med: int,
+) -> Kinds:
+    """Look the catalog up once per kind of end."""
+    n_k = len(kinds_present)
+    known = np.zeros(n_k, dtype=np.bool_)
+    supported = np.zeros(n_k, dtype=np.bool_)
+    role_ok = np.ones(n_k, dtype=np.bool_)
+    split = np.ones(n_k)
+    per_cage = np.zeros(n_k)
+    module = np.full(n_k, -1, dtype=np.int64)
+    block = np.full(n_k, -1, dtype=np.int64)
+    cable = np.zeros(n_k, dtype=np.int64)
+    modules: list[str] = []
+    blocks: dict[tuple[int, int, int, float], int] = {}
+    cables: dict[tuple[int, str], int] = {}
+    cps: list[int] = []
     optics = index.catalog.optics
-    for j, k in enumerate(combos.tolist()):
+    for j, k in enumerate(kinds_present.tolist()):
         rest, mc = divmod(int(k), n_med)
         rest, sc = divmod(rest, n_s)
-        rest, fab = divmod(rest, 4)
-        spd = int(speeds[sc])
-        info = index.port_keys.get(divmod(rest, n_ports))
+        cp, fab = divmod(rest, 4)
+        cps.append(cp)
+        spd = int(speeds[sc]) if len(speeds) else 0
+        info = index.port_keys.get(divmod(cp, n_ports))
         iface = info.interface if info else None
+        layer = iface.media.value if iface else "ethernet"
+        cable[j] = cables.setdefault((spd, layer), len(cables))
         if iface is None:
             continue
         known[j] = True
@@ -134,62 +278,28 @@ def end_table(index: DesignIndex) -> EndTable:
         split[j] = max(iface.split(spd), 1)
         role_ok[j] = iface.role.value in ("any", FABRICS[fab].value)
         medium = MEDIA[mc - 1] if mc > 0 else None
-        module = optics.module_for(iface, spd, medium=medium)
-        if module is not None:
-            per_module[j] = iface.links_per_cage(spd)
-            if module.id not in module_ids:
-                module_ids.append(module.id)
-            mod_code[j] = module_ids.index(module.id)
-    inv: npt.NDArray[np.signedinteger[Any]]
-    if size <= 50_000_000:
-        code = _table(size, combos)
-        inv = np.concatenate((code[key_a], code[key_b]))
-    else:
-        inv = np.searchsorted(combos, np.concatenate((key_a, key_b)))
-    # media: the two ends of a link must speak the same link layer
-    pair = cp_a * n_cp + cp_b
-    pairs = _distinct(pair, n_cp * n_cp)
-    pair_ok = np.ones(len(pairs), dtype=np.bool_)
-    for j, k in enumerate(pairs.tolist()):
-        ka, kb = divmod(int(k), n_cp)
-        ia = index.port_keys.get(divmod(ka, n_ports))
-        ib = index.port_keys.get(divmod(kb, n_ports))
-        if ia and ib and ia.interface and ib.interface:
-            fa, fb = ia.interface, ib.interface
-            pair_ok[j] = fb.supports_media(fa.media) or fa.supports_media(fb.media)
-    if n_cp * n_cp <= 50_000_000:
-        link_ok = pair_ok[_table(n_cp * n_cp, pairs)[pair]]
-    else:
-        link_ok = pair_ok[np.searchsorted(pairs, pair)]
-    dev = np.concatenate((a, b))
-    port = np.concatenate((index.a_port, index.b_port))
-    cables = np.concatenate((index.cables, index.cables))
-    group_code, group_key = dense_codes(dev * n_ports + port)
-    mcode = mod_code[inv]
-    cage_sel = np.flatnonzero(mcode >= 0)
-    n_mod = max(len(module_ids), 1)
-    cage_code, cage_key = dense_codes(
-        (dev[cage_sel] * n_ports + port[cage_sel]) * n_mod + mcode[cage_sel]
-    )
-    cable_code, cable_key = dense_codes(cp_a * n_s + scode_link)
-    return EndTable(
-        m=m,
-        cable_code=cable_code,
-        cable_key=cable_key,
-        speeds=speeds,
-        group_code=group_code,
-        group_key=group_key,
-        cage_sel=cage_sel,
-        cage_code=cage_code,
-        cage_key=cage_key,
-        dev=dev,
-        port=port,
-        known=known[inv],
-        supported=supported[inv],
-        usage=cables / split[inv],
-        modules=per_module[inv],
-        module_id=module_ids,
-        module_code=mcode,
-        media_ok=np.concatenate((link_ok, link_ok)),
-        role_ok=role_ok[inv],
+        found = optics.module_for(iface, spd, medium=medium)
+        if found is None:
+            continue
+        if found.id not in modules:
+            modules.append(found.id)
+        module[j] = modules.index(found.id)
+        per_cage[j] = iface.links_per_cage(spd)
+        s = int(split[j])
+        # lanes of one split and speed share ports; whole ports (split 1) any speed
+        shape = (int(module[j]), s, spd if s > 1 else 0, per_cage[j] / s)
+        block[j] = blocks.setdefault(shape, len(blocks))
+    return Kinds(
+        known=known,
+        supported=supported,
+        role_ok=role_ok,
+        split=split,
+        per_cage=per_cage,
+        module=module,
+        block=block,
+        cable=cable,
+        port_group=cps,
+        module_id=modules,
+        blocks=[(mod, s, p) for mod, s, _, p in blocks],
+        cable_classes=list(cables),
     )

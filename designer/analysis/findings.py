@@ -126,7 +126,11 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 _ids(ctx, unknown),
             )
         )
-    bad_end = ~ends.known & (idx.kind[ends.dev] != KIND_UNKNOWN)
+    bad_end = (
+        ~ends.known & (idx.kind[ends.dev] != KIND_UNKNOWN)
+        if not ends.all_known
+        else np.zeros(0, dtype=np.bool_)
+    )
     if bad_end.any():
         sel = np.flatnonzero(bad_end)
         names = sorted(
@@ -181,6 +185,8 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 _ids(ctx, dev),
             )
         )
+    if ends.all_fine:
+        return out
     known_both = (
         ends.known
         & ctx.ends.known[

@@ -34,9 +34,18 @@ def port_budget(
     index: DesignIndex, ends: EndTable
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """(device*P + port keys, ports used, ports available) for every used port group."""
-    n_ports = max(len(index.port_names), 1)
-    inv, uniq = ends.group_code, ends.group_key
-    used = np.bincount(inv, weights=ends.usage, minlength=len(uniq))
+    n_ports = ends.n_ports
+    size = index.n_devices * n_ports
+    if not ends.m:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    seen = np.bincount(ends.group_a, minlength=size) + np.bincount(
+        ends.group_b, minlength=size
+    )
+    used_all = np.bincount(
+        ends.group_a, weights=ends.usage("a"), minlength=size
+    ) + np.bincount(ends.group_b, weights=ends.usage("b"), minlength=size)
+    uniq = np.flatnonzero(seen)
+    used = used_all[uniq]
     dev, port = np.divmod(uniq, n_ports)
     cat = index.dev_catalog[dev]
     cinv, cu = dense_codes(cat * n_ports + port)
@@ -64,31 +73,31 @@ def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
     twin cage shares it with a 400G port, as RA-H100 Table 8 counts 48 x 32 =
     1,536 switch modules; the cabling plan lays the cages out the same way.
     """
-    sel = ends.cage_sel
-    if not len(sel):
+    n_blk = len(ends.blocks)
+    if not n_blk or not ends.m:
         return {}
     n_mod = len(ends.module_id)
-    links = ends.links_of(sel)
-    cables = index.cables[links].astype(np.float64)
-    split = np.rint(cables / ends.usage[sel]).astype(np.int64)
-    # lanes of one split and speed share ports; whole ports (split 1) any speed
-    scode, _ = dense_codes(np.where(split > 1, index.speed[links], 0))
-    inv, uniq = dense_codes(
-        (ends.cage_code * 9 + np.minimum(split, 8)) * (int(scode.max()) + 1) + scode
-    )
-    lanes = np.bincount(inv, weights=cables, minlength=len(uniq))
-    block_split = np.ones(len(uniq))
-    block_split[inv] = split
-    block_cage = np.zeros(len(uniq), dtype=np.int64)
-    block_cage[inv] = ends.cage_code
-    per_cage = np.ones(len(uniq))
-    per_cage[inv] = ends.modules[sel] / split
-    ports = np.ceil(lanes / block_split - 1e-9)
-    fill = np.bincount(
-        block_cage, weights=ports / per_cage, minlength=len(ends.cage_key)
-    )
+    size = index.n_devices * ends.n_ports * n_blk
+    lanes = np.zeros(size)
+    cables = index.cables.astype(np.float64)
+    for group, code in ((ends.group_a, ends.code_a), (ends.group_b, ends.code_b)):
+        blk = ends.kinds.block[code]
+        optic = blk >= 0
+        lanes += np.bincount(
+            group * n_blk + np.maximum(blk, 0),
+            weights=np.where(optic, cables, 0.0),
+            minlength=size,
+        )
+    present = np.flatnonzero(lanes)
+    group, blk = np.divmod(present, n_blk)
+    facts = np.array(ends.blocks, dtype=np.float64).reshape(-1, 3)
+    module = facts[blk, 0].astype(np.int64)
+    ports = np.ceil(lanes[present] / facts[blk, 1] - 1e-9)
+    cage = group * n_mod + module
+    fill = np.bincount(cage, weights=ports / facts[blk, 2])
+    used = np.flatnonzero(fill)
     counts = np.bincount(
-        ends.cage_key % n_mod, weights=np.ceil(fill - 1e-9), minlength=n_mod
+        used % n_mod, weights=np.ceil(fill[used] - 1e-9), minlength=n_mod
     )
     return {
         mid: round(float(n)) for mid, n in zip(ends.module_id, counts, strict=True) if n
@@ -99,18 +108,12 @@ def cable_classes(index: DesignIndex) -> dict[tuple[int, str], int]:
     """Cables by (speed, media of the a-end port group)."""
     if index.n_links == 0:
         return {}
-    n_ports = max(len(index.port_names), 1)
     ends = ends_of(index)
-    inv, uniq, speeds = ends.cable_code, ends.cable_key, ends.speeds
-    totals = np.bincount(inv, weights=index.cables, minlength=len(uniq))
-    out: dict[tuple[int, str], int] = {}
-    for j, k in enumerate(uniq.tolist()):
-        rest, sc = divmod(int(k), len(speeds))
-        info = index.port_keys.get(divmod(rest, n_ports))
-        media = info.interface.media.value if info and info.interface else "ethernet"
-        spd = int(speeds[sc])
-        out[(spd, media)] = out.get((spd, media), 0) + int(totals[j])
-    return out
+    cls = ends.kinds.cable[ends.code_a]
+    n = len(ends.cable_classes)
+    totals = np.bincount(cls, weights=index.cables, minlength=n)
+    seen = np.bincount(cls, minlength=n)
+    return {key: int(totals[j]) for j, key in enumerate(ends.cable_classes) if seen[j]}
 
 
 def cable_class_counts(index: DesignIndex) -> dict[str, int]:
