@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from math import ceil
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from designer.analysis.bisection import (
 )
 from designer.analysis.context import Context
 from designer.analysis.cost import classify, cost_build_up
-from designer.analysis.ends import ends_of
+from designer.analysis.ends import EndTable, ends_of
 from designer.analysis.findings import all_findings
 from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.index import (
@@ -25,6 +26,7 @@ from designer.analysis.index import (
     DesignIndex,
     build_index,
 )
+from designer.analysis.levels import Hierarchy
 from designer.analysis.metrics import (
     TIER_NAMES,
     Tiers,
@@ -38,6 +40,9 @@ from designer.analysis.physical_checks import physical_report
 from designer.analysis.report import Bisection, Report, TierOversubscription
 from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
+
+if TYPE_CHECKING:
+    from designer.analysis.reuse import Reuse
 
 
 def analyze(
@@ -201,34 +206,66 @@ def analyze_index(
     return report
 
 
-def analyze_stages(
-    index: DesignIndex,
-    design: Design,
-    *,
-    known_lower: float | None = None,
-    deadline: float | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> Iterator[Report]:
-    """The report at once, then a new one each time refining the bisection
-    moves a bound, until the bounds meet, ``deadline`` (a
-    ``time.perf_counter()`` value) passes or ``should_stop()`` says so.
+@dataclass
+class _Figures:
+    """What the report takes from the index alone (not from the settings)."""
 
-    Everything but the bisection and the findings is computed once; a later
-    report differs from the first in those two only.
-    """
-    g = compute_graph(index)
+    g: ComputeGraph
+    h: Hierarchy
+    nominal: np.ndarray
+    names: np.ndarray
+    bis: BisectionResult
+    ends: EndTable
+    budget: tuple[np.ndarray, np.ndarray, np.ndarray]
+    tiers: Tiers
+    cables: dict[str, int]
+    modules: dict[str, int]
+    tier_rows: dict[str, TierOversubscription]
+    ratios: dict[str, float | None]
+    per_switch: dict[str, float | None]
+    gpus: int
+    compute_nodes: int
+    domains: int
+    domain_size: int
+    by_rack: dict[str, float]
+    planes: Planes
+    cable_counts: dict[str, int]
+    switches: dict[str, int]
+    physical: Any
+
+
+def _fabric(index: DesignIndex, reuse: Reuse | None) -> tuple[ComputeGraph, Hierarchy]:
+    """The compute graph and its levels, from an earlier state when the same."""
+    if reuse is None:
+        g = compute_graph(index)
+        h = hierarchy(g)
+        h.plane = switch_planes(g)
+        return g, h
+    top = reuse.topology(index)
+    g = compute_graph(index, top)
+    known = reuse.hierarchy(top)
+    if known is not None:
+        return g, known.with_capacities(g)
     h = hierarchy(g)
     h.plane = switch_planes(g)
-    dev_level = np.full(index.n_devices, -1, dtype=np.int64)
-    dev_level[g.dev] = h.level
+    reuse.keep_hierarchy(top, h)
+    return g, h
+
+
+def _figures(
+    index: DesignIndex, known_lower: float | None, reuse: Reuse | None
+) -> _Figures:
+    """Everything of the report that depends on the index alone."""
+    g, h = _fabric(index, reuse)
     nominal = _nominal_injection(index)[g.dev][g.endpoint]
     names = index.device_ids_arr[g.dev]
     bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
     ends = ends_of(index)
     budget = port_budget(index, ends)
+    dev_level = np.full(index.n_devices, -1, dtype=np.int64)
+    dev_level[g.dev] = h.level
     tiers = switch_tiers(index, dev_level, g)
     cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)
-    cables = {f.value: int(cables_by_fabric[i]) for i, f in enumerate(FABRICS)}
     modules = transceivers(index, ends)
     tier_rows, ratios = _tier_rows(index, tiers, budget)
     comp_sw = np.flatnonzero(tiers.rank > 0)
@@ -242,26 +279,80 @@ def analyze_stages(
         )
     )
     comp = index.kind == KIND_COMPUTE
-    gpus = int(index.gpus[comp].sum())
     nvl = index.nvlink_domain[comp]
-    domains = int(np.ceil(index.gpus[comp] / np.maximum(nvl, 1)).sum())
     by_rack: dict[str, float] = {}
     if (index.rack >= 0).any():
         placed = index.rack >= 0
         kw = np.bincount(index.rack[placed], weights=index.power_w[placed]) / 1000.0
         by_rack = {name: float(kw[i]) for i, name in enumerate(index.rack_names)}
-    cost = cost_build_up(design, index, modules, cable_class_counts(index), gpus)
+    return _Figures(
+        g=g,
+        h=h,
+        nominal=nominal,
+        names=names,
+        bis=bis,
+        ends=ends,
+        budget=budget,
+        tiers=tiers,
+        cables={f.value: int(cables_by_fabric[i]) for i, f in enumerate(FABRICS)},
+        modules=modules,
+        tier_rows=tier_rows,
+        ratios=ratios,
+        per_switch=per_switch,
+        gpus=int(index.gpus[comp].sum()),
+        compute_nodes=int(comp.sum()),
+        domains=int(np.ceil(index.gpus[comp] / np.maximum(nvl, 1)).sum()),
+        domain_size=int(nvl.max()) if len(nvl) else 0,
+        by_rack=by_rack,
+        planes=_planes(
+            index,
+            g,
+            tiers.rank,
+            budget,
+            h.plane if h.plane is not None else switch_planes(g),
+        ),
+        cable_counts=cable_class_counts(index),
+        switches=switch_counts(index, tiers),
+        physical=physical_report(index, modules),
+    )
+
+
+def analyze_stages(
+    index: DesignIndex,
+    design: Design,
+    *,
+    known_lower: float | None = None,
+    deadline: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    reuse: Reuse | None = None,
+) -> Iterator[Report]:
+    """The report at once, then a new one each time refining the bisection
+    moves a bound, until the bounds meet, ``deadline`` (a
+    ``time.perf_counter()`` value) passes or ``should_stop()`` says so.
+
+    Everything but the bisection and the findings is computed once; a later
+    report differs from the first in those two only. ``reuse``: what an earlier
+    state of the design shares with this one (:mod:`designer.analysis.reuse`).
+    """
+    fig = reuse.facts(index) if reuse is not None else None
+    if fig is None or not fig.bis.exact:
+        fig = _figures(index, known_lower, reuse)
+        if reuse is not None:
+            reuse.keep_facts(index, fig)
+    g, h, nominal, names, bis = fig.g, fig.h, fig.nominal, fig.names, fig.bis
+    gpus = fig.gpus
+    cost = cost_build_up(design, index, fig.modules, fig.cable_counts, gpus)
     tier = classify(gpus, design.settings.purpose)
-    planes = _planes(index, g, tiers.rank, budget, h.plane)
+    planes = fig.planes
     ctx = Context(
         design=design,
         index=index,
         graph=g,
-        ends=ends,
-        budget=budget,
-        tiers=tiers,
+        ends=fig.ends,
+        budget=fig.budget,
+        tiers=fig.tiers,
         bisection=bis,
-        tier_ratios=ratios,
+        tier_ratios=fig.ratios,
         gpus=gpus,
         cost=cost,
         tier=tier,
@@ -273,26 +364,26 @@ def analyze_stages(
     )
     report = Report.model_construct(
         gpus=gpus,
-        compute_nodes=int(comp.sum()),
-        nvlink_domains=domains,
-        nvlink_domain_size=int(nvl.max()) if len(nvl) else 0,
-        switches=switch_counts(index, tiers),
-        cables=cables,
-        transceivers=int(sum(modules.values())),
-        transceivers_by_type=modules,
+        compute_nodes=fig.compute_nodes,
+        nvlink_domains=fig.domains,
+        nvlink_domain_size=fig.domain_size,
+        switches=fig.switches,
+        cables=fig.cables,
+        transceivers=int(sum(fig.modules.values())),
+        transceivers_by_type=fig.modules,
         bisection=_bisection(index, g, bis),
-        oversubscription=ratios,
-        tiers=tier_rows,
-        switch_oversubscription=per_switch,
+        oversubscription=fig.ratios,
+        tiers=fig.tier_rows,
+        switch_oversubscription=fig.per_switch,
         cost_usd=cost,
         power_kw=float(index.power_w.sum()) / 1000.0,
-        power_kw_by_rack=by_rack,
+        power_kw_by_rack=fig.by_rack,
         rack_units=float(index.u_height.sum()),
         racks=len(index.rack_names),
         tier=tier,
         findings=all_findings(ctx),
         switch_floor=planes.floor,
-        physical=physical_report(index, modules),
+        physical=fig.physical,
     )
     yield report
     if bis.exact or (deadline is None and should_stop is None):

@@ -63,11 +63,23 @@ class ComputeGraph:
         return np.flatnonzero(self.endpoint)
 
 
-def compute_graph(index: DesignIndex) -> ComputeGraph:
-    """Build the compute-fabric graph, pruning pendant non-endpoint devices."""
-    mask = index.fabric == FABRIC_CODE[Fabric.COMPUTE]
-    link = np.flatnonzero(mask)
-    ga, gb, gc = index.a[mask], index.b[mask], index.cap[mask]
+@dataclass(frozen=True)
+class Topology:
+    """Which devices and compute-fabric links the graph has (no capacities)."""
+
+    dev: IntArray
+    endpoint: BoolArray
+    local_u: IntArray
+    local_v: IntArray
+    link: IntArray
+    alive: BoolArray
+    pruned: list[tuple[IntArray, IntArray]]
+
+
+def topology(index: DesignIndex) -> Topology:
+    """Local ids of the fabric's devices and links, pendant devices pruned."""
+    link = np.flatnonzero(index.fabric == FABRIC_CODE[Fabric.COMPUTE])
+    ga, gb = index.a[link], index.b[link]
     is_ep = index.kind == KIND_COMPUTE
     touched = np.zeros(index.n_devices, dtype=np.bool_)
     touched[ga] = True
@@ -100,8 +112,30 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         gone = np.flatnonzero(pendant)
         pruned.append((gone, lo[gone]))
         alive &= ~(pendant[u] | pendant[v])
-    all_u, all_v, all_link, all_c = u, v, link, gc
-    u, v, c, link = u[alive], v[alive], gc[alive], link[alive]
+    return Topology(
+        dev=active,
+        endpoint=ep,
+        local_u=u,
+        local_v=v,
+        link=link,
+        alive=alive,
+        pruned=pruned,
+    )
+
+
+def compute_graph(index: DesignIndex, top: Topology | None = None) -> ComputeGraph:
+    """Build the compute-fabric graph, pruning pendant non-endpoint devices.
+
+    ``top``: the index's :func:`topology` when already known (an earlier state
+    of the design with the same devices and links, other capacities).
+    """
+    if top is None:
+        top = topology(index)
+    active, ep, alive = top.dev, top.endpoint, top.alive
+    n = len(active)
+    all_c = index.cap[top.link]
+    u, v = top.local_u[alive], top.local_v[alive]
+    c, link = all_c[alive], top.link[alive]
     inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
         v, weights=c, minlength=n
     )
@@ -118,10 +152,10 @@ def compute_graph(index: DesignIndex) -> ComputeGraph:
         link=link,
         injection=inj.astype(np.float64),
         weight=w,
-        pruned=pruned,
-        all_u=all_u,
-        all_v=all_v,
-        all_link=all_link,
+        pruned=top.pruned,
+        all_u=top.local_u,
+        all_v=top.local_v,
+        all_link=top.link,
         all_c=all_c,
     )
 

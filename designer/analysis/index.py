@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,9 @@ from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, Interface
 from designer.core.model import Design, Device, LinkArrays, Placement, Tier
 from designer.core.physical import Physical
+
+if TYPE_CHECKING:
+    from designer.analysis.reuse import Reuse
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -72,7 +75,8 @@ class DesignIndex:
     compute_native: IntArray
     has_port_override: BoolArray
     device_ports: list[dict[str, int] | None]
-    link_ids: list[str]
+    link_ids: npt.NDArray[Any]
+    """Link ids by position (an object array: indexing gives the str)."""
     a: IntArray
     b: IntArray
     a_port: IntArray
@@ -225,26 +229,34 @@ def build_index(
     catalog: Catalog | None = None,
     *,
     links: LinkArrays | None = None,
+    reuse: Reuse | None = None,
 ) -> DesignIndex:
     """The design as arrays (devices, links, port groups) for the analysis.
 
     Links come straight from the design's column store (already integer-coded),
     or from ``links``, a state of it taken earlier (the GUI's worker analyses
     such a snapshot while the editor goes on); only the devices' catalog facts
-    are joined here, once per catalog entry.
+    are joined here, once per catalog entry. ``reuse`` hands back what an
+    earlier state of the design shares with this one
+    (:mod:`designer.analysis.reuse`).
     """
     if catalog is None:
         from designer.catalog.loader import default_catalog
 
         catalog = default_catalog()
-    devices = design.devices
-    device_ids = list(map(attrgetter("id"), devices))
-    cols = device_columns(devices, catalog, design)
-    dev_catalog = cols["dev_catalog"]
-
     t = links if links is not None else design.links.arrays
+    if reuse is not None:
+        same = reuse.index(design, catalog, t)
+        if same is not None:
+            return same
+        device_ids, cols = reuse.device_columns(design, catalog)
+        code = reuse.name_codes(t.names)
+    else:
+        device_ids = list(map(attrgetter("id"), design.devices))
+        cols = device_columns(design.devices, catalog, design)
+        code = dict(zip(t.names, range(len(t.names)), strict=True))
+    dev_catalog = cols["dev_catalog"]
     m = len(t)
-    code = dict(zip(t.names, range(len(t.names)), strict=True))
     pos_of_code = np.full(len(t.names) + 1, -1, dtype=np.int64)
     dev_codes = np.fromiter(
         map(code.get, device_ids, repeat(len(t.names))), np.int64, len(device_ids)
@@ -280,7 +292,7 @@ def build_index(
         catalog=catalog,
         device_ids=device_ids,
         **cols,
-        link_ids=t.ids.tolist(),
+        link_ids=t.ids,
         a=a,
         b=b,
         a_port=a_port,
@@ -298,6 +310,8 @@ def build_index(
     idx.link_ids_arr = t.ids
     idx.links = t
     idx.physical = design.physical
+    if reuse is not None:
+        reuse.keep_index(idx)
     return idx
 
 

@@ -18,6 +18,7 @@ of an uneven tree (monotonicity, see its docstring).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,17 @@ class Hierarchy:
     up_start: IntArray | None = None
     """Up-links are sorted by the level of their lower end; level i's are
     ``up_start[i]:up_start[i + 1]`` (None: not sorted, select by level)."""
+    up_edge: IntArray | None = None
+    """The graph edge of each up-link (None: not tracked)."""
+    cert_plan: list[Any] | None = field(default=None, compare=False, repr=False)
+    """The certificate's per-level plan, once made (edges only)."""
+
+    def with_capacities(self, g: ComputeGraph) -> Hierarchy:
+        """The same levels and blocks on a graph with the same edges, other
+        capacities (levels and blocks depend on the edges only)."""
+        if self.up_edge is None:
+            raise ValueError("the up-links' edges are not tracked")
+        return replace(self, up_c=g.c[self.up_edge], plane=self.plane)
 
     def up_slice(self, i: int) -> slice | BoolArray:
         """The up-links whose lower end is at level ``i``."""
@@ -54,23 +66,30 @@ class Hierarchy:
 def hierarchy(g: ComputeGraph) -> Hierarchy:
     """Levels from the compute nodes and the blocks of each level."""
     routing = g.endpoint | g.switch
-    keep = routing[g.u] & routing[g.v]
-    u, v, c = g.u[keep], g.v[keep], g.c[keep]
+    keep = np.flatnonzero(routing[g.u] & routing[g.v])
+    u, v = g.u[keep], g.v[keep]
     level = bfs_levels(g.n, g.endpoint, u, v)
     level[~routing] = -1
     lu, lv = level[u], level[v]
-    up = lv == lu + 1
-    down = lu == lv + 1
+    up = np.flatnonzero(lv == lu + 1)
+    down = np.flatnonzero(lu == lv + 1)
     up_x = np.concatenate((u[up], v[down]))
     up_y = np.concatenate((v[up], u[down]))
-    up_c = np.concatenate((c[up], c[down]))
+    edge = keep[np.concatenate((up, down))]
     # up-links sorted by the level of their lower end: each level is a slice
     lx = level[up_x]
     order = np.argsort(lx, kind="stable")
-    up_x, up_y, up_c = up_x[order], up_y[order], up_c[order]
+    up_x, up_y, edge = up_x[order], up_y[order], edge[order]
     deepest = int(level.max()) if len(level) else -1
     starts = np.searchsorted(lx[order], np.arange(deepest + 2))
-    h = Hierarchy(level=level, up_x=up_x, up_y=up_y, up_c=up_c, up_start=starts)
+    h = Hierarchy(
+        level=level,
+        up_x=up_x,
+        up_y=up_y,
+        up_c=g.c[edge],
+        up_start=starts,
+        up_edge=edge,
+    )
     n_ep = int(g.endpoint.sum())
     block = np.full(g.n, -1, dtype=np.int64)
     block[g.endpoint] = np.arange(n_ep)
@@ -103,6 +122,60 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
             return h
 
 
+@dataclass(frozen=True)
+class _Level:
+    """What the certificate needs of one level that depends on the edges only."""
+
+    sel: slice | BoolArray
+    at_level: IntArray
+    failure: str
+    """The structural premise that fails here ("" when none)."""
+    total: int = 0
+    pair: IntArray | None = None
+    ref: IntArray | None = None
+    ys: IntArray | None = None
+    ys_pair: IntArray | None = None
+
+
+def _level_plan(h: Hierarchy, i: int, n: int) -> _Level:
+    """Blocks, ranks and pair slots of level ``i`` (see :func:`certificate`)."""
+    sel = h.up_slice(i)
+    x, y = h.up_x[sel], h.up_y[sel]
+    at_level = np.flatnonzero(h.level == i)
+    lower, upper = h.blocks[i], h.blocks[i + 1]
+    nb_low, nb_up = h.n_blocks[i], h.n_blocks[i + 1]
+    parent = np.full(nb_low, -1, dtype=np.int64)
+    parent[lower[x]] = upper[x]
+    if (parent < 0).any():
+        return _Level(sel, at_level, f"a level-{i} block has no up-links")
+    rb, nb = rank_within(parent, nb_up)
+    ys = np.flatnonzero(h.level == i + 1)
+    ry_nodes, ny = rank_within(upper[ys], nb_up)
+    ry = np.full(n, -1, dtype=np.int64)
+    ry[ys] = ry_nodes
+    sizes = nb * ny
+    total = int(sizes.sum())
+    if total > len(x):
+        return _Level(sel, at_level, f"uneven reach from level {i} to level {i + 1}")
+    off = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    pair = off[upper[y]] + rb[lower[x]] * ny[upper[y]] + ry[y]
+    owner = np.repeat(np.arange(nb_up), sizes)
+    ref = off[owner] + (np.arange(total) - off[owner]) % np.maximum(ny[owner], 1)
+    return _Level(sel, at_level, "", total, pair, ref, ys, off[upper[ys]] + ry[ys])
+
+
+def _plan(h: Hierarchy, n: int) -> list[_Level]:
+    """The per-level plan, made once per hierarchy (and shared by its copies
+    with other capacities: it depends on the edges only)."""
+    if h.cert_plan is None:
+        h.cert_plan = []
+        for i in range(h.top or 0):
+            h.cert_plan.append(_level_plan(h, i, n))
+            if h.cert_plan[-1].failure:
+                break
+    return h.cert_plan
+
+
 def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
     """Hose-routing theta (see module doc), or None and the premise that failed."""
     if h.top is None:
@@ -116,40 +189,23 @@ def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
     mass = np.zeros(n)
     mass[g.endpoint] = inj[g.endpoint]
     theta = 1.0
-    for i in range(h.top):
-        sel = h.up_slice(i)
-        x, y, c = h.up_x[sel], h.up_y[sel], h.up_c[sel].astype(np.float64)
-        at_level = np.flatnonzero(h.level == i)
+    for i, lv in enumerate(_plan(h, n)):
+        x, y = h.up_x[lv.sel], h.up_y[lv.sel]
+        c = h.up_c[lv.sel].astype(np.float64)
+        at_level = lv.at_level
         up = np.bincount(x, weights=c, minlength=n)
         if (up[at_level] <= 0).any():
             bad = at_level[up[at_level] <= 0]
             return None, f"{len(bad)} device(s) at level {i} have no up-links"
         theta = min(theta, float((up[at_level] / mass[at_level]).min()))
+        if lv.failure:
+            return None, lv.failure
+        assert lv.pair is not None and lv.ref is not None and lv.ys is not None
         share = c / up[x]
-        w = p[x] * share
-        lower, upper = h.blocks[i], h.blocks[i + 1]
-        nb_low, nb_up = h.n_blocks[i], h.n_blocks[i + 1]
-        parent = np.full(nb_low, -1, dtype=np.int64)
-        parent[lower[x]] = upper[x]
-        if (parent < 0).any():
-            return None, f"a level-{i} block has no up-links"
-        rb, nb = rank_within(parent, nb_up)
-        ys = np.flatnonzero(h.level == i + 1)
-        ry_nodes, ny = rank_within(upper[ys], nb_up)
-        ry = np.full(n, -1, dtype=np.int64)
-        ry[ys] = ry_nodes
-        sizes = nb * ny
-        total = int(sizes.sum())
-        if total > len(x):
+        q = np.bincount(lv.pair, weights=p[x] * share, minlength=lv.total)
+        if (q <= 0).any() or not np.allclose(q, q[lv.ref], rtol=_REL, atol=0.0):
             return None, f"uneven reach from level {i} to level {i + 1}"
-        off = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        pair = off[upper[y]] + rb[lower[x]] * ny[upper[y]] + ry[y]
-        q = np.bincount(pair, weights=w, minlength=total)
-        owner = np.repeat(np.arange(nb_up), sizes)
-        ref = q[off[owner] + (np.arange(total) - off[owner]) % np.maximum(ny[owner], 1)]
-        if (q <= 0).any() or not np.allclose(q, ref, rtol=_REL, atol=0.0):
-            return None, f"uneven reach from level {i} to level {i + 1}"
-        p[ys] = q[off[upper[ys]] + ry[ys]]
+        p[lv.ys] = q[lv.ys_pair]
         mass += np.bincount(y, weights=mass[x] * share, minlength=n)
     return theta, ""
 
@@ -179,7 +235,8 @@ def levelled_bound(
     hi = np.zeros(n_cls, dtype=np.int64)
     np.minimum.at(lo, cls[is_up], g.c[is_up])
     np.maximum.at(hi, cls[is_up], g.c[is_up])
-    if (lo == hi)[np.unique(cls[is_up])].all():
+    present = np.bincount(cls[is_up], minlength=n_cls) > 0
+    if (lo == hi)[present].all():
         return None  # already uniform per level: nothing new to certify
     best: tuple[float, str] | None = None
     ep = g.endpoints

@@ -10,8 +10,10 @@ analysis index from it and analyses it on a one-thread pool (queued, unstarted
 jobs are dropped); a result whose generation is not the current one is dropped.
 
 The carried bisection bound (:class:`~designer.analysis.ledger.BoundLedger`)
-lives with the worker: only jobs read and write it, one at a time, and nothing
-a job computes is written back into state the GUI thread owns.
+and what the last analysis can lend the next (:class:`~designer.analysis.reuse.
+Reuse`: device columns, the fabric's levels, figures of an unchanged index) live
+with the worker: only jobs read and write them, one at a time, and nothing a job
+computes is written back into state the GUI thread owns.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from designer.analysis.ledger import BoundLedger
+from designer.analysis.reuse import Reuse
 from designer.catalog.loader import Catalog
 from designer.core.commands import Document, Stage
 from designer.core.events import (
@@ -65,6 +68,7 @@ class _AnalysisJob(QRunnable):
         design: Design,
         links: LinkArrays,
         ledger: BoundLedger,
+        reuse: Reuse | None,
         catalog: Catalog | None,
         signals: _JobSignals,
         stale: Callable[[], bool],
@@ -75,6 +79,7 @@ class _AnalysisJob(QRunnable):
         self.design = design
         self.links = links
         self.ledger = ledger
+        self.reuse = reuse
         self.catalog = catalog
         self.signals = signals
         self.stale = stale
@@ -95,10 +100,13 @@ class _AnalysisJob(QRunnable):
             if self.from_scratch:  # as strings, coded again (see the runner)
                 strings = LinkTable.from_arrays(links).to_columns()
                 links = LinkTable.from_columns(strings).arrays
-            index = build_index(self.design, self.catalog, links=links)
+            index = build_index(
+                self.design, self.catalog, links=links, reuse=self.reuse
+            )
             stages = analyze_stages(
                 index,
                 self.design,
+                reuse=self.reuse,
                 known_lower=self.ledger.lower_bound(index),
                 deadline=time.perf_counter() + REFINE_SECONDS,
                 should_stop=self.stale,
@@ -174,6 +182,7 @@ class AnalysisRunner(QObject):
         links re-read as strings and coded again, no carried bound (the
         benchmark's naive baseline)."""
         self._ledger = BoundLedger()
+        self._reuse = Reuse()
         self._last_report: object | None = None
         self._report_generation = -1
         self._pool = QThreadPool(self)
@@ -196,6 +205,7 @@ class AnalysisRunner(QObject):
         self._document.unsubscribe(self._on_changes)
         self._document = document
         self._ledger = BoundLedger()  # a running job keeps the old one
+        self._reuse = Reuse()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         self.run_now()
 
@@ -256,6 +266,7 @@ class AnalysisRunner(QObject):
             design,
             links,
             BoundLedger() if self.from_scratch else self._ledger,
+            None if self.from_scratch else self._reuse,
             self._catalog,
             self._signals,
             stale=lambda: self.generation != generation,

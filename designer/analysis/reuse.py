@@ -1,0 +1,188 @@
+"""What the next analysis of the same design can take from the last one.
+
+The GUI's worker analyses one state of the design after another, and most edits
+leave most of what the analysis reads as it was: a cable count changes the
+capacities but not which devices and links there are; a settings change touches
+no array at all. :class:`Reuse` keeps the last inputs and results of the stages
+whose inputs can be compared for much less than they cost to compute, and hands
+a result back only when its inputs are the same:
+
+- the per-device columns, when the device list holds the same objects (commands
+  replace a device rather than change it, :mod:`designer.core.snapshot`), with
+  the same groups and catalog;
+- the whole index, when moreover the link table's state is the same object
+  (its arrays are never written) and the physical block the same lists;
+- the fabric's topology (devices, links, pendants) and its levels and blocks,
+  when the device kinds and the compute links' ends are equal arrays;
+- every figure of the index alone (graph, ports, optics, tiers...) and an exact
+  bisection, for the same index object.
+
+Nothing is patched: a stage is either recomputed from its inputs or returned
+as computed from equal inputs, so a result with reuse equals the result
+without it (tests/analysis/test_reuse.py checks this along random edits).
+
+One :class:`Reuse` serves one thread at a time (the GUI's analysis worker runs
+its jobs one after the other).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from operator import is_
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from designer.analysis.graph import Topology, topology
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from designer.analysis.index import DesignIndex
+    from designer.analysis.levels import Hierarchy
+    from designer.catalog.loader import Catalog
+    from designer.core.model import Design, Device, LinkArrays
+
+
+def same_items(a: Sequence[object] | None, b: Sequence[object]) -> bool:
+    """``a`` and ``b`` hold the same objects in the same order."""
+    return a is not None and len(a) == len(b) and all(map(is_, a, b))
+
+
+def _same_physical(a: object, b: object) -> bool:
+    """Two physical blocks with the same lists (a snapshot copies the block
+    shallowly; commands replace its lists rather than change them)."""
+    if a is None or b is None:
+        return a is b
+    fields = type(a).model_fields  # type: ignore[attr-defined]
+    return type(a) is type(b) and all(getattr(a, f) is getattr(b, f) for f in fields)
+
+
+@dataclass
+class _Columns:
+    devices: list[Device]
+    groups: list[Any]
+    catalog: Catalog
+    device_ids: list[str]
+    columns: dict[str, Any]
+
+
+class Reuse:
+    """The last analysis's inputs and results (see the module doc).
+
+    ``hits`` counts what was reused, by stage name (for tests and benchmarks).
+    """
+
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self._columns: _Columns | None = None
+        self._names: tuple[str, ...] | None = None
+        self._name_code: dict[str, int] = {}
+        self._index: DesignIndex | None = None
+        self._index_key: tuple[Any, ...] = ()
+        self._topology: tuple[tuple[np.ndarray, ...], Topology] | None = None
+        self._hierarchy: tuple[Topology, Hierarchy] | None = None
+        self._facts: tuple[DesignIndex, Any] | None = None
+
+    # --- index ------------------------------------------------------------------
+
+    def device_columns(
+        self, design: Design, catalog: Catalog
+    ) -> tuple[list[str], dict[str, Any]]:
+        """(device ids, :func:`~designer.analysis.index.device_columns`)."""
+        from operator import attrgetter
+
+        from designer.analysis.index import device_columns
+
+        devices, groups = design.devices, design.groups
+        last = self._columns
+        if (
+            last is not None
+            and last.catalog is catalog
+            and same_items(last.groups, groups)
+            and same_items(last.devices, devices)
+        ):
+            self.hits["device columns"] += 1
+            return last.device_ids, last.columns
+        ids = list(map(attrgetter("id"), devices))
+        cols = device_columns(devices, catalog, design)
+        self._columns = _Columns(list(devices), list(groups), catalog, ids, cols)
+        return ids, cols
+
+    def name_codes(self, names: tuple[str, ...]) -> dict[str, int]:
+        """Code of each device name of a link table state (its position)."""
+        if names is self._names:
+            self.hits["name codes"] += 1
+            return self._name_code
+        if self._names is not None and names[: len(self._names)] == self._names:
+            # names are only ever appended: extend the codes
+            for i in range(len(self._names), len(names)):
+                self._name_code[names[i]] = i
+        else:
+            self._name_code = dict(zip(names, range(len(names)), strict=True))
+        self._names = names
+        return self._name_code
+
+    def index(
+        self, design: Design, catalog: Catalog, links: LinkArrays
+    ) -> DesignIndex | None:
+        """The last index, if it was built from the very same inputs."""
+        last = self._index
+        if last is None or last.catalog is not catalog or last.links is not links:
+            return None
+        cols = self._columns
+        if cols is None or not (
+            same_items(cols.devices, design.devices)
+            and same_items(cols.groups, design.groups)
+            and _same_physical(last.physical, design.physical)
+        ):
+            return None
+        self.hits["index"] += 1
+        return last
+
+    def keep_index(self, index: DesignIndex) -> None:
+        """Remember the index just built."""
+        self._index = index
+
+    # --- fabric -----------------------------------------------------------------
+
+    def topology(self, index: DesignIndex) -> Topology:
+        """:func:`~designer.analysis.graph.topology`, reused for equal inputs."""
+        key = (index.kind, index.a, index.b, index.fabric)
+        last = self._topology
+        if last is not None and all(
+            x.shape == y.shape and np.array_equal(x, y)
+            for x, y in zip(last[0], key, strict=True)
+        ):
+            self.hits["topology"] += 1
+            return last[1]
+        top = topology(index)
+        self._topology = (key, top)
+        return top
+
+    def hierarchy(self, top: Topology) -> Hierarchy | None:
+        """The levels and blocks found for ``top`` (None: not known yet)."""
+        last = self._hierarchy
+        if last is not None and last[0] is top:
+            self.hits["hierarchy"] += 1
+            return last[1]
+        return None
+
+    def keep_hierarchy(self, top: Topology, h: Hierarchy) -> None:
+        """Remember the levels and blocks of ``top``."""
+        self._hierarchy = (top, h)
+
+    # --- figures of one index ---------------------------------------------------
+
+    def facts(self, index: DesignIndex) -> Any:
+        """What was computed from ``index`` alone (None: another index)."""
+        last = self._facts
+        if last is not None and last[0] is index:
+            self.hits["index figures"] += 1
+            return last[1]
+        return None
+
+    def keep_facts(self, index: DesignIndex, facts: Any) -> None:
+        """Remember what was computed from ``index`` alone."""
+        self._facts = (index, facts)

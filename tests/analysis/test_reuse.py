@@ -1,0 +1,167 @@
+"""Reusing the last analysis's stages changes no figure, along random edits.
+
+Each state of an edited design is analysed twice: with one :class:`Reuse` kept
+across the whole edit sequence (as the GUI's worker does) and from scratch. The
+two reports must be equal in every field, and reuse must actually happen for
+the edits that leave its inputs alone (otherwise this test proves nothing).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from designer.analysis import bisection, build_index
+from designer.analysis.engine import analyze_stages
+from designer.analysis.reuse import Reuse
+from designer.catalog import Catalog, default_catalog
+from designer.core.commands import (
+    AddDevices,
+    AddLinks,
+    Command,
+    Document,
+    RemoveDevices,
+    RemoveLinks,
+    SetSettings,
+    UpdateDevices,
+    UpdateLink,
+    move_devices,
+)
+from designer.core.model import Design, Device, Link, Purpose
+from designer.core.snapshot import snapshot
+from designer.generate import fat_tree
+from tests.analysis.builders import perturbed_fat_tree, sketch_design
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return default_catalog()
+
+
+@pytest.fixture(autouse=True)
+def _untimed_exact_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first bisection's integer program has a time limit (0.3 s), so on a
+    busy machine a fresh analysis may stop short of a bound an earlier one
+    proved; lift it so that both runs find the same figures."""
+    defaults = dict(bisection.bisect.__kwdefaults__ or {})
+    defaults["exact_seconds"] = 60.0
+    monkeypatch.setattr(bisection.bisect, "__kwdefaults__", defaults)
+
+
+def _report(design: Design, links: object, catalog: Catalog, reuse: Reuse | None):
+    index = build_index(design, catalog, links=links, reuse=reuse)  # type: ignore[arg-type]
+    return next(analyze_stages(index, design, reuse=reuse)).model_dump(mode="json")
+
+
+def _edit(rng: random.Random, doc: Document, step: int) -> Command:
+    design = doc.design
+    links = design.links
+    kind = rng.choice(
+        ["cables", "cables", "settings", "move", "delete link", "add link",
+         "swap", "drop", "delete device"]
+    )
+    if kind == "cables" and len(links):
+        lid = links.id[rng.randrange(len(links))]
+        link = links.get(lid)
+        assert link is not None
+        return UpdateLink(lid, {"cables": max(1, link.cables + rng.choice((-1, 1)))})
+    if kind == "settings":
+        other = rng.choice([p for p in Purpose if p is not design.settings.purpose])
+        return SetSettings(design.settings.model_copy(update={"purpose": other}))
+    if kind == "delete link" and len(links):
+        return RemoveLinks([links.id[rng.randrange(len(links))]])
+    if kind == "add link" and len(links):
+        row = links.get(links.id[rng.randrange(len(links))])
+        assert row is not None
+        return AddLinks([row.model_copy(update={"id": f"copy-{step}", "cables": 1})])
+    computes = [d for d in design.devices if d.catalog_id in ("dgx-h100", "dgx-h200")]
+    if kind == "swap" and computes:
+        d = rng.choice(computes)
+        other = "dgx-h200" if d.catalog_id == "dgx-h100" else "dgx-h100"
+        return UpdateDevices({d.id: {"catalog_id": other}})
+    if kind == "drop":
+        return AddDevices([Device(id=f"drop-{step}", catalog_id="qm9700", x=0, y=0)])
+    if kind == "delete device" and computes:
+        return RemoveDevices([rng.choice(computes).id])
+    d = rng.choice(design.devices)
+    return move_devices({d.id: (d.x + 10.0, d.y)})
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fat_tree("dgx-h100", 32, "qm9700"),
+        lambda: perturbed_fat_tree(512, 3),
+        lambda: sketch_design(5, 30, mixed=True),
+    ],
+    ids=["fat tree", "perturbed fat tree", "sketch"],
+)
+def test_reports_with_reuse_equal_reports_from_scratch(
+    make: object, catalog: Catalog
+) -> None:
+    doc = Document(make())  # type: ignore[operator]
+    rng = random.Random(11)
+    reuse = Reuse()
+    for step in range(40):
+        if step and rng.random() < 0.2 and doc.history.done:
+            doc.undo()
+        elif step:
+            doc.execute(_edit(rng, doc, step))
+        design, links = snapshot(doc.design)
+        assert _report(design, links, catalog, reuse) == _report(
+            design, links, catalog, None
+        ), f"step {step}"
+    for stage in ("device columns", "index", "index figures", "topology", "hierarchy"):
+        assert reuse.hits[stage] > 0, stage
+
+
+def test_a_cable_change_reuses_the_fabric_but_not_the_capacities(
+    catalog: Catalog,
+) -> None:
+    doc = Document(fat_tree("dgx-h100", 64, "qm9700"))
+    reuse = Reuse()
+    design, links = snapshot(doc.design)
+    before = _report(design, links, catalog, reuse)
+    leaf_spine = next(
+        lid
+        for lid, a in zip(doc.design.links.id, doc.design.links.a, strict=True)
+        if a.startswith("leaf")
+    )
+    doc.execute(UpdateLink(leaf_spine, {"cables": 0 + 1}))
+    design, links = snapshot(doc.design)
+    after = _report(design, links, catalog, reuse)
+    assert reuse.hits["topology"] == 1 and reuse.hits["hierarchy"] == 1
+    assert reuse.hits["index"] == 0  # the link table changed: a new index
+    assert after["bisection"]["gbps"] < before["bisection"]["gbps"]
+    assert after == _report(design, links, catalog, None)
+
+
+def test_a_settings_change_reuses_the_whole_index(catalog: Catalog) -> None:
+    doc = Document(fat_tree("dgx-h100", 64, "qm9700"))
+    reuse = Reuse()
+    design, links = snapshot(doc.design)
+    _report(design, links, catalog, reuse)
+    doc.execute(
+        SetSettings(doc.design.settings.model_copy(update={"purpose": Purpose.INFERENCE}))
+    )
+    design, links = snapshot(doc.design)
+    after = _report(design, links, catalog, reuse)
+    assert reuse.hits["index"] == 1 and reuse.hits["index figures"] == 1
+    assert after == _report(design, links, catalog, None)
+
+
+def test_a_changed_device_is_never_taken_from_the_last_state(
+    catalog: Catalog,
+) -> None:
+    doc = Document(fat_tree("dgx-h100", 8, "qm9700"))
+    reuse = Reuse()
+    design, links = snapshot(doc.design)
+    _report(design, links, catalog, reuse)
+    node = next(d for d in doc.design.devices if d.catalog_id == "dgx-h100")
+    doc.execute(UpdateDevices({node.id: {"catalog_id": "dgx-b200"}}))
+    design, links = snapshot(doc.design)
+    after = _report(design, links, catalog, reuse)
+    assert reuse.hits["device columns"] == 0
+    assert after == _report(design, links, catalog, None)
+    assert after["gpus"] == 64
