@@ -28,7 +28,7 @@ from designer.core.commands import (
     UpdateLink,
     move_devices,
 )
-from designer.core.model import Design, Device, Link, Purpose
+from designer.core.model import Design, Device, Purpose
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
 from tests.analysis.builders import perturbed_fat_tree, sketch_design
@@ -58,8 +58,17 @@ def _edit(rng: random.Random, doc: Document, step: int) -> Command:
     design = doc.design
     links = design.links
     kind = rng.choice(
-        ["cables", "cables", "settings", "move", "delete link", "add link",
-         "swap", "drop", "delete device"]
+        [
+            "cables",
+            "cables",
+            "settings",
+            "move",
+            "delete link",
+            "add link",
+            "swap",
+            "drop",
+            "delete device",
+        ]
     )
     if kind == "cables" and len(links):
         lid = links.id[rng.randrange(len(links))]
@@ -143,7 +152,9 @@ def test_a_settings_change_reuses_the_whole_index(catalog: Catalog) -> None:
     design, links = snapshot(doc.design)
     _report(design, links, catalog, reuse)
     doc.execute(
-        SetSettings(doc.design.settings.model_copy(update={"purpose": Purpose.INFERENCE}))
+        SetSettings(
+            doc.design.settings.model_copy(update={"purpose": Purpose.INFERENCE})
+        )
     )
     design, links = snapshot(doc.design)
     after = _report(design, links, catalog, reuse)
