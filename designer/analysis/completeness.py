@@ -129,7 +129,8 @@ def check_completeness(ctx: Context) -> list[Finding]:
     cols = _Cols(idx, n, idx.a[cf], idx.b[cf], _touched(n, idx.a, idx.b))
     n_comp = int((idx.kind == KIND_COMPUTE).sum())
     out: list[Finding] = []
-    out += _fabric_parts(cols)
+    if not ctx.joined:  # else one part: the levels reached a single block
+        out += _fabric_parts(cols)
     out += _unwired(cols, n_comp)
     out += _unused_compute_ports(ctx)
     out += _leaves_without_uplinks(cols)

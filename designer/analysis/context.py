@@ -38,3 +38,6 @@ class Context:
     radix: int
     endpoint_ports: int
     over_radix: list[tuple[int, int, int]]
+    joined: bool = False
+    """Every compute node is joined to every other through switches (the
+    fabric's levels reach one block), so the fabric is in one part."""

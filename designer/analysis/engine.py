@@ -361,6 +361,7 @@ def analyze_stages(
         radix=planes.radix,
         endpoint_ports=planes.endpoint_ports,
         over_radix=planes.over_radix,
+        joined=h.top is not None,
     )
     report = Report.model_construct(
         gpus=gpus,
