@@ -13,6 +13,9 @@ in <= 100 ms, >= 50x faster than networkx, load <= 1 s. Then, after one link's
 cables go 1 -> 2 (an uneven fabric): the analysis from a fresh index (no
 carried bound) and its bisection bounds, and the time to derive the index from
 the design's column store after that edit and after deleting a spine link.
+Last, a cable edit as the GUI's worker sees it (snapshot -> index -> first
+report): with the worker's :class:`~designer.analysis.reuse.Reuse` kept across
+edits, and from scratch (the naive baseline), median of 5, and the ratio.
 """
 
 from __future__ import annotations
@@ -30,8 +33,11 @@ import networkx as nx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from designer.analysis import analyze_index, build_index
+from designer.analysis.engine import analyze_stages
+from designer.analysis.reuse import Reuse
 from designer.core.commands import Document, RemoveLinks, UpdateLink
 from designer.core.model import Design, Fabric
+from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
 
 
@@ -108,6 +114,8 @@ def run(gpus: int) -> dict[str, float | str]:
     )
     doc.execute(RemoveLinks([spine]))
     _, t_patch_del = _timed(build_index, doc.design)
+    doc.undo()
+    t_reuse, t_scratch = _worker_edits(doc)
     return {
         "gpus": f"{report.gpus:,}",
         "links": f"{n_links:,}",
@@ -130,7 +138,32 @@ def run(gpus: int) -> dict[str, float | str]:
         else f"{ub.lower_gbps:,.0f}..{ub.upper_gbps:,.0f}",
         "index after cables": t_patch,
         "index after delete": t_patch_del,
+        "edit, reuse": t_reuse,
+        "edit, scratch": t_scratch,
+        "scratch/reuse": t_scratch / t_reuse,
     }
+
+
+def _worker_edits(doc: Document) -> tuple[float, float]:
+    """Median seconds from a cable edit to the first report, with and without
+    the worker's reuse of the previous state."""
+    reuse = Reuse()
+
+    def first_report(r: Reuse | None) -> float:
+        light, links = snapshot(doc.design)
+        start = time.perf_counter()
+        index = build_index(light, links=links, reuse=r)
+        next(analyze_stages(index, light, reuse=r))
+        return time.perf_counter() - start
+
+    first_report(reuse)
+    link = doc.design.links.id[0]
+    with_reuse, scratch = [], []
+    for k in range(5):
+        doc.execute(UpdateLink(link, {"cables": 1 + k % 2}))
+        with_reuse.append(first_report(reuse))
+        scratch.append(first_report(None))
+    return statistics.median(with_reuse), statistics.median(scratch)
 
 
 def main() -> None:
@@ -157,6 +190,9 @@ def main() -> None:
         ("uneven bounds", 13),
         ("index after cables", 18),
         ("index after delete", 18),
+        ("edit, reuse", 11),
+        ("edit, scratch", 13),
+        ("scratch/reuse", 13),
     ]
     print(" | ".join(name.rjust(w) for name, w in cols))
     for gpus in sizes:
@@ -167,6 +203,8 @@ def main() -> None:
             if isinstance(val, float):
                 if name in ("peak MB", "speed-up"):
                     text = f"{val:.0f}" + ("x" if name == "speed-up" else "")
+                elif name == "scratch/reuse":
+                    text = f"{val:.1f}x"
                 else:
                     text = f"{val * 1e3:.0f} ms" if val < 1 else f"{val:.2f} s"
             else:
