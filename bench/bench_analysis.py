@@ -152,7 +152,11 @@ def _worker_edits(doc: Document) -> tuple[float, float]:
     def first_report(r: Reuse | None) -> float:
         light, links = snapshot(doc.design)
         start = time.perf_counter()
-        index = build_index(light, links=links, reuse=r)
+        index = (
+            r.build_index(light, None, links)
+            if r is not None
+            else build_index(light, links=links)
+        )
         next(analyze_stages(index, light, reuse=r))
         return time.perf_counter() - start
 

@@ -318,7 +318,7 @@ def bisect(
     """The first result: bounds and best cut of the compute fabric (module doc).
 
     ``known_lower`` is a lower bound the caller has proven for this very graph
-    (:mod:`designer.analysis.incremental` carries one across edits); it is
+    (:mod:`designer.analysis.ledger` carries one across edits); it is
     trusted as is, and spares the slower bounds when it meets the upper bound.
     ``names`` (device id per local node) makes the solver's choice among
     equal cuts independent of the index's device order.

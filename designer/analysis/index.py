@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,9 +22,6 @@ from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, Interface
 from designer.core.model import Design, Device, LinkArrays, Placement, Tier
 from designer.core.physical import Physical
-
-if TYPE_CHECKING:
-    from designer.analysis.reuse import Reuse
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -229,15 +226,17 @@ def build_index(
     catalog: Catalog | None = None,
     *,
     links: LinkArrays | None = None,
-    reuse: Reuse | None = None,
+    columns: tuple[list[str], dict[str, Any]] | None = None,
+    name_code: dict[str, int] | None = None,
 ) -> DesignIndex:
     """The design as arrays (devices, links, port groups) for the analysis.
 
     Links come straight from the design's column store (already integer-coded),
     or from ``links``, a state of it taken earlier (the GUI's worker analyses
     such a snapshot while the editor goes on); only the devices' catalog facts
-    are joined here, once per catalog entry. ``reuse`` hands back what an
-    earlier state of the design shares with this one
+    are joined here, once per catalog entry. ``columns`` (device ids and
+    :func:`device_columns`) and ``name_code`` (position of each of the link
+    state's device names) may come from an earlier state of the same design
     (:mod:`designer.analysis.reuse`).
     """
     if catalog is None:
@@ -245,16 +244,17 @@ def build_index(
 
         catalog = default_catalog()
     t = links if links is not None else design.links.arrays
-    if reuse is not None:
-        same = reuse.index(design, catalog, t)
-        if same is not None:
-            return same
-        device_ids, cols = reuse.device_columns(design, catalog)
-        code = reuse.name_codes(t.names)
-    else:
-        device_ids = list(map(attrgetter("id"), design.devices))
-        cols = device_columns(design.devices, catalog, design)
-        code = dict(zip(t.names, range(len(t.names)), strict=True))
+    if columns is None:
+        columns = (
+            list(map(attrgetter("id"), design.devices)),
+            device_columns(design.devices, catalog, design),
+        )
+    device_ids, cols = columns
+    code = (
+        name_code
+        if name_code is not None
+        else dict(zip(t.names, range(len(t.names)), strict=True))
+    )
     dev_catalog = cols["dev_catalog"]
     m = len(t)
     pos_of_code = np.full(len(t.names) + 1, -1, dtype=np.int64)
@@ -310,8 +310,6 @@ def build_index(
     idx.link_ids_arr = t.ids
     idx.links = t
     idx.physical = design.physical
-    if reuse is not None:
-        reuse.keep_index(idx)
     return idx
 
 

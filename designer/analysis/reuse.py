@@ -29,17 +29,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from operator import is_
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from designer.analysis.graph import Topology, topology
+from designer.analysis.index import DesignIndex, build_index, device_columns
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from designer.analysis.index import DesignIndex
     from designer.analysis.levels import Hierarchy
     from designer.catalog.loader import Catalog
     from designer.core.model import Design, Device, LinkArrays
@@ -87,14 +87,32 @@ class Reuse:
 
     # --- index ------------------------------------------------------------------
 
-    def device_columns(
+    def build_index(
+        self, design: Design, catalog: Catalog | None, links: LinkArrays
+    ) -> DesignIndex:
+        """:func:`~designer.analysis.index.build_index` of a state of the design,
+        with what it shares with the last state."""
+        if catalog is None:
+            from designer.catalog.loader import default_catalog
+
+            catalog = default_catalog()
+        same = self._same_index(design, catalog, links)
+        if same is not None:
+            return same
+        index = build_index(
+            design,
+            catalog,
+            links=links,
+            columns=self._device_columns(design, catalog),
+            name_code=self._name_codes(links.names),
+        )
+        self._index = index
+        return index
+
+    def _device_columns(
         self, design: Design, catalog: Catalog
     ) -> tuple[list[str], dict[str, Any]]:
         """(device ids, :func:`~designer.analysis.index.device_columns`)."""
-        from operator import attrgetter
-
-        from designer.analysis.index import device_columns
-
         devices, groups = design.devices, design.groups
         last = self._columns
         if (
@@ -110,7 +128,7 @@ class Reuse:
         self._columns = _Columns(list(devices), list(groups), catalog, ids, cols)
         return ids, cols
 
-    def name_codes(self, names: tuple[str, ...]) -> dict[str, int]:
+    def _name_codes(self, names: tuple[str, ...]) -> dict[str, int]:
         """Code of each device name of a link table state (its position)."""
         if names is self._names:
             self.hits["name codes"] += 1
@@ -124,7 +142,7 @@ class Reuse:
         self._names = names
         return self._name_code
 
-    def index(
+    def _same_index(
         self, design: Design, catalog: Catalog, links: LinkArrays
     ) -> DesignIndex | None:
         """The last index, if it was built from the very same inputs."""
@@ -140,10 +158,6 @@ class Reuse:
             return None
         self.hits["index"] += 1
         return last
-
-    def keep_index(self, index: DesignIndex) -> None:
-        """Remember the index just built."""
-        self._index = index
 
     # --- fabric -----------------------------------------------------------------
 

@@ -3,9 +3,13 @@
 from designer.catalog.loader import (
     Catalog,
     CatalogError,
+    cable_price,
     default_catalog,
     default_catalog_dir,
+    end_transceivers,
     load_catalog,
+    optics_price,
+    port_group_transceivers,
 )
 from designer.catalog.netbox import (
     NetboxDeviceType,
@@ -19,10 +23,6 @@ from designer.catalog.optics import (
     Medium,
     Optics,
     Transceiver,
-    cable_price,
-    end_transceivers,
-    optics_price,
-    port_group_transceivers,
 )
 from designer.catalog.ports import (
     device_ports_problems,

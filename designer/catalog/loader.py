@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from designer.catalog.optics import Optics
 from designer.catalog.paths import resources_dir
-from designer.catalog.schema import CatalogEntry, Category
+from designer.catalog.schema import CatalogEntry, Category, Interface, Media, Price
 
 OPTICS_FILE = "optics.yaml"
 ENTRY_SUFFIXES = (".yaml", ".yml")
@@ -261,3 +261,51 @@ def default_catalog() -> Catalog:
 def _catalog_at(root: Path) -> Catalog:
     _check_catalog_dir(root)
     return load_catalog(root)
+
+
+# --- the optics rules on the default catalog (or the one given) ---------------
+
+
+def _optics(optics: Optics | Catalog | None) -> Optics:
+    if optics is None:
+        return default_catalog().optics
+    if isinstance(optics, Optics):
+        return optics
+    return optics.optics
+
+
+def port_group_transceivers(
+    interface: Interface,
+    links_by_speed: Mapping[int, int],
+    media: Media | None = None,
+    *,
+    optics: Optics | Catalog | None = None,
+) -> int:
+    """Modules at one port group with links of several speeds (see module doc)."""
+    return _optics(optics).port_group_transceivers(interface, links_by_speed, media)
+
+
+def optics_price(
+    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
+) -> Price:
+    """Price of ONE transceiver of the speed class (default catalog unless given)."""
+    return _optics(optics).optics_price(speed_gbps, media)
+
+
+def cable_price(
+    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
+) -> Price:
+    """Price of ONE cable of the speed class (default catalog unless given)."""
+    return _optics(optics).cable_price(speed_gbps, media)
+
+
+def end_transceivers(
+    interface: Interface,
+    links: int,
+    speed_gbps: int,
+    media: Media | None = None,
+    *,
+    optics: Optics | Catalog | None = None,
+) -> int:
+    """Modules at one end of ``links`` links on one port group (see module doc)."""
+    return _optics(optics).end_transceivers(interface, links, speed_gbps, media)

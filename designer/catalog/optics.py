@@ -49,14 +49,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 from math import ceil
-from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
 
 from designer.catalog.schema import Interface, Media, Price, Source, _Strict
-
-if TYPE_CHECKING:
-    from designer.catalog.loader import Catalog
 
 _ID = r"^[a-z0-9][a-z0-9\-]*$"
 
@@ -367,50 +363,3 @@ class Optics(_Strict):
 
 def _speed(t: Transceiver) -> int:
     return t.speed_gbps
-
-
-def _optics(optics: Optics | Catalog | None) -> Optics:
-    if optics is None:
-        from designer.catalog.loader import default_catalog
-
-        return default_catalog().optics
-    if isinstance(optics, Optics):
-        return optics
-    return optics.optics
-
-
-def port_group_transceivers(
-    interface: Interface,
-    links_by_speed: Mapping[int, int],
-    media: Media | None = None,
-    *,
-    optics: Optics | Catalog | None = None,
-) -> int:
-    """Modules at one port group with links of several speeds (see module doc)."""
-    return _optics(optics).port_group_transceivers(interface, links_by_speed, media)
-
-
-def optics_price(
-    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
-) -> Price:
-    """Price of ONE transceiver of the speed class (default catalog unless given)."""
-    return _optics(optics).optics_price(speed_gbps, media)
-
-
-def cable_price(
-    speed_gbps: int, media: Media, *, optics: Optics | Catalog | None = None
-) -> Price:
-    """Price of ONE cable of the speed class (default catalog unless given)."""
-    return _optics(optics).cable_price(speed_gbps, media)
-
-
-def end_transceivers(
-    interface: Interface,
-    links: int,
-    speed_gbps: int,
-    media: Media | None = None,
-    *,
-    optics: Optics | Catalog | None = None,
-) -> int:
-    """Modules at one end of ``links`` links on one port group (see module doc)."""
-    return _optics(optics).end_transceivers(interface, links, speed_gbps, media)

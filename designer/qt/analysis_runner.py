@@ -100,9 +100,10 @@ class _AnalysisJob(QRunnable):
             if self.from_scratch:  # as strings, coded again (see the runner)
                 strings = LinkTable.from_arrays(links).to_columns()
                 links = LinkTable.from_columns(strings).arrays
-            index = build_index(
-                self.design, self.catalog, links=links, reuse=self.reuse
-            )
+            if self.reuse is not None:
+                index = self.reuse.build_index(self.design, self.catalog, links)
+            else:
+                index = build_index(self.design, self.catalog, links=links)
             stages = analyze_stages(
                 index,
                 self.design,

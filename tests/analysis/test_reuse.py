@@ -50,7 +50,10 @@ def _untimed_exact_solve(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _report(design: Design, links: object, catalog: Catalog, reuse: Reuse | None):
-    index = build_index(design, catalog, links=links, reuse=reuse)  # type: ignore[arg-type]
+    if reuse is not None:
+        index = reuse.build_index(design, catalog, links)  # type: ignore[arg-type]
+    else:
+        index = build_index(design, catalog, links=links)  # type: ignore[arg-type]
     return next(analyze_stages(index, design, reuse=reuse)).model_dump(mode="json")
 
 
