@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import designer.analysis
+import designer.analysis.reuse
 from designer.core.commands import Document
 from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, AnalysisRunner, snapshot
 from tests.qt.helpers import add_dgx, settle
@@ -156,6 +157,8 @@ def _spy_builds(monkeypatch: Any) -> list[threading.Thread]:
         return real_build(*args, **kwargs)
 
     monkeypatch.setattr(designer.analysis, "build_index", counting_build)
+    # the worker builds through its Reuse (designer.analysis.reuse)
+    monkeypatch.setattr(designer.analysis.reuse, "build_index", counting_build)
     return builds
 
 
