@@ -333,6 +333,10 @@ class LiveRacks:
         d = self._s.devices.get(device_id)
         return self._rack_of_device(d) if d is not None else None
 
+    def device(self, device_id: str) -> Device | None:
+        """The device, when it stands in a rack of the design."""
+        return self._s.devices.get(device_id)
+
     def kw(self, rack_id: str) -> float:
         """IT load of a rack (device maximum power), kW."""
         return self._s.kw[rack_id]

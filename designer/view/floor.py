@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import floor, hypot, log10
 
+import numpy as np
+
 from designer.core.physical import FACILITY_SOURCES, Facility
 
 ENTERPRISE_KW = 10.0
@@ -102,6 +104,26 @@ def plan_path(
     return out
 
 
+def label_room(
+    starts: Sequence[tuple[float, float]],
+    racks: Sequence[tuple[float, float, float]],
+    margin: float,
+) -> list[float]:
+    """Free floor left of each row start ``(x, y)`` up to the nearest rack end
+    on the same line (``racks``: ``(x, y, width)``), for the row's label;
+    ``margin`` where no rack stands to the left."""
+    if not racks:
+        return [margin] * len(starts)
+    x = np.array([r[0] for r in racks], dtype=np.float64)
+    y = np.array([r[1] for r in racks], dtype=np.float64)
+    end = x + np.array([r[2] for r in racks], dtype=np.float64)
+    out = []
+    for x0, y0 in starts:
+        left = end[(np.abs(y - y0) < 1e-6) & (end <= x0 + 1e-6)]
+        out.append(float(x0 - left.max()) if len(left) else margin)
+    return out
+
+
 def label_point(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
     """Where a cable's length label goes: the middle of its longest leg (the
     point itself for a run inside one rack)."""
@@ -127,6 +149,7 @@ __all__ = [
     "kw_bands",
     "kw_colour",
     "label_point",
+    "label_room",
     "plan_path",
     "scale_length",
 ]

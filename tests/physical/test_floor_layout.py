@@ -12,6 +12,7 @@ from designer.view.floor import (
     kw_bands,
     kw_colour,
     label_point,
+    label_room,
     plan_path,
     scale_length,
 )
@@ -71,3 +72,11 @@ def test_cable_run_in_plan_and_its_label() -> None:
     assert label_point([(1.0, 2.0)]) == (1.0, 2.0)
     with pytest.raises(ValueError):
         label_point([])
+
+
+def test_row_labels_get_the_aisle_left_of_their_row() -> None:
+    # two columns of rows: the second column's rows start 2 m after the first's end
+    racks = [(0.0, 0.0, 0.6), (0.6, 0.0, 0.6), (3.2, 0.0, 0.6), (0.0, 2.4, 0.6)]
+    starts = [(0.0, 0.0), (3.2, 0.0), (0.0, 2.4), (3.2, 2.4)]
+    assert label_room(starts, racks, 5.0) == pytest.approx([5.0, 2.0, 5.0, 2.6])
+    assert label_room(starts, [], 1.0) == [1.0] * 4
