@@ -47,7 +47,7 @@ from designer.core.events import (
     LinksRemoved,
     PhysicalChanged,
 )
-from designer.core.links import LinkArrays
+from designer.core.links import LinkArrays, LinkTable
 from designer.core.model import Design, Device, Placement
 from designer.core.physical import Cooling
 from designer.core.physical_commands import PlaceDevices
@@ -71,19 +71,28 @@ class RackChanges:
 
     racks: frozenset[str] = frozenset()
     """Racks whose devices, kW, limits or place changed."""
+    moved: frozenset[str] = frozenset()
+    """Racks whose footprint moved or changed (another slot, row or type)."""
     layout: bool = False
-    """Racks, rows or halls were added, removed or moved: redraw the floor."""
+    """Rows, halls or rack types changed: redraw the whole floor."""
     cables: bool = False
     """Cable lengths may have changed (longest cables are stale)."""
     reset: bool = False
     """Everything was read again (another design, the block replaced)."""
 
     def __bool__(self) -> bool:
-        return bool(self.racks) or self.layout or self.cables or self.reset
+        return (
+            bool(self.racks)
+            or bool(self.moved)
+            or self.layout
+            or self.cables
+            or self.reset
+        )
 
     def __or__(self, other: RackChanges) -> RackChanges:
         return RackChanges(
             self.racks | other.racks,
+            self.moved | other.moved,
             self.layout or other.layout,
             self.cables or other.cables,
             self.reset or other.reset,
@@ -148,6 +157,7 @@ class LiveRacks:
         self._facts: dict[str, _Facts] = {}
         self._views: dict[str, RackView] = {}
         self._order: dict[str, int] | None = None
+        self._rows: list[RowView] | None = None
         self._design: Design | None = None
 
     # -- following the document -------------------------------------------------
@@ -177,7 +187,7 @@ class LiveRacks:
             for r in self.phys.rack_ids:
                 self._sum_kw(r)
         racks = frozenset(self.phys.rack_ids) if self.phys is not None else frozenset()
-        return RackChanges(racks, layout=True, cables=True, reset=True)
+        return RackChanges(racks, racks, layout=True, cables=True, reset=True)
 
     def apply(self, design: Design, events: Sequence[Event]) -> RackChanges:
         """Follow one step's events (call right after the step, in order)."""
@@ -208,12 +218,23 @@ class LiveRacks:
         if design.physical is None:
             self.phys = None
             self._pos = {}
+            self._rows = None
             return
-        # the racks' geometry needs no link: index the devices only
-        index = build_index(design, self.catalog, links=LinkArrays.empty())
+        # the racks' geometry needs neither devices nor links: index the block
+        # alone (the same physical_index, in one pass over the racks)
+        racks_only = Design.model_construct(
+            settings=design.settings,
+            groups=[],
+            devices=[],
+            links=LinkTable(),
+            physical=design.physical,
+            workload=None,
+        )
+        index = build_index(racks_only, self.catalog, links=LinkArrays.empty())
         self.phys = physical_index(index)
         assert self.phys is not None
         self._pos = {r: i for i, r in enumerate(self.phys.rack_ids)}
+        self._rows = None
 
     def _physical_changed(self, design: Design, e: PhysicalChanged) -> RackChanges:
         old = self.phys.rack_ids if self.phys is not None else None
@@ -227,8 +248,9 @@ class LiveRacks:
             named = frozenset(self._pos)  # limits or places of every rack
         for r in named:
             self._views.pop(r, None)
-        layout = bool(e.parts & {"racks", "rows", "halls", "rack_types"})
-        return RackChanges(named, layout=layout, cables=True)
+        layout = bool(e.parts & {"rows", "halls", "rack_types"})
+        moved = named if e.parts & {"racks", "rows", "halls", "rack_types"} else None
+        return RackChanges(named, moved or frozenset(), layout=layout, cables=True)
 
     def _devices_changed(self, e: DevicesChanged) -> RackChanges:
         if not (e.fields & _RACK_FIELDS) or not e.devices:
@@ -432,6 +454,8 @@ class LiveRacks:
         phys = self.phys
         if phys is None:
             return []
+        if self._rows is not None:
+            return list(self._rows)
         p = phys.physical
         halls = {h.id: h for h in p.halls}
         out = []
@@ -452,7 +476,8 @@ class LiveRacks:
                     racks=tuple(phys.rack_ids[i] for i in at.tolist()),
                 )
             )
-        return out
+        self._rows = out
+        return list(out)
 
     def halls(self) -> list[HallView]:
         """Halls with their IT load against their budget."""

@@ -21,6 +21,7 @@ from designer.core.physical import Facility, Rack, standard_rack_type
 from designer.core.physical_commands import (
     AddRacks,
     EditRacks,
+    EditRows,
     PlaceDevices,
     SetFacility,
     SetPhysical,
@@ -128,6 +129,24 @@ def test_a_drop_reports_only_the_two_racks_and_undo_restores() -> None:
     assert f.changes[-1].racks == {"a01", "a03"}
     assert doc.design.model_dump() == before
     _same(f.live, doc)
+
+
+def test_a_rack_move_reports_the_rack_and_a_row_move_the_layout() -> None:
+    doc = Document(_design())  # type: ignore[arg-type]
+    f = _Follower(doc)
+    doc.execute(EditRacks({"a03": {"slot": 6}}))
+    got = f.changes[-1]
+    assert got.moved == {"a03"} and got.racks == {"a03"}
+    assert not got.layout and not got.reset and got.cables
+    assert f.live.tile("a03").x_m == pytest.approx(2.0 + 6 * 0.6)
+    doc.execute(EditRows({"r2": {"y_m": 9.0}}))
+    got = f.changes[-1]
+    assert got.layout and got.moved == {"a03", "n01"} and not got.reset
+    _same(f.live, doc)
+    doc.execute(SetFacility(Facility(air_kw=20.0)))
+    got = f.changes[-1]
+    assert got.racks == {"a01", "a02", "a03", "n01"} and not got.moved
+    assert f.live.rack("a01").cooling_kw == 20.0
 
 
 def test_canvas_moves_change_no_rack() -> None:

@@ -78,9 +78,8 @@ class PhysicalDocks(QObject):
     def _on_changes(self, events: list[Event]) -> None:
         if self.rebuild_always:
             self.live.reset(self.document.design)
-            changes = RackChanges(
-                frozenset(self.live.rack_ids), layout=True, cables=True, reset=True
-            )
+            every = frozenset(self.live.rack_ids)
+            changes = RackChanges(every, every, layout=True, cables=True, reset=True)
         else:
             changes = self.live.apply(self.document.design, events)
         if not changes:
@@ -98,11 +97,11 @@ class PhysicalDocks(QObject):
         owed = self._owed["elevation"]
         if owed and self.elevation.isVisible():
             self._owed["elevation"] = RackChanges()
-            self.elevation.apply(owed.racks, owed.reset)
+            self.elevation.apply(owed.racks, owed.moved, owed.reset)
         owed = self._owed["floor"]
         if owed and self.floor.isVisible():
             self._owed["floor"] = RackChanges()
-            self.floor.apply(owed.racks, owed.layout, owed.reset)
+            self.floor.apply(owed.racks, owed.moved, owed.layout, owed.reset)
             self.floor.set_selection(self._racks_of(self.selected))
         if self._cables_owed and self.floor.isVisible():
             self._cables_owed = False

@@ -356,12 +356,22 @@ class ElevationPanel(QWidget):
 
     # -- following the model ----------------------------------------------------------
 
-    def apply(self, racks: Collection[str], reset: bool) -> None:
-        """Redraw the racks that changed (all after a reset)."""
+    def apply(
+        self, racks: Collection[str], moved: Collection[str], reset: bool
+    ) -> None:
+        """Redraw the racks that changed (all after a reset); a rack that moved
+        may leave or join the row shown."""
         if reset:
             self.refill_choices()
             self.show_racks(self._wanted())
             return
+        if moved:
+            self.refill_choices()  # rows' rack counts
+        if moved and self.choice.currentData() != SELECTION:
+            wanted = self._wanted()
+            if wanted != self.shown:
+                self.show_racks(wanted)
+                return
         for r in racks:
             item = self.items.get(r)
             if item is not None:

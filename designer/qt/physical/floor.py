@@ -82,7 +82,9 @@ class TilesItem(QGraphicsItem):
     ) -> None:
         """Draw the racks (shared with the PDF)."""
         scale = max(painter.worldTransform().m11(), 1e-6)
-        paint_tiles(painter, self.owner.picture, 1.0 / scale)
+        pic = self.owner.picture
+        narrow = float(pic.w.min()) * scale if len(pic.ids) else 0.0
+        paint_tiles(painter, pic, 1.0 / scale, edges=narrow >= 6.0)
 
 
 class HallsItem(QGraphicsItem):
@@ -259,15 +261,7 @@ class FloorPlanPanel(QWidget):
             over=np.array([t.kw > t.limit_kw + 1e-9 for t in tiles], dtype=np.bool_),
             selected=np.zeros(len(tiles), dtype=np.bool_),
         )
-        rows = live.rows()
-        rooms = label_room(
-            [(r.x_m, r.y_m) for r in rows],
-            [(t.x_m, t.y_m, t.width_m) for t in tiles],
-            1e6,
-        )
-        self.row_labels = [
-            (r.label, r.x_m, r.y_m, free) for r, free in zip(rows, rooms, strict=True)
-        ]
+        self._label_rows()
         halls = live.halls()
         self.halls.prepareGeometryChange()
         self.halls.rects = [QRectF(h.x_m, h.y_m, h.width_m, h.depth_m) for h in halls]
@@ -277,8 +271,15 @@ class FloorPlanPanel(QWidget):
         self.fit()
         self.view.viewport().update()
 
-    def apply(self, racks: Collection[str], layout: bool, reset: bool) -> None:
-        """Recolour the racks that changed; read everything after a layout change."""
+    def apply(
+        self,
+        racks: Collection[str],
+        moved: Collection[str],
+        layout: bool,
+        reset: bool,
+    ) -> None:
+        """Recolour the racks that changed, move the ones that moved; read
+        everything after a change of rows, halls or rack types."""
         if reset or layout or not self.live.placed:
             self.rebuild()
             return
@@ -287,6 +288,17 @@ class FloorPlanPanel(QWidget):
             self.rebuild()  # the facility's limits moved the colour bands
             return
         pic = self.picture
+        if moved:
+            self.tiles.prepareGeometryChange()
+            for r in moved:
+                k = self._pos.get(r)
+                if k is None:
+                    continue
+                t = self.live.tile(r)
+                pic.x[k], pic.y[k] = t.x_m, t.y_m
+                pic.w[k], pic.d[k] = t.width_m, t.depth_m
+            pic.forget_rects()
+            self._label_rows()
         for r in racks:
             k = self._pos.get(r)
             if k is None:
@@ -294,9 +306,19 @@ class FloorPlanPanel(QWidget):
             t = self.live.tile(r)
             pic.colour[k] = kw_colour(t.kw, self.bands)
             pic.over[k] = t.kw > t.limit_kw + 1e-9
-        if racks:
+        if racks or moved:
             self._summarise()
             self.tiles.update()
+            self.view.viewport().update()
+
+    def _label_rows(self) -> None:
+        pic = self.picture
+        rows = self.live.rows()
+        racks = list(zip(pic.x.tolist(), pic.y.tolist(), pic.w.tolist(), strict=True))
+        rooms = label_room([(r.x_m, r.y_m) for r in rows], racks, 1e6)
+        self.row_labels = [
+            (r.label, r.x_m, r.y_m, free) for r, free in zip(rows, rooms, strict=True)
+        ]
 
     def _summarise(self) -> None:
         live = self.live

@@ -53,11 +53,15 @@ def _text(
     font: QFont,
     colour: QColor,
     align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
+    fm: QFontMetricsF | None = None,
 ) -> None:
     p.setFont(font)
     p.setPen(colour)
-    fm = QFontMetricsF(font, p.device())
-    shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(rect.width(), 1.0))
+    fm = fm or QFontMetricsF(font, p.device())
+    width = max(rect.width(), 1.0)
+    shown = text
+    if fm.horizontalAdvance(text) > width:
+        shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, width)
     p.drawText(rect, int(align | Qt.AlignmentFlag.AlignVCenter), shown)
 
 
@@ -102,18 +106,15 @@ def paint_rack(
     for u in range(1, rack.u):
         y = body.bottom() - u * unit
         p.drawLine(QPointF(body.left(), y), QPointF(body.right(), y))
-    every = 1 if unit >= 9 * line or unit >= 9 else 5
-    rail_colour = st.TEXT_MUTED
+    every = 1 if unit >= 9 else 5
+    p.setFont(fonts.rail)
+    p.setPen(st.TEXT_MUTED)
+    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     for u in range(1, rack.u + 1):
         if every == 1 or u == 1 or u % every == 0 or u == rack.u:
-            _text(
-                p,
-                _r(lay.rail_rect(i, u)).adjusted(0, 0, -2 * line, 0),
-                str(u),
-                fonts.rail,
-                rail_colour,
-                Qt.AlignmentFlag.AlignRight,
-            )
+            cell = _r(lay.rail_rect(i, u)).adjusted(0, 0, -2 * line, 0)
+            p.drawText(cell, right, str(u))  # numbers fit the rail: no eliding
+    device_fm = QFontMetricsF(fonts.device, p.device())
     top_seen = 0
     for slot in rack.devices:
         box = _r(lay.device_rect(i, slot)).intersected(body)
@@ -123,7 +124,7 @@ def paint_rack(
         p.setBrush(QBrush(fill))
         p.setPen(QPen(OVER if bad else RACK_FRAME, (1.6 if bad else 0.6) * line))
         p.drawRect(box.adjusted(0.5 * line, 0.4 * line, -0.5 * line, -0.4 * line))
-        if box.height() >= QFontMetricsF(fonts.device, p.device()).height() * 0.9:
+        if box.height() >= device_fm.height() * 0.9:
             label = short_name(slot)
             if slot.height >= 2:
                 label += f"  {slot.kw:,.1f} kW"
@@ -133,6 +134,7 @@ def paint_rack(
                 label,
                 fonts.device,
                 st.text_on(fill),
+                fm=device_fm,
             )
         if slot.device in selected:
             p.setBrush(Qt.BrushStyle.NoBrush)
@@ -163,6 +165,28 @@ class FloorPicture:
     colour: list[str]
     over: npt.NDArray[np.bool_]
     selected: npt.NDArray[np.bool_]
+    _rects: list[QRectF] | None = None
+
+    @property
+    def rects(self) -> list[QRectF]:
+        """Each rack's footprint (made once: the geometry only changes with a
+        new picture)."""
+        if self._rects is None:
+            self._rects = [
+                QRectF(x, y, w, d)
+                for x, y, w, d in zip(
+                    self.x.tolist(),
+                    self.y.tolist(),
+                    self.w.tolist(),
+                    self.d.tolist(),
+                    strict=True,
+                )
+            ]
+        return self._rects
+
+    def forget_rects(self) -> None:
+        """The footprints changed: make the rectangles again on next paint."""
+        self._rects = None
 
     @classmethod
     def empty(cls) -> FloorPicture:
@@ -193,35 +217,30 @@ class FloorPicture:
         return int(hit[0]) if len(hit) else None
 
 
-def paint_tiles(p: QPainter, pic: FloorPicture, pen_m: float) -> None:
+def paint_tiles(
+    p: QPainter, pic: FloorPicture, pen_m: float, *, edges: bool = True
+) -> None:
     """Every rack's footprint in its kW colour (painter in metres), outlined
-    red when over its limit and blue when selected; ``pen_m`` is a thin line."""
+    red when over its limit and blue when selected; ``pen_m`` is a thin line;
+    ``edges`` False leaves the grey outline out (tiles a few pixels wide would
+    show their outline only)."""
+    rects = pic.rects
     by_colour: dict[str, list[QRectF]] = {}
-    for k, c in enumerate(pic.colour):
-        by_colour.setdefault(c, []).append(
-            QRectF(float(pic.x[k]), float(pic.y[k]), float(pic.w[k]), float(pic.d[k]))
-        )
-    p.setPen(QPen(QColor("#7b8494"), pen_m))
-    for colour, rects in by_colour.items():
+    for rect, c in zip(rects, pic.colour, strict=True):
+        by_colour.setdefault(c, []).append(rect)
+    p.setPen(QPen(QColor("#7b8494"), pen_m) if edges else Qt.PenStyle.NoPen)
+    for colour, group in by_colour.items():
         p.setBrush(QBrush(QColor(colour)))
-        p.drawRects(rects)
+        p.drawRects(group)
     p.setBrush(Qt.BrushStyle.NoBrush)
     for mask, edge, width in (
         (pic.over, OVER, 2.5),
         (pic.selected, st.SELECTED, 3.5),
     ):
         idx = np.flatnonzero(mask)
-        if not len(idx):
-            continue
-        p.setPen(QPen(edge, width * pen_m))
-        p.drawRects(
-            [
-                QRectF(
-                    float(pic.x[k]), float(pic.y[k]), float(pic.w[k]), float(pic.d[k])
-                )
-                for k in idx.tolist()
-            ]
-        )
+        if len(idx):
+            p.setPen(QPen(edge, width * pen_m))
+            p.drawRects([rects[k] for k in idx.tolist()])
 
 
 def paint_legend(

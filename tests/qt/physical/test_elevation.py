@@ -119,3 +119,20 @@ def test_a_click_on_empty_units_does_nothing(qtbot: Any, main_window: Any) -> No
     drag_units(qtbot, window, ("a03", 30), ("a03", 30))
     assert len(window.document.history.done) == steps
     assert window.canvas.selected_ids() == []
+
+
+def test_a_rack_moved_to_another_row_leaves_the_row_shown(
+    qtbot: Any, main_window: Any
+) -> None:
+    from designer.core.physical_commands import EditRacks
+
+    window = open_window(main_window, qtbot)
+    panel = window.physical_docks.elevation
+    panel.choice.setCurrentIndex(panel.choice.findData("r1"))
+    assert panel.shown == ["a01", "a02"]
+    window.document.execute(EditRacks({"a02": {"row": "r2", "slot": 8}}))
+    QApplication.processEvents()
+    assert panel.shown == ["a01"]
+    window.document.undo()
+    QApplication.processEvents()
+    assert panel.shown == ["a01", "a02"]

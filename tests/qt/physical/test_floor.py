@@ -61,10 +61,16 @@ def test_racks_are_drawn_to_scale_and_follow_a_rack_move(
     assert (pic.x[k], pic.y[k], pic.w[k], pic.d[k]) == pytest.approx(
         (2.6, 3.0, 0.8, 1.2)
     )
+    rebuild = floor.rebuild
+    rebuilt: list[int] = []
+    floor.rebuild = lambda: rebuilt.append(1)  # type: ignore[method-assign]
     window.document.execute(EditRacks({"a02": {"slot": 5}}))
     QApplication.processEvents()
     pic = floor.picture
     assert pic.x[pic.ids.index("a02")] == pytest.approx(2.0 + 5 * 0.6)
+    assert pic.rects[pic.ids.index("a02")].x() == pytest.approx(5.0)
+    assert rebuilt == []  # one rack moved: the others stay as they are
+    floor.rebuild = rebuild  # type: ignore[method-assign]
     window.document.undo()
     QApplication.processEvents()
     assert floor.picture.x[floor.picture.ids.index("a02")] == pytest.approx(2.6)
