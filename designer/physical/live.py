@@ -49,7 +49,7 @@ from designer.core.events import (
 )
 from designer.core.links import LinkArrays, LinkTable
 from designer.core.model import Design, Device, Placement
-from designer.core.physical import Cooling
+from designer.core.physical import Cooling, RackType
 from designer.core.physical_commands import PlaceDevices
 from designer.physical.views import (
     DeviceSlot,
@@ -354,6 +354,12 @@ class LiveRacks:
         """The rack a device stands in (None: none)."""
         d = self._s.devices.get(device_id)
         return self._rack_of_device(d) if d is not None else None
+
+    def rack_type(self, rack_id: str) -> RackType:
+        """The type of a rack (its U, footprint, feeds and their source)."""
+        assert self.phys is not None
+        kind = self.phys.rack_type[self._pos[rack_id]]
+        return self.phys.physical.rack_type_map()[kind]
 
     def device(self, device_id: str) -> Device | None:
         """The device, when it stands in a rack of the design."""

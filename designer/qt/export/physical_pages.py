@@ -298,6 +298,29 @@ def _elevation_pages(flow: Flow, view: PhysicalView, tiers: dict[str, str]) -> N
         ],
         rows,
     )
+    kinds = view.phys.physical.rack_type_map()
+    used = dict.fromkeys(r.type for r, _ in folded)
+    flow.heading("Rack types", 11)
+    flow.table(
+        [
+            Column("Rack type", 1.4),
+            Column("U", 0.4, right=True),
+            Column("Feeds", 0.7, right=True),
+            Column("Estimate", 0.8),
+            Column("Source", 5.5),
+        ],
+        [
+            [
+                kinds[k].label or k,
+                str(kinds[k].u),
+                f"{kinds[k].max_kw:,.0f} kW",
+                "estimate" if kinds[k].estimate else "",
+                kinds[k].source,
+            ]
+            for k in used
+            if k in kinds
+        ],
+    )
 
 
 __all__ = ["ELEVATION_TITLE", "FLOOR_TITLE", "MAX_LAYOUTS", "physical_pages"]

@@ -72,17 +72,24 @@ class RackItem(QGraphicsItem):
         self.owner = owner
         self.i = i
         self.rack = rack
+        self._tip()
+
+    def _tip(self) -> None:
+        rack = self.rack
+        kind = self.owner.live.rack_type(rack.id)
+        mark = " (estimate)" if kind.estimate else ""
         self.setToolTip(
-            f"{rack.label} ({rack.type}, {rack.u}U, row {rack.row})\n"
-            f"{rack.kw:,.1f} kW: {limit_text(rack)}\n"
-            "Device kW: catalog maximum power; limits: the rack type's feeds and "
-            "the facility's kW per cooling class (sources: rack type and facility "
-            "settings)"
+            f"{rack.label} ({kind.label or rack.type}, {rack.u}U, row {rack.row})\n"
+            f"{rack.kw:,.1f} kW: catalog maximum power of its devices\n"
+            f"limit: {limit_text(rack)}{mark}\n"
+            f"feeds: {kind.source or 'no source given'}\n"
+            "cooling: the design's facility kW per cooling class"
         )
 
     def set_rack(self, rack: RackView) -> None:
         """Show the rack's new state (same place in the layout)."""
         self.rack = rack
+        self._tip()
         self.update()
 
     def boundingRect(self) -> QRectF:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsScene,
+    QGraphicsSceneHoverEvent,
     QGraphicsView,
     QLabel,
     QStyleOptionGraphicsItem,
@@ -69,6 +70,21 @@ class TilesItem(QGraphicsItem):
         super().__init__()
         self.owner = owner
         self.setZValue(1)
+        self.setAcceptHoverEvents(True)
+
+    def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        """Name the rack under the mouse with its load and limit."""
+        p = event.pos()
+        k = self.owner.picture.at(p.x(), p.y())
+        if k is None:
+            self.setToolTip("")
+            return
+        t = self.owner.live.tile(self.owner.picture.ids[k])
+        self.setToolTip(
+            f"{t.label} (row {t.row}): {t.kw:,.1f} kW of {t.limit_kw:,.0f} kW "
+            f"(feeds {t.max_kw:,.0f} kW, {t.cooling.value} cooling "
+            f"{t.cooling_kw:,.0f} kW); catalog maximum power; click to select"
+        )
 
     def boundingRect(self) -> QRectF:
         """The racks' extent."""

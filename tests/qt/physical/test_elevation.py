@@ -38,6 +38,9 @@ def test_drag_to_another_rack_is_one_step_and_undo_restores(
     assert [s.device for s in panel.items["a03"].rack.devices] == ["dgx-2"]
     assert [s.device for s in panel.items["a01"].rack.devices] == ["dgx-1"]
     assert panel.status.text() == "Moved dgx-2 to a03 U17"
+    tip = panel.items["a03"].toolTip()
+    assert tip.startswith("a03 (48U rack, 48U, row r2)\n10.2 kW")
+    assert "air cooling 30 kW (estimate)" in tip and "many [sites]" in tip
     window.actions_.undo.trigger()
     QApplication.processEvents()
     assert doc.design.model_dump() == before

@@ -74,6 +74,8 @@ def test_a_placed_design_gets_floor_plan_and_elevations(tmp_path: Path) -> None:
     assert re.search(r"× \d+ racks alike", shown)
     table = pages[elevations[-1] + 1]
     assert table.startswith("Racks by layout")
+    # the feeds of each rack type used, with their source and estimate mark
+    assert "Rack types" in table and "many [sites] can only support" in table
     for i in [floor, *elevations]:
         assert _smallest_text(reader, i) >= 6.0 - 1e-6
         assert reader.pages[i].mediabox.width > reader.pages[i].mediabox.height
