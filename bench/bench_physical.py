@@ -180,7 +180,7 @@ def run(gpus: int) -> dict[str, float]:
     t_naive_place, _ = _median(lambda: naive_place(design), runs=1)
     index = build_index(design, CAT)  # the unplaced index: no lengths
     placed_index = build_index(placed, CAT)
-    phys = physical_index(placed, placed_index)
+    phys = physical_index(placed_index)
     assert phys is not None
     t_media, media = _median(lambda: link_media(placed_index, phys))
     t_naive_media, (naive_len, naive_reach) = _median(
