@@ -19,6 +19,25 @@ the 12,500-node design of bench_analysis.py) it prints, median of 3 runs:
 Target: place + lengths/media of the 100K-GPU design <= 1 s. The naive
 lengths must equal the vectorised ones, and no cage sharing may give a link a
 shorter reach than its own length needs (checked on every run).
+
+Then, in the editor (offscreen window, the Racks and Floor plan docks on
+screen; ``--gui-sizes``, default the 100K design; ``--gui-sizes ''`` skips
+it), the edit-to-metrics time of a rack edit, median of 5: from the command
+being executed to
+
+- ``command``: ``Document.execute`` returned (the command's own checks, and
+  every follower of the document);
+- ``docks``: the rack elevation and the floor plan repainted with the new
+  kW, colours and places;
+- ``metrics``: the validator showing the new analysis report (the worker's
+  analysis of the placed design: lengths, media, findings).
+
+Edits: a device dropped in another rack (the elevation's drop,
+``PlaceDevices``) and a rack moved to another floor slot (``EditRacks``).
+Naive baseline, same run and window: the docks rebuild everything on every
+edit (rack state, elevation and floor plan read again; still cheaper than a
+fresh ``PhysicalView`` with every rack's view) and the analysis runs from
+scratch (as in bench_gui.py).
 """
 
 from __future__ import annotations
@@ -161,7 +180,7 @@ def run(gpus: int) -> dict[str, float]:
     t_naive_place, _ = _median(lambda: naive_place(design), runs=1)
     index = build_index(design, CAT)  # the unplaced index: no lengths
     placed_index = build_index(placed, CAT)
-    phys = physical_index(placed, placed_index)
+    phys = physical_index(placed_index)
     assert phys is not None
     t_media, media = _median(lambda: link_media(placed_index, phys))
     t_naive_media, (naive_len, naive_reach) = _median(
@@ -187,11 +206,147 @@ def run(gpus: int) -> dict[str, float]:
     }
 
 
+GUI_REPEATS = 5
+
+
+def gui_edits(gpus: int) -> dict[str, float]:
+    """Edit-to-metrics of rack edits in the window (see module doc), seconds."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QEventLoop, QStandardPaths, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    QStandardPaths.setTestModeEnabled(True)
+    from designer.core.commands import Command
+    from designer.core.physical_commands import EditRacks
+    from designer.qt.app import ensure_app, wait_for_report
+    from designer.qt.main_window import MainWindow
+
+    ensure_app(offscreen=True)
+    design = place(fat_tree("dgx-h100", -(-gpus // 8), "qm9700"), CAT)
+    window = MainWindow(persist=False, autosave=False)
+    window.resize(1600, 1000)
+    window.show()
+    window.adopt_generated(design)
+    wait_for_report(window)
+    docks = window.physical_docks
+    # both docks on screen: the elevation under the canvas, the floor plan right
+    window.charts_dock.hide()
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, docks.elevation_dock)
+    window.resizeDocks([docks.elevation_dock], [420], Qt.Orientation.Vertical)
+    docks.floor_dock.raise_()
+    QApplication.processEvents()
+    assert docks.elevation.isVisible() and docks.floor.isVisible()
+    doc = window.document
+    live = docks.live
+    mover = next(d.id for d in design.devices if d.catalog_id == "dgx-h100")
+    home = live.rack_of(mover)
+    assert home is not None
+    docks.elevation.show_row_of(home)
+    target = next(
+        r
+        for r in live.rack_ids
+        if r != home and live.rack(r).role.value == "network" and live.rack(r).free
+    )
+    u = live.rack(target).free[-1][1] - live.height(mover) + 1
+    physical = doc.design.physical
+    assert physical is not None
+    rack = physical.racks[0]
+    empty_slot = 1 + max(r.slot for r in physical.racks if r.row == rack.row)
+
+    def drop() -> Command:
+        return live.place_command(mover, target, u)
+
+    def move_rack() -> Command:
+        return EditRacks({rack.id: {"slot": empty_slot}})
+
+    def wait_report() -> None:
+        loop = QEventLoop()
+        window.report_shown.connect(loop.quit)
+        QTimer.singleShot(120_000, loop.quit)
+        loop.exec()
+        window.report_shown.disconnect(loop.quit)
+
+    def one(make: Any) -> tuple[float, float, float]:
+        pause = QEventLoop()
+        QTimer.singleShot(250, pause.quit)  # a lone edit, as a user makes it
+        pause.exec()
+        t = time.perf_counter()
+        doc.execute(make())
+        t_command = time.perf_counter() - t
+        docks.flush()
+        docks.elevation.view.viewport().repaint()
+        docks.floor.view.viewport().repaint()
+        t_docks = time.perf_counter() - t
+        wait_report()
+        window.validator_panel.repaint()
+        t_metrics = time.perf_counter() - t
+        doc.undo()
+        docks.flush()
+        wait_report()
+        return t_command, t_docks, t_metrics
+
+    out: dict[str, float] = {}
+    for naive in (False, True):
+        docks.rebuild_always = naive
+        window.runner.from_scratch = naive
+        for name, make in (("drop", drop), ("rack", move_rack)):
+            one(make)  # warm-up
+            runs = [one(make) for _ in range(GUI_REPEATS)]
+            key = f"{'naive ' if naive else ''}{name}"
+            out[f"{key} command"] = statistics.median(r[0] for r in runs)
+            out[f"{key} docks"] = statistics.median(r[1] for r in runs)
+            out[f"{key} metrics"] = statistics.median(r[2] for r in runs)
+    docks.rebuild_always = False
+    window.runner.from_scratch = False
+    out["racks"] = len(live.rack_ids)
+    out["devices"] = len(doc.design.devices)
+    doc.mark_clean()
+    window.close()
+    return out
+
+
+def print_gui(gpus: int) -> None:
+    """Print the edit-to-metrics table of one size."""
+    r = gui_edits(gpus)
+    print()
+    print(
+        f"edit -> metrics on screen, {gpus:,} GPUs ({r['devices']:,.0f} devices, "
+        f"{r['racks']:,.0f} racks), median of {GUI_REPEATS}, ours vs naive"
+    )
+    head = (
+        f"{'edit':28} | {'command':>8} | {'docks':>8} {'naive':>8} {'x':>6} | "
+        f"{'metrics':>8} {'naive':>8} {'x':>6}"
+    )
+    print(head)
+    print("-" * len(head))
+    for name, title in (
+        ("drop", "device to another rack"),
+        ("rack", "rack to another floor slot"),
+    ):
+        d, nd = r[f"{name} docks"], r[f"naive {name} docks"]
+        m, nm = r[f"{name} metrics"], r[f"naive {name} metrics"]
+        c = r[f"{name} command"]
+        print(
+            f"{title:28} | {c * 1000:6.1f}ms | "
+            f"{d * 1000:6.1f}ms {nd * 1000:6.1f}ms {nd / d:5.1f}x | "
+            f"{m * 1000:6.1f}ms {nm * 1000:6.1f}ms {nm / m:5.1f}x"
+        )
+    print(
+        "command: Document.execute returned (the command's own checks and every "
+        "follower); docks: + elevation and floor plan repainted; metrics: + the "
+        "validator showing the new report (all from the same start)"
+    )
+
+
 def main() -> None:
-    """Print the table."""
+    """Print the tables."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,16000,100000")
-    sizes = [int(s) for s in ap.parse_args().sizes.split(",")]
+    ap.add_argument("--gui-sizes", default="100000")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     head = (
         f"{'GPUs':>8} {'devices':>8} {'links':>8} {'racks':>6} | {'place':>7} "
         f"{'naive':>7} {'x':>5} | {'len+media':>9} {'naive':>7} {'x':>6} | "
@@ -210,6 +365,8 @@ def main() -> None:
             f"{r['index0']:>8.3f}s"
         )
     print("target: place + lengths/media of 100K GPUs <= 1 s")
+    for n in [int(s) for s in args.gui_sizes.split(",") if s]:
+        print_gui(n)
 
 
 if __name__ == "__main__":

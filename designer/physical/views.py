@@ -372,25 +372,11 @@ class PhysicalView:
         h = self._height(device_id)
         if rack_id not in self._rack_pos:
             return f"no rack {rack_id!r} in the design"
-        rack = self.rack(rack_id)
-        if u < 1 or u + h - 1 > rack.u:
-            return (
-                f"{device_id} takes {h}U: at U {u} it would stick out of "
-                f"{rack_id} ({rack.u}U)"
-            )
-        for s in rack.devices:
-            if s.device != device_id and s.u <= u + h - 1 and u <= s.top:
-                return f"U {max(u, s.u)} of {rack_id} is taken by {s.device}"
         entry = self.index.entries[
             int(self.index.dev_catalog[self._dev_pos[device_id]])
         ]
-        if (
-            entry is not None
-            and entry.ext.cooling is DeviceCooling.LIQUID
-            and rack.cooling is not Cooling.LIQUID
-        ):
-            return f"{device_id} is liquid-cooled; {rack_id} has {rack.cooling} cooling"
-        return None
+        liquid = entry is not None and entry.ext.cooling is DeviceCooling.LIQUID
+        return fit_problem(self.rack(rack_id), device_id, h, liquid, u)
 
     def free_positions(self, device_id: str, rack_id: str) -> list[int]:
         """Lowest U at which the device fits in the rack (bottom first)."""
@@ -425,6 +411,29 @@ class PhysicalView:
         raise KeyError(f"no row {row!r} in the design")
 
 
+def fit_problem(
+    rack: RackView, device_id: str, height: int, liquid: bool, u: int
+) -> str | None:
+    """None when a device ``height`` U tall (liquid-cooled or not) fits at ``u``
+    of ``rack`` (the device itself does not count as in the way), else why not.
+
+    The one rule for a drop in a rack: :meth:`PhysicalView.can_place` and the
+    live rack state of the editor (:mod:`designer.physical.live`) both ask it.
+    """
+    h, rack_id = height, rack.id
+    if u < 1 or u + h - 1 > rack.u:
+        return (
+            f"{device_id} takes {h}U: at U {u} it would stick out of "
+            f"{rack_id} ({rack.u}U)"
+        )
+    for s in rack.devices:
+        if s.device != device_id and s.u <= u + h - 1 and u <= s.top:
+            return f"U {max(u, s.u)} of {rack_id} is taken by {s.device}"
+    if liquid and rack.cooling is not Cooling.LIQUID:
+        return f"{device_id} is liquid-cooled; {rack_id} has {rack.cooling} cooling"
+    return None
+
+
 def _free_with(rack: RackView, device_id: str) -> list[tuple[int, int]]:
     """Free U ranges of a rack as if ``device_id`` were not in it."""
     taken = np.zeros(rack.u + 2, dtype=np.bool_)
@@ -453,4 +462,5 @@ __all__ = [
     "PhysicalView",
     "RackView",
     "RowView",
+    "fit_problem",
 ]

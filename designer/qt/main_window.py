@@ -31,6 +31,7 @@ from designer.qt.canvas import CanvasView
 from designer.qt.charts import ChartsPanel
 from designer.qt.history_panel import HistoryPanel
 from designer.qt.palette import PalettePanel, catalog_mime
+from designer.qt.physical import add_physical_docks
 from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
@@ -131,6 +132,7 @@ class MainWindow(QMainWindow):
         self.runner.failed.connect(self._on_analysis_failed)
         self.runner.refining_changed.connect(self.validator_panel.set_refining)
         self.actions_ = WindowActions(self)
+        self.physical_docks = add_physical_docks(self)  # racks, floor plan
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)
         self.autosave.failed.connect(self._show_message)
@@ -449,6 +451,7 @@ class MainWindow(QMainWindow):
         self.autosave.shutdown()  # saved or discarded: no copy to keep
         self.runner.shutdown()
         self.estimate_runner.shutdown()
+        self.physical_docks.shutdown()
         event.accept()
 
     # --- editing helpers -----------------------------------------------------

@@ -224,7 +224,13 @@ class TemplateDialog(QDialog):
         return str(self.kind_combo.currentData())
 
     def generate(self) -> Design:
-        """Run the selected generator with the dialog's parameters."""
+        """Run the selected generator with the dialog's parameters; the design
+        comes placed in racks and rows (:func:`designer.physical.place`)."""
+        from designer.physical import place
+
+        return place(self._generated(), self.catalog)
+
+    def _generated(self) -> Design:
         from designer import generate
 
         kind = self.kind()

@@ -58,6 +58,7 @@ SECTION_LABELS = {
     "workload": "Workload fit (designs with a workload block)",
     "bom": "Bill of materials",
     "cabling": "Cabling summary",
+    "racks": "Floor plan and rack elevations (placed designs)",
 }
 _SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-topology"}
 

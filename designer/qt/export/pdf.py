@@ -51,12 +51,14 @@ from designer.qt.export.layout import (
     page_rects,
     text_layout,
 )
+from designer.qt.export.physical_pages import physical_pages
 from designer.qt.export.workload_page import workload_pages
 from designer.view.sizes import DEVICE_H, DEVICE_W
 from designer.workload import Estimate
 
 #: Sections of the report, in order; the drawing sits on page 1. "workload" is
-#: laid out only for a design with a workload block.
+#: laid out only for a design with a workload block, "racks" (floor plan and rack
+#: elevations) only for a placed one.
 SECTIONS: tuple[str, ...] = (
     "drawing",
     "tiers",
@@ -64,6 +66,7 @@ SECTIONS: tuple[str, ...] = (
     "workload",
     "bom",
     "cabling",
+    "racks",
 )
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
 MARGIN_PT = 36.0
@@ -447,6 +450,8 @@ def build_pages(
             7.5,
             MUTED,
         )
+    if "racks" in wanted:
+        physical_pages(flow, design, catalog)
     flow.finish()
 
 

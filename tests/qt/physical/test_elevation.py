@@ -1,0 +1,141 @@
+"""Rack elevation: drag a device to another rack or U as one undoable step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+from designer.catalog import default_catalog
+from designer.physical.views import PhysicalView
+from tests.qt.physical.helpers import drag_units, open_window, show_racks
+
+
+def _placement(window: Any, device: str) -> tuple[str | None, int | None]:
+    d = next(x for x in window.document.design.devices if x.id == device)
+    return (d.placement.rack, d.placement.u) if d.placement else (None, None)
+
+
+def _history(window: Any) -> list[str]:
+    rows = window.history_panel.list
+    return [rows.item(i).text() for i in range(rows.count())]
+
+
+def test_drag_to_another_rack_is_one_step_and_undo_restores(
+    qtbot: Any, main_window: Any
+) -> None:
+    window = open_window(main_window, qtbot)
+    show_racks(window, "a01", "a02", "a03")
+    doc = window.document
+    before = doc.design.model_dump()
+    steps = len(doc.history.done)
+    # hold dgx-2 (U9-16) at its U12, release over a03's U20: it lands at U17
+    drag_units(qtbot, window, ("a01", 12), ("a03", 20))
+    assert _placement(window, "dgx-2") == ("a03", 17)
+    assert len(doc.history.done) == steps + 1
+    assert _history(window)[-1] == "Move dgx-2 to a03 U17"
+    panel = window.physical_docks.elevation
+    assert [s.device for s in panel.items["a03"].rack.devices] == ["dgx-2"]
+    assert [s.device for s in panel.items["a01"].rack.devices] == ["dgx-1"]
+    assert panel.status.text() == "Moved dgx-2 to a03 U17"
+    tip = panel.items["a03"].toolTip()
+    assert tip.startswith("a03 (48U rack, 48U, row r2)\n10.2 kW")
+    assert "air cooling 30 kW (estimate)" in tip and "many [sites]" in tip
+    window.actions_.undo.trigger()
+    QApplication.processEvents()
+    assert doc.design.model_dump() == before
+    assert [s.device for s in panel.items["a01"].rack.devices] == ["dgx-1", "dgx-2"]
+    assert panel.items["a03"].rack.devices == ()
+    window.actions_.redo.trigger()
+    QApplication.processEvents()
+    assert _placement(window, "dgx-2") == ("a03", 17)
+
+
+def test_drag_within_a_rack_moves_the_unit(qtbot: Any, main_window: Any) -> None:
+    window = open_window(main_window, qtbot)
+    show_racks(window, "a01", "a02")
+    drag_units(qtbot, window, ("a02", 40), ("a02", 44))
+    assert _placement(window, "leaf") == ("a02", 44)
+    assert window.document.history.done[-1].label == "Move leaf to U44"
+
+
+def test_refused_drop_says_the_rules_reason_and_changes_nothing(
+    qtbot: Any, main_window: Any
+) -> None:
+    window = open_window(main_window, qtbot)
+    show_racks(window, "a01", "a02", "a03", "n01")
+    doc = window.document
+    before = doc.design.model_dump()
+    steps = len(doc.history.done)
+    oracle = PhysicalView(doc.design, default_catalog())
+    panel = window.physical_docks.elevation
+    cases = [
+        (("a01", 12), ("a01", 4), ("dgx-2", "a01", 1)),  # onto dgx-1
+        (("a01", 12), ("a03", 47), ("dgx-2", "a03", 44)),  # out of the top
+        (("n01", 10), ("a03", 10), ("nvl", "a03", 1)),  # liquid into an air rack
+    ]
+    for start, end, (device, rack, u) in cases:
+        drag_units(qtbot, window, start, end)
+        why = oracle.can_place(device, rack, u)
+        assert why is not None
+        assert panel.status.text() == f"Cannot drop: {why}"
+        assert window.statusBar().currentMessage() == f"Cannot drop: {why}"
+        assert doc.design.model_dump() == before
+        assert len(doc.history.done) == steps
+        assert not panel.view.ghost.isVisible()
+
+
+def test_a_drop_over_the_power_limit_is_made_and_says_so(
+    qtbot: Any, main_window: Any
+) -> None:
+    """The rules make rack power a finding, not a refusal: the drop happens and
+    the message names the limit."""
+    window = open_window(main_window, qtbot)
+    doc = window.document
+    from designer.core.commands import AddDevices
+    from designer.core.model import Device, Placement
+
+    doc.execute(
+        AddDevices(
+            [
+                Device(
+                    id=f"x{i}",
+                    catalog_id="dgx-h100",
+                    placement=Placement(rack="a03", u=1 + 8 * i),
+                )
+                for i in range(2)
+            ]
+        )
+    )
+    show_racks(window, "a01", "a03")
+    drag_units(qtbot, window, ("a01", 12), ("a03", 20))
+    assert _placement(window, "dgx-2") == ("a03", 17)
+    text = window.physical_docks.elevation.status.text()
+    assert "now draws 30.6 kW, above its limit" in text
+    assert "air cooling 30 kW" in text
+
+
+def test_a_click_on_empty_units_does_nothing(qtbot: Any, main_window: Any) -> None:
+    window = open_window(main_window, qtbot)
+    show_racks(window, "a01", "a03")
+    steps = len(window.document.history.done)
+    drag_units(qtbot, window, ("a03", 30), ("a03", 30))
+    assert len(window.document.history.done) == steps
+    assert window.canvas.selected_ids() == []
+
+
+def test_a_rack_moved_to_another_row_leaves_the_row_shown(
+    qtbot: Any, main_window: Any
+) -> None:
+    from designer.core.physical_commands import EditRacks
+
+    window = open_window(main_window, qtbot)
+    panel = window.physical_docks.elevation
+    panel.choice.setCurrentIndex(panel.choice.findData("r1"))
+    assert panel.shown == ["a01", "a02"]
+    window.document.execute(EditRacks({"a02": {"row": "r2", "slot": 8}}))
+    QApplication.processEvents()
+    assert panel.shown == ["a01"]
+    window.document.undo()
+    QApplication.processEvents()
+    assert panel.shown == ["a01", "a02"]
