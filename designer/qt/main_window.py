@@ -7,7 +7,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QPointF,
+    QSettings,
+    QStandardPaths,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -25,6 +33,7 @@ from designer.core.commands import Document, Stage
 from designer.core.events import Event
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
+from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
@@ -43,6 +52,13 @@ if TYPE_CHECKING:
 APP_NAME = "GPU Cluster Designer"
 MAX_RECENT = 10
 FILE_FILTER = "Cluster designs (*.json);;All files (*)"
+#: Version of the dock arrangement. A saved window state from another version
+#: is not restored (its docks may be too wide for the canvas, or missing); bump
+#: it when the default arrangement changes.
+LAYOUT_VERSION = 2
+#: Share of the window width the canvas keeps at least when the window opens.
+CANVAS_SHARE = 0.5
+LAST_FOLDER_KEY = "files/last_folder"
 
 
 class MainWindow(QMainWindow):
@@ -149,6 +165,7 @@ class MainWindow(QMainWindow):
 
         self.resize(1600, 1000)
         self._size_docks_on_show = True  # False once a saved layout is restored
+        self._checked_canvas_share = False
         if persist:
             self._restore_settings()
         self._update_title()
@@ -191,6 +208,16 @@ class MainWindow(QMainWindow):
         if self._size_docks_on_show:
             self._size_docks_on_show = False
             self._default_dock_sizes()
+        elif not self._checked_canvas_share:
+            # a restored layout made on a wider screen: checked once laid out
+            QTimer.singleShot(0, self._keep_canvas_share)
+        self._checked_canvas_share = True
+
+    def _keep_canvas_share(self) -> None:
+        """Narrow the side docks when a restored layout leaves the canvas too
+        little of the window (a layout saved on a wider screen)."""
+        if self.canvas.width() < CANVAS_SHARE * self.width():
+            self._default_dock_sizes()
 
     # --- settings ------------------------------------------------------------
 
@@ -198,9 +225,12 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         geometry = settings.value("window/geometry")
         state = settings.value("window/state")
+        version = settings.value("window/layout_version")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray) and self.restoreState(state):
+        # A layout saved by another version (or none) gets the default docks.
+        same = str(version) == str(LAYOUT_VERSION)
+        if same and isinstance(state, QByteArray) and self.restoreState(state):
             self._size_docks_on_show = False
         snap = settings.value("view/grid_snap", True)
         self.actions_.grid_snap.setChecked(snap in (True, "true"))
@@ -210,7 +240,16 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
+        settings.setValue("window/layout_version", LAYOUT_VERSION)
         settings.setValue("view/grid_snap", self.actions_.grid_snap.isChecked())
+
+    def last_folder(self) -> str | None:
+        """The folder a design was last opened from or saved to."""
+        value = QSettings().value(LAST_FOLDER_KEY)
+        return str(value) if value else None
+
+    def _remember_folder(self, path: Path) -> None:
+        QSettings().setValue(LAST_FOLDER_KEY, str(path.resolve().parent))
 
     def recent_files(self) -> list[str]:
         """Recently opened or saved files, newest first."""
@@ -269,6 +308,8 @@ class MainWindow(QMainWindow):
         self.latest_report = None
         self.history_panel.origin = origin  # the reset below refreshes the list
         self.document.reset(design)
+        # The scene keeps no selection across designs; the status bar follows.
+        self.canvas.select_ids([], center=False)
         self.canvas.fit_all()
         self._update_title()
 
@@ -276,6 +317,15 @@ class MainWindow(QMainWindow):
         """File > New (asks about unsaved changes)."""
         if self.maybe_save():
             self._replace_design(Design(), None, "New design")
+
+    def close_design(self) -> bool:
+        """File > Close: ask about unsaved changes, then leave an empty design."""
+        name = self.display_name()
+        if not self.maybe_save():
+            return False
+        self._replace_design(Design(), None, "New design")
+        self._show_message(f"Closed {name}")
+        return True
 
     def new_from_template(self) -> None:
         """File > New from Template: generate a design from a preset."""
@@ -311,8 +361,10 @@ class MainWindow(QMainWindow):
         """File > Open."""
         if not self.maybe_save():
             return
-        start = str(self.path.parent) if self.path else ""
-        name, _ = QFileDialog.getOpenFileName(self, "Open design", start, FILE_FILTER)
+        start = open_dialog_folder(self.path, self.last_folder(), _documents())
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Open design", str(start), FILE_FILTER
+        )
         if name:
             self.open_path(name)
 
@@ -331,7 +383,10 @@ class MainWindow(QMainWindow):
             return False
         self._replace_design(design, p, f"Opened {p.name}")
         self._add_recent(p)
-        self._show_message(f"Opened {p.name}: {len(design.devices):,} devices")
+        self._remember_folder(p)
+        self._show_message(
+            f"Opened {p.name}: {fmt.plural(len(design.devices), 'device')}"
+        )
         return True
 
     def _show_open_error(self, path: Path, detail: str) -> None:
@@ -352,9 +407,19 @@ class MainWindow(QMainWindow):
             return self.save_as()
         return self.save_to(self.path)
 
+    def save_dialog_start(self) -> Path:
+        """Where Save As starts: the design's file, else a clean name (from the
+        design's name) in the last folder used."""
+        return save_dialog_path(
+            self.document.design.settings.name,
+            self.path,
+            self.last_folder(),
+            _documents(),
+        )
+
     def save_as(self) -> bool:
         """File > Save As."""
-        start = str(self.path) if self.path else f"{self.display_name()}.json"
+        start = str(self.save_dialog_start())
         name, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
         if not name:
             return False
@@ -378,6 +443,7 @@ class MainWindow(QMainWindow):
         self.autosave.path, self.autosave.saved_at = p, time.time()
         self.autosave.sync()  # saved: the recovery copy goes
         self._add_recent(p)
+        self._remember_folder(p)
         self._update_title()
         self._show_message(f"Saved {p.name}")
         return True
@@ -405,7 +471,8 @@ class MainWindow(QMainWindow):
             selection,
             report=self.latest_report,
             catalog=self.catalog,
-            directory=str(self.path.parent) if self.path else None,
+            # next to the design; an unsaved one: where the user last worked
+            directory=str(self.path.parent) if self.path else self.last_folder(),
             estimate=self.estimate_runner.current(),
         )
         dialog.exec()
@@ -513,6 +580,15 @@ class MainWindow(QMainWindow):
         if self.actions_.show_cut.isChecked():
             self._apply_cut()
         self.report_shown.emit(report)
+
+
+def _documents() -> Path:
+    """The user's documents folder (home when there is none): the first start."""
+    found = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    folder = Path(found) if found else Path.home()
+    return folder if folder.is_dir() else Path.home()
 
 
 def _modified(path: Path | None) -> float | None:
