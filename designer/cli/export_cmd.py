@@ -12,6 +12,8 @@ import sys
 import time
 from typing import TextIO
 
+from designer.core.formatting import plural
+
 EXIT_OK, EXIT_INPUT = 0, 2
 OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm", "netbox")
 
@@ -108,14 +110,15 @@ def _export(
         t0 = time.perf_counter()
         assert report is not None
         total = write_bom_csv(report, path)
-        done("bom", path, t0, f"{len(report.cost_usd.lines)} lines, ${total:,.0f}")
+        rows = plural(len(report.cost_usd.lines), "line")
+        done("bom", path, t0, f"{rows}, ${total:,.0f}")
     if path := wanted["cabling"]:
         t0 = time.perf_counter()
         n = write_cabling_csv(design, path)
         lengths = (
             "" if design.physical is not None else "; lengths unknown (not placed)"
         )
-        done("cabling", path, t0, f"{n:,} cables{lengths}")
+        done("cabling", path, t0, f"{plural(n, 'cable')}{lengths}")
     if path := wanted["netbox"]:
         from designer.io.export.netbox import write_netbox_csvs
 

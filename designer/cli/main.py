@@ -22,6 +22,7 @@ from designer.catalog.loader import (
     default_catalog,
     use_catalog_dir,
 )
+from designer.core.formatting import plural
 from designer.core.limits import MAX_DEVICES, MAX_LINKS
 from designer.core.model import Design
 from designer.io import DesignFileError, design_json_schema, dumps_design, load_design
@@ -252,8 +253,8 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         raise _Failure(f"{args.output}: cannot write ({exc.strerror or exc})") from None
     out.write(
-        f"wrote {args.output}: {len(design.devices):,} devices, "
-        f"{len(design.links):,} links\n"
+        f"wrote {args.output}: {plural(len(design.devices), 'device')}, "
+        f"{plural(len(design.links), 'link')}\n"
     )
     return EXIT_OK
 

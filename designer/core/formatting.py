@@ -63,6 +63,11 @@ def noun(n: int, word: str, many: str | None = None) -> str:
     return f"{head}{sep}{plural_last}"
 
 
+def verb(n: int, one: str, many: str) -> str:
+    """The verb form that agrees with ``n``: ``verb(1, "has", "have")``."""
+    return one if n == 1 else many
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 node``, ``2 nodes``, ``12,500 switches`` (``many``: an irregular plural)."""
     return f"{n:,} {noun(n, word, many)}"
@@ -170,4 +175,5 @@ __all__ = [
     "usd",
     "usd_exact",
     "usd_range",
+    "verb",
 ]

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from designer.analysis.report import Report
 from designer.catalog.schema import CatalogEntry
+from designer.core.formatting import plural
 from designer.core.model import Design
 from designer.io.export import (
     ExportCancelled,
@@ -117,7 +118,7 @@ class ExportDialog(QDialog):
         scope_layout = QVBoxLayout(scope_box)
         self.whole = QRadioButton("The whole design")
         self.only_selection = QRadioButton(
-            f"The selection ({len(self.selection)} devices)"
+            f"The selection ({plural(len(self.selection), 'device')})"
         )
         self.only_selection.setEnabled(bool(self.selection))
         self.whole.setChecked(True)

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 )
 
 from designer.analysis.report import Report
+from designer.core.formatting import plural
 from designer.core.model import Design
 from designer.io.export import ExportCancelled
 from designer.io.export.summary import (
@@ -280,7 +281,11 @@ def _detail_page(
     page = flow.new_page(landscape=True)
     r = page.rect
     n = len(details)
-    more = f"; the first {n} of {of} groups are drawn in detail" if of > n else ""
+    more = (
+        f"; the first {n} of {plural(of, 'group')} are drawn in detail"
+        if of > n
+        else ""
+    )
     first, last = indices[0] + 1, indices[-1] + 1
     if len(indices) == 1:
         title = f"Drawing, detail {first} of {n}: {details[indices[0]][0]}"
@@ -304,14 +309,14 @@ def _detail_page(
         )
         if len(indices) > 1:
             cap = flow.text_at(
-                f"{name} · {len(view):,} devices",
+                f"{name} · {plural(len(view), 'device')}",
                 font(9, bold=True),
                 QRectF(slot.left(), slot.top(), slot.width(), 14),
             )
             slot.setTop(slot.top() + cap + 2)
         else:
             flow.text_at(
-                f"{len(view):,} devices",
+                plural(len(view), "device"),
                 font(7.5),
                 QRectF(slot.left(), slot.top() - 12, slot.width(), 12),
                 MUTED,
@@ -442,8 +447,8 @@ def build_pages(
             bold_rows={len(rows) - 1},
         )
         flow.paragraph(
-            f"{report.transceivers:,} pluggable transceivers. The per-cable plan "
-            "(device/port to device/port) is the cabling CSV export.",
+            f"{plural(report.transceivers, 'pluggable transceiver')}. The "
+            "per-cable plan (device/port to device/port) is the cabling CSV export.",
             7.5,
             MUTED,
         )
@@ -547,11 +552,11 @@ def write_pdf(
         return drawing_aspect(renderer, scope) if renderer is not None else 1.0
 
     if ids is not None:
-        note = f"Selection: {len(ids):,} of {len(design.devices):,} devices"
+        note = f"Selection: {len(ids):,} of {plural(len(design.devices), 'device')}"
     else:
         note = (
-            f"Whole design: {len(design.devices):,} devices, "
-            f"{len(design.links):,} links"
+            f"Whole design: {plural(len(design.devices), 'device')}, "
+            f"{plural(len(design.links), 'link')}"
         )
     workload = None
     if "workload" in set(sections) and design.workload is not None:
