@@ -8,11 +8,13 @@ Exit codes: 0 written, 2 the input cannot be used or an output cannot be written
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import TextIO
 
 from designer.core.formatting import plural
+from designer.view.paper import PAGE_SIZES, paper_from_environ
 
 EXIT_OK, EXIT_INPUT = 0, 2
 OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm", "netbox")
@@ -34,9 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--page-size",
-        choices=("A4", "Letter"),
-        default="A4",
-        help="PDF page size (default A4)",
+        choices=PAGE_SIZES,
+        default=None,
+        help="PDF page size (default: the locale's paper from LC_ALL, LC_PAPER or "
+        "LANG: Letter in the US, Canada, Mexico and other CLDR US-Letter "
+        "territories, A4 elsewhere)",
     )
     parser.add_argument(
         "--only",
@@ -76,7 +80,8 @@ def run(
             )
             return EXIT_INPUT
     try:
-        return _export(design, wanted, args.page_size, ids, out)
+        page_size = args.page_size or paper_from_environ(os.environ)
+        return _export(design, wanted, page_size, ids, out)
     except OSError as exc:
         err.write(f"cluster-designer export: cannot write: {exc}\n")
         return EXIT_INPUT

@@ -187,17 +187,6 @@ def tier_rows(report: Report) -> list[list[str]]:
     return rows
 
 
-def finding_rows(report: Report, max_items: int = 6) -> list[list[str]]:
-    """Findings table rows: severity, code, message, items (first few)."""
-    rows: list[list[str]] = []
-    for f in report.findings:
-        items = ", ".join(f.items[:max_items])
-        if len(f.items) > max_items:
-            items += f" … and {len(f.items) - max_items:,} more"
-        rows.append([f.severity.value, f.code, f.message, items])
-    return rows
-
-
 def bom_table(report: Report, catalog: Catalog | None = None) -> list[list[str]]:
     """BOM table rows with the total row last (prices from the report lines)."""
     rows: list[list[str]] = []
