@@ -1,17 +1,16 @@
-"""The main window: palette, canvas, properties, validator, charts; files, undo."""
+"""The main window: palette, canvas, properties, validator, charts; undo.
+
+Opening, saving and closing files is :mod:`designer.qt.window_files`.
+"""
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QByteArray,
     QPointF,
     QSettings,
-    QStandardPaths,
     Qt,
     QTimer,
     Signal,
@@ -19,10 +18,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QWidget,
 )
 
@@ -31,9 +28,6 @@ from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
-from designer.core.model import Design
-from designer.io import DesignFileError, load_design, save_design
-from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
@@ -44,24 +38,19 @@ from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
+from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
 
-if TYPE_CHECKING:
-    from designer.io.recovery import RecoveryEntry
-
 APP_NAME = "GPU Cluster Designer"
-MAX_RECENT = 10
-FILE_FILTER = "Cluster designs (*.json);;All files (*)"
 #: Version of the dock arrangement. A saved window state from another version
 #: is not restored (its docks may be too wide for the canvas, or missing); bump
 #: it when the default arrangement changes.
 LAYOUT_VERSION = 2
 #: Share of the window width the canvas keeps at least when the window opens.
 CANVAS_SHARE = 0.5
-LAST_FOLDER_KEY = "files/last_folder"
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, WindowFilesMixin):
     """The editor window around one :class:`Document`.
 
     ``report_shown(report)`` fires after a fresh analysis is on screen.
@@ -243,30 +232,6 @@ class MainWindow(QMainWindow):
         settings.setValue("window/layout_version", LAYOUT_VERSION)
         settings.setValue("view/grid_snap", self.actions_.grid_snap.isChecked())
 
-    def last_folder(self) -> str | None:
-        """The folder a design was last opened from or saved to."""
-        value = QSettings().value(LAST_FOLDER_KEY)
-        return str(value) if value else None
-
-    def _remember_folder(self, path: Path) -> None:
-        QSettings().setValue(LAST_FOLDER_KEY, str(path.resolve().parent))
-
-    def recent_files(self) -> list[str]:
-        """Recently opened or saved files, newest first."""
-        value = QSettings().value("recent_files", [])
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _add_recent(self, path: Path) -> None:
-        text = str(path.resolve())
-        files = [text] + [f for f in self.recent_files() if f != text]
-        QSettings().setValue("recent_files", files[:MAX_RECENT])
-
-    def clear_recent_files(self) -> None:
-        """Forget the recent files."""
-        QSettings().setValue("recent_files", [])
-
     # --- title and undo state ------------------------------------------------
 
     def display_name(self) -> str:
@@ -280,173 +245,6 @@ class MainWindow(QMainWindow):
 
     def _on_changes(self, events: list[Event]) -> None:
         self._update_title()
-
-    # --- files ---------------------------------------------------------------
-
-    def maybe_save(self) -> bool:
-        """Ask Save / Discard / Cancel when there are unsaved changes; True to go on."""
-        if self.document.history.is_clean:
-            return True
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            f"“{self.display_name()}” has unsaved changes. Save them first?",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save,
-        )
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
-
-    def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
-        self.path = path
-        self.autosave.path = path
-        self.autosave.saved_at = _modified(path)
-        self.set_show_cut(False)
-        self.latest_report = None
-        self.history_panel.origin = origin  # the reset below refreshes the list
-        self.document.reset(design)
-        # The scene keeps no selection across designs; the status bar follows.
-        self.canvas.select_ids([], center=False)
-        self.canvas.fit_all()
-        self._update_title()
-
-    def new_design(self) -> None:
-        """File > New (asks about unsaved changes)."""
-        if self.maybe_save():
-            self._replace_design(Design(), None, "New design")
-
-    def close_design(self) -> bool:
-        """File > Close: ask about unsaved changes, then leave an empty design."""
-        name = self.display_name()
-        if not self.maybe_save():
-            return False
-        self._replace_design(Design(), None, "New design")
-        self._show_message(f"Closed {name}")
-        return True
-
-    def new_from_template(self) -> None:
-        """File > New from Template: generate a design from a preset."""
-        from designer.qt.template_dialog import TemplateDialog
-
-        if not self.maybe_save():
-            return
-        dialog = TemplateDialog(self.catalog, self)
-        if dialog.exec() and dialog.design is not None:
-            self.adopt_generated(dialog.design)
-
-    def adopt_generated(self, design: Design) -> None:
-        """Show a generated design as a new, unsaved document."""
-        self._replace_design(design, None, f"From template: {design.settings.name}")
-        self.document.mark_unsaved()  # never saved: closing asks
-        self.autosave.sync()
-        self._update_title()
-
-    def restore_recovered(self, entry: RecoveryEntry) -> None:
-        """Show a design recovered after a crash as an unsaved document."""
-        assert entry.design is not None
-        found = entry.manifest
-        original = found.original_path if found is not None else None
-        path = Path(original) if original else None
-        self._replace_design(entry.design, path, f"Recovered {entry.name}")
-        self.autosave.saved_at = found.saved_at if found is not None else None
-        self.document.mark_unsaved()
-        self.autosave.adopt(entry)  # the copy stays until saved or discarded
-        self._update_title()
-        self._show_message(f"Recovered {entry.name}: not saved yet")
-
-    def open_dialog(self) -> None:
-        """File > Open."""
-        if not self.maybe_save():
-            return
-        start = open_dialog_folder(self.path, self.last_folder(), _documents())
-        name, _ = QFileDialog.getOpenFileName(
-            self, "Open design", str(start), FILE_FILTER
-        )
-        if name:
-            self.open_path(name)
-
-    def open_recent(self, path: str) -> None:
-        """File > Open Recent > path."""
-        if self.maybe_save():
-            self.open_path(path)
-
-    def open_path(self, path: str | Path) -> bool:
-        """Load ``path`` without prompting; on failure explain and keep the design."""
-        p = Path(path)
-        try:
-            design = load_design(p, catalog=self.catalog)
-        except DesignFileError as exc:
-            self._show_open_error(p, str(exc))
-            return False
-        self._replace_design(design, p, f"Opened {p.name}")
-        self._add_recent(p)
-        self._remember_folder(p)
-        self._show_message(
-            f"Opened {p.name}: {fmt.plural(len(design.devices), 'device')}"
-        )
-        return True
-
-    def _show_open_error(self, path: Path, detail: str) -> None:
-        self._show_message(f"Could not open {path.name}")
-        if self.headless:
-            print(f"cluster-designer: {detail}", file=sys.stderr)
-            return
-        QMessageBox.critical(
-            self,
-            "Cannot open design",
-            f"“{path.name}” could not be opened; the current design is unchanged."
-            f"\n\n{detail}",
-        )
-
-    def save(self) -> bool:
-        """File > Save (asks for a name the first time)."""
-        if self.path is None:
-            return self.save_as()
-        return self.save_to(self.path)
-
-    def save_dialog_start(self) -> Path:
-        """Where Save As starts: the design's file, else a clean name (from the
-        design's name) in the last folder used."""
-        return save_dialog_path(
-            self.document.design.settings.name,
-            self.path,
-            self.last_folder(),
-            _documents(),
-        )
-
-    def save_as(self) -> bool:
-        """File > Save As."""
-        start = str(self.save_dialog_start())
-        name, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
-        if not name:
-            return False
-        p = Path(name)
-        if not p.suffix:
-            p = p.with_suffix(".json")
-        return self.save_to(p)
-
-    def save_to(self, path: str | Path) -> bool:
-        """Write the design atomically to ``path``; explain failures."""
-        p = Path(path)
-        try:
-            save_design(self.document.design, p)
-        except (OSError, DesignFileError) as exc:
-            QMessageBox.critical(
-                self, "Cannot save design", f"“{p}” could not be written:\n\n{exc}"
-            )
-            return False
-        self.path = p
-        self.document.mark_clean()
-        self.autosave.path, self.autosave.saved_at = p, time.time()
-        self.autosave.sync()  # saved: the recovery copy goes
-        self._add_recent(p)
-        self._remember_folder(p)
-        self._update_title()
-        self._show_message(f"Saved {p.name}")
-        return True
 
     def export(self) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
@@ -580,20 +378,3 @@ class MainWindow(QMainWindow):
         if self.actions_.show_cut.isChecked():
             self._apply_cut()
         self.report_shown.emit(report)
-
-
-def _documents() -> Path:
-    """The user's documents folder (home when there is none): the first start."""
-    found = QStandardPaths.writableLocation(
-        QStandardPaths.StandardLocation.DocumentsLocation
-    )
-    folder = Path(found) if found else Path.home()
-    return folder if folder.is_dir() else Path.home()
-
-
-def _modified(path: Path | None) -> float | None:
-    """When ``path`` was last written (None when it is not there)."""
-    try:
-        return path.stat().st_mtime if path is not None else None
-    except OSError:
-        return None
