@@ -35,6 +35,7 @@ from designer.analysis.index import (
     IntArray,
 )
 from designer.analysis.report import Finding, Severity
+from designer.core.formatting import plural
 from designer.core.model import FABRIC_CODE, Fabric
 
 NAMED = 5
@@ -51,7 +52,7 @@ KIND_WORDS = {
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+    return plural(n, one, many)
 
 
 def _names(idx: DesignIndex, devs: IntArray, extra: list[str] | None = None) -> str:
@@ -274,7 +275,7 @@ def _leaves_without_uplinks(cols: _Cols) -> list[Finding]:
     bad = cand[reach[cand] < wired]
     if not len(bad):
         return []
-    reached = [f"({int(reach[x])} nodes)" for x in bad[:NAMED].tolist()]
+    reached = [f"({_plural(int(reach[x]), 'node')})" for x in bad[:NAMED].tolist()]
     few = "leaf switch has" if len(bad) == 1 else "leaf switches have"
     return [
         _finding(

@@ -84,6 +84,7 @@ from designer.analysis.physical_checks import check_physical
 from designer.analysis.reasons import budget_reason, pair_reason
 from designer.analysis.report import Finding, Severity
 from designer.catalog.ports import device_ports_problems
+from designer.core.formatting import plural, verb
 from designer.core.model import FABRIC_CODE, Fabric, Purpose
 
 EXACT_SPOF_MAX_LINKS = 8_000
@@ -120,8 +121,9 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "UNKNOWN_CATALOG_ID",
                 Severity.ERROR,
-                f"{len(unknown)} device(s) use catalog ids the catalog does not "
-                f"have ({', '.join(cids[:10])}); they are left out of every "
+                f"{plural(len(unknown), 'device')} {verb(len(unknown), 'uses', 'use')} "
+                f"catalog ids the catalog does not have ({', '.join(cids[:10])}); "
+                f"{verb(len(unknown), 'it is', 'they are')} left out of every "
                 f"number{_more(len(unknown))}",
                 _ids(ctx, unknown),
             )
@@ -143,7 +145,8 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "UNKNOWN_PORT_GROUP",
                 Severity.ERROR,
-                f"{len(sel)} link end(s) use port groups their device does not "
+                f"{plural(len(sel), 'link end')} {verb(len(sel), 'uses', 'use')} "
+                "port groups their device does not "
                 f"have: {', '.join(names[:8])}",
                 [idx.link_ids[i] for i in np.unique(ends.links_of(sel))[:MAX_ITEMS]],
             )
@@ -179,7 +182,9 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "PORT_BUDGET_EXCEEDED",
                 Severity.ERROR,
-                f"{len(over)} port group(s) carry more links than they have "
+                f"{plural(len(over), 'port group')} "
+                f"{verb(len(over), 'carries', 'carry')} more links than "
+                f"{verb(len(over), 'it has', 'they have')} "
                 f"ports; worst: {'; '.join(said)}"
                 f"{_more(len(over))}",
                 _ids(ctx, dev),
@@ -200,7 +205,8 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "SPEED_MISMATCH",
                 Severity.ERROR,
-                f"{len(links)} link(s) run at a speed one of their ports cannot; "
+                f"{plural(len(links), 'link')} {verb(len(links), 'runs', 'run')} "
+                "at a speed one of their ports cannot; "
                 f"e.g. {_reason(idx, int(links[0]), 'speed')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
@@ -212,8 +218,10 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "MEDIA_MISMATCH",
                 Severity.ERROR,
-                f"{len(links)} link(s) join an InfiniBand port to an Ethernet "
-                "port; they cannot carry traffic (use a VPI adapter or a "
+                f"{plural(len(links), 'link')} {verb(len(links), 'joins', 'join')} "
+                "an InfiniBand port to an Ethernet port; "
+                f"{verb(len(links), 'it', 'they')} cannot carry traffic (use a "
+                "VPI adapter or a "
                 f"matching switch); e.g. {_reason(idx, int(links[0]), 'media')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
             )
@@ -225,7 +233,8 @@ def check_hardware(ctx: Context) -> list[Finding]:
             _f(
                 "FABRIC_ROLE_MISMATCH",
                 Severity.WARNING,
-                f"{len(links)} link(s) are on a different fabric than their port "
+                f"{plural(len(links), 'link')} {verb(len(links), 'is', 'are')} on "
+                "a different fabric than their port "
                 "group is meant for (e.g. a storage port on the compute fabric); "
                 f"e.g. {_reason(idx, int(links[0]), 'role')}",
                 [idx.link_ids[i] for i in links[:MAX_ITEMS]],
@@ -262,8 +271,10 @@ def check_compute(ctx: Context) -> list[Finding]:
             _f(
                 "UNCONNECTED_COMPUTE",
                 Severity.ERROR,
-                f"{len(lonely)} compute node(s) have no compute-fabric link, so "
-                f"they cannot take part in multi-node jobs{_more(len(lonely))}",
+                f"{plural(len(lonely), 'compute node')} "
+                f"{verb(len(lonely), 'has', 'have')} no compute-fabric link, so "
+                f"{verb(len(lonely), 'it', 'they')} cannot take part in multi-node "
+                f"jobs{_more(len(lonely))}",
                 _ids(ctx, lonely),
             )
         )
@@ -306,7 +317,8 @@ def check_compute(ctx: Context) -> list[Finding]:
                     "TRAINING_FABRIC_SLOW",
                     Severity.WARNING,
                     f"training needs an InfiniBand NDR/XDR or RoCE fabric of 200G "
-                    f"or more per NIC; {len(nodes)} compute node(s) connect at "
+                    f"or more per NIC; {plural(len(nodes), 'compute node')} "
+                    f"{verb(len(nodes), 'connects', 'connect')} at "
                     f"{int(speed[slow].min())}G{_more(len(nodes))}",
                     _ids(ctx, nodes),
                 )
@@ -335,7 +347,8 @@ def check_compute(ctx: Context) -> list[Finding]:
                 "RADIX_EXCEEDED",
                 Severity.WARNING,
                 f"{n_p:,} endpoint ports on one fabric plane exceed the {limit:,} "
-                f"that {t} tier(s) of radix-{ctx.radix} switches serve non-blocking "
+                f"that {plural(t, 'tier')} of radix-{ctx.radix} switches serve "
+                "non-blocking "
                 "(k, k^2/2, k^3/4 for 1, 2, 3 tiers); the plane needs another tier "
                 "or is oversubscribed",
             )

@@ -25,6 +25,7 @@ import numpy as np
 from designer.analysis.balance import Balance, min_side_injection
 from designer.analysis.graph import ComputeGraph, bfs_levels, components, rank_within
 from designer.analysis.index import BoolArray, IntArray
+from designer.core.formatting import plural, verb
 
 _REL = 1e-9
 
@@ -196,7 +197,10 @@ def certificate(g: ComputeGraph, h: Hierarchy) -> tuple[float | None, str]:
         up = np.bincount(x, weights=c, minlength=n)
         if (up[at_level] <= 0).any():
             bad = at_level[up[at_level] <= 0]
-            return None, f"{len(bad)} device(s) at level {i} have no up-links"
+            return None, (
+                f"{plural(len(bad), 'device')} at level {i} "
+                f"{verb(len(bad), 'has', 'have')} no up-links"
+            )
         theta = min(theta, float((up[at_level] / mass[at_level]).min()))
         if lv.failure:
             return None, lv.failure

@@ -25,7 +25,7 @@ from designer.analysis.index import (
 )
 from designer.analysis.lengths import media_of
 from designer.catalog.schema import Media
-from designer.core.model import FABRICS
+from designer.core.model import FABRIC_CODE, FABRICS, Fabric
 
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 
@@ -142,10 +142,25 @@ class Tiers:
     up: FloatArray
 
 
+def on_compute_fabric(index: DesignIndex) -> np.ndarray:
+    """Per device: whether at least one compute-fabric link ends on it."""
+    mask = index.fabric == FABRIC_CODE[Fabric.COMPUTE]
+    out = np.zeros(index.n_devices, dtype=np.bool_)
+    out[index.a[mask]] = True
+    out[index.b[mask]] = True
+    return out
+
+
 def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
-    """Declared tier, else ``level`` (BFS distance from the compute nodes)."""
+    """Declared tier, else ``level`` (BFS distance from the compute nodes).
+
+    A declared tier counts only for a switch wired into the compute fabric: a
+    duplicated spine with no link is no spine (it is reported unwired), and it
+    must not add to the tier's switches, ports or the Clos floor comparison.
+    """
     is_sw = index.kind == KIND_SWITCH
-    rank = np.where(index.declared_rank > 0, index.declared_rank, level)
+    declared = np.where(on_compute_fabric(index), index.declared_rank, 0)
+    rank = np.where(declared > 0, declared, level)
     rank = np.where(is_sw & (rank > 0), rank, 0)
     a, b, cap = g.all_u, g.all_v, g.all_c.astype(np.float64)
     local_rank = rank[g.dev]
@@ -166,7 +181,8 @@ def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
 
 
 def switch_counts(index: DesignIndex, tiers: Tiers) -> dict[str, int]:
-    """Switches by tier; the rest by the fabric most of their links serve, or other."""
+    """Switches by tier; the rest by the fabric most of their links serve,
+    ``unwired`` when they have no link at all, or ``other``."""
     sw = index.kind == KIND_SWITCH
     ranks = np.bincount(tiers.rank[sw], minlength=4)
     out = {name: int(ranks[r]) for r, name in TIER_NAMES.items()}
@@ -180,7 +196,9 @@ def switch_counts(index: DesignIndex, tiers: Tiers) -> dict[str, int]:
         for end in (index.a, index.b):
             np.add.at(per, (index.fabric[sel], end[sel]), 1)
         for i in rest.tolist():
-            key = FABRICS[int(per[:, i].argmax())].value if per[:, i].any() else "other"
+            # no link at all: drawn (or duplicated) but never wired
+            wired = per[:, i].any()
+            key = FABRICS[int(per[:, i].argmax())].value if wired else "unwired"
             out[key] = out.get(key, 0) + 1
     if deeper:
         out["other"] = out.get("other", 0) + deeper

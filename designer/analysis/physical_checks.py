@@ -35,6 +35,7 @@ from designer.analysis.report import (
     PhysicalReport,
     Severity,
 )
+from designer.core.formatting import plural, verb
 from designer.core.physical import COOLING_ORDER, Cooling
 
 _UNPLACED_NOTE = (
@@ -79,8 +80,9 @@ def physical_report(index: DesignIndex, modules: dict[str, int]) -> PhysicalRepo
     note = ""
     if not known.all():
         note = (
-            f"{int(index.cables[~known].sum()):,} cable(s) have an end outside every "
-            "rack: no length, default medium"
+            f"{plural(int(index.cables[~known].sum()), 'cable')} "
+            f"{verb(int(index.cables[~known].sum()), 'has', 'have')} an end outside "
+            "every rack: no length, default medium"
         )
     return PhysicalReport(
         placed=True,
@@ -155,7 +157,8 @@ def check_physical(index: DesignIndex) -> list[Finding]:
             _f(
                 "CABLE_TOO_LONG",
                 Severity.ERROR,
-                f"{len(too_long):,} link(s) are longer than any medium of their "
+                f"{plural(len(too_long), 'link')} "
+                f"{verb(len(too_long), 'is', 'are')} longer than any medium of their "
                 f"speed reaches: {shown}; move the racks closer or add a "
                 f"longer-reach cable class{_more(len(too_long))}",
                 [index.link_ids[i] for i in worst[:MAX_ITEMS].tolist()],
@@ -169,7 +172,8 @@ def check_physical(index: DesignIndex) -> list[Finding]:
             _f(
                 "DEVICE_UNPLACED",
                 Severity.WARNING,
-                f"{len(unplaced):,} device(s) have no rack ({no_rack:,}) or no U "
+                f"{plural(len(unplaced), 'device')} "
+                f"{verb(len(unplaced), 'has', 'have')} no rack ({no_rack:,}) or no U "
                 f"({len(unplaced) - no_rack:,}): their cables have no length and "
                 f"their rack units are not checked{_more(len(unplaced))}",
                 [index.device_ids[i] for i in unplaced[:MAX_ITEMS].tolist()],
@@ -192,7 +196,8 @@ def _power_and_cooling(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]
             _f(
                 "RACK_POWER_EXCEEDED",
                 Severity.ERROR,
-                f"{len(over):,} rack(s) draw more than their power feeds deliver: "
+                f"{plural(len(over), 'rack')} {verb(len(over), 'draws', 'draw')} "
+                "more than their power feeds deliver: "
                 f"{shown}{' ...' if len(over) > 5 else ''}",
                 _devices_in(index, phys, over),
             )
@@ -208,7 +213,8 @@ def _power_and_cooling(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]
             _f(
                 "RACK_COOLING_EXCEEDED",
                 Severity.ERROR,
-                f"{len(hot):,} rack(s) draw more than their cooling class removes "
+                f"{plural(len(hot), 'rack')} {verb(len(hot), 'draws', 'draw')} "
+                "more than their cooling class removes "
                 f"(facility kW per rack): {shown}{' ...' if len(hot) > 5 else ''}",
                 _devices_in(index, phys, hot),
             )
@@ -226,7 +232,8 @@ def _power_and_cooling(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]
             _f(
                 "LIQUID_IN_AIR_RACK",
                 Severity.ERROR,
-                f"{len(wet):,} liquid-cooled device(s) stand in racks without "
+                f"{plural(len(wet), 'liquid-cooled device')} "
+                f"{verb(len(wet), 'stands', 'stand')} in racks without "
                 f"liquid cooling ({', '.join(racks[:5])}"
                 f"{' ...' if len(racks) > 5 else ''}); give those racks the "
                 "'liquid' cooling class",
@@ -256,7 +263,9 @@ def _units(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]:
             _f(
                 "RACK_U_OVERFLOW",
                 Severity.ERROR,
-                f"{len(sticking):,} device(s) reach above the top of their rack: "
+                f"{plural(len(sticking), 'device')} "
+                f"{verb(len(sticking), 'reaches', 'reach')} above the top of their "
+                "rack: "
                 f"{shown}{_more(len(sticking))}",
                 [index.device_ids[i] for i in sticking[:MAX_ITEMS].tolist()],
             )
@@ -280,8 +289,9 @@ def _units(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]:
             _f(
                 "RACK_U_OVERLAP",
                 Severity.ERROR,
-                f"{len(devs):,} device(s) share rack units with a device below "
-                f"them: {shown}{_more(len(devs))}",
+                f"{plural(len(devs), 'device')} {verb(len(devs), 'shares', 'share')} "
+                f"rack units with a device below {verb(len(devs), 'it', 'them')}: "
+                f"{shown}{_more(len(devs))}",
                 [index.device_ids[i] for i in devs[:MAX_ITEMS].tolist()],
             )
         )
@@ -322,7 +332,9 @@ def _halls(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]:
             _f(
                 "RACK_OUTSIDE_HALL",
                 Severity.WARNING,
-                f"{len(outside):,} rack(s) stand beyond the floor of their hall "
+                f"{plural(len(outside), 'rack')} "
+                f"{verb(len(outside), 'stands', 'stand')} beyond the floor of their "
+                "hall "
                 f"({', '.join(names)}{' ...' if len(outside) > 5 else ''}); "
                 "enlarge the hall or move the rows",
                 _devices_in(index, phys, outside),

@@ -168,8 +168,9 @@ class Report(_Out):
     nvlink_domain_size: int
     switches: dict[str, int] = Field(
         description="tier -> count: leaf, spine, core (compute fabric, declared or "
-        "inferred); switches off the compute fabric under their fabric (storage, "
-        "inband, oob); other"
+        "inferred, wired into the compute fabric); switches off the compute "
+        "fabric under their fabric (storage, inband, oob); unwired (no link at "
+        "all); other"
     )
     cables: dict[str, int] = Field(description="fabric -> cable count")
     transceivers: int

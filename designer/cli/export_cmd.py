@@ -8,9 +8,13 @@ Exit codes: 0 written, 2 the input cannot be used or an output cannot be written
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import TextIO
+
+from designer.core.formatting import plural
+from designer.view.paper import PAGE_SIZES, paper_from_environ
 
 EXIT_OK, EXIT_INPUT = 0, 2
 OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm", "netbox")
@@ -32,9 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--page-size",
-        choices=("A4", "Letter"),
-        default="A4",
-        help="PDF page size (default A4)",
+        choices=PAGE_SIZES,
+        default=None,
+        help="PDF page size (default: the locale's paper from LC_ALL, LC_PAPER or "
+        "LANG: Letter in the US, Canada, Mexico and other CLDR US-Letter "
+        "territories, A4 elsewhere)",
     )
     parser.add_argument(
         "--only",
@@ -74,7 +80,8 @@ def run(
             )
             return EXIT_INPUT
     try:
-        return _export(design, wanted, args.page_size, ids, out)
+        page_size = args.page_size or paper_from_environ(os.environ)
+        return _export(design, wanted, page_size, ids, out)
     except OSError as exc:
         err.write(f"cluster-designer export: cannot write: {exc}\n")
         return EXIT_INPUT
@@ -108,14 +115,15 @@ def _export(
         t0 = time.perf_counter()
         assert report is not None
         total = write_bom_csv(report, path)
-        done("bom", path, t0, f"{len(report.cost_usd.lines)} lines, ${total:,.0f}")
+        rows = plural(len(report.cost_usd.lines), "line")
+        done("bom", path, t0, f"{rows}, ${total:,.0f}")
     if path := wanted["cabling"]:
         t0 = time.perf_counter()
         n = write_cabling_csv(design, path)
         lengths = (
             "" if design.physical is not None else "; lengths unknown (not placed)"
         )
-        done("cabling", path, t0, f"{n:,} cables{lengths}")
+        done("cabling", path, t0, f"{plural(n, 'cable')}{lengths}")
     if path := wanted["netbox"]:
         from designer.io.export.netbox import write_netbox_csvs
 

@@ -22,6 +22,7 @@ from designer.catalog.loader import (
     default_catalog,
     use_catalog_dir,
 )
+from designer.core.formatting import plural
 from designer.core.limits import MAX_DEVICES, MAX_LINKS
 from designer.core.model import Design
 from designer.io import DesignFileError, design_json_schema, dumps_design, load_design
@@ -183,6 +184,13 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     gui = sub.add_parser("gui", help="open the desktop editor")
     gui.add_argument("file", nargs="?", metavar="FILE", default=None)
     gui.add_argument("--screenshot", metavar="OUT.png", default=None)
+    gui.add_argument(
+        "--size",
+        metavar="WxH",
+        type=_window_size,
+        default=None,
+        help="window size of the screenshot, e.g. 1280x800 (default 1600x1000)",
+    )
     gui.set_defaults(func=_cmd_gui)
     for command in sub.choices.values():
         _add_catalog_option(command)
@@ -252,8 +260,8 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         raise _Failure(f"{args.output}: cannot write ({exc.strerror or exc})") from None
     out.write(
-        f"wrote {args.output}: {len(design.devices):,} devices, "
-        f"{len(design.links):,} links\n"
+        f"wrote {args.output}: {plural(len(design.devices), 'device')}, "
+        f"{plural(len(design.links), 'link')}\n"
     )
     return EXIT_OK
 
@@ -302,7 +310,22 @@ def _cmd_gui(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"the desktop editor is not available ({exc}); the generate, validate, "
             f"schema and export commands work without it"
         ) from None
-    return int(run_gui(args.file, args.screenshot))
+    size = getattr(args, "size", None)
+    if size is None:
+        return int(run_gui(args.file, args.screenshot))
+    return int(run_gui(args.file, args.screenshot, size=size))
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """``1280x800`` as (1280, 800); a clear error otherwise."""
+    w, sep, h = text.lower().partition("x")
+    if sep and w.isdigit() and h.isdigit():
+        width, height = int(w), int(h)
+        if 320 <= width <= 8192 and 240 <= height <= 8192:
+            return width, height
+    raise argparse.ArgumentTypeError(
+        f"expected WIDTHxHEIGHT in pixels (320-8192 x 240-8192), got {text!r}"
+    )
 
 
 def _cmd_export_missing(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -11,6 +11,7 @@ import argparse
 import math
 from typing import Any, TextIO
 
+from designer.core.formatting import plural
 from designer.core.physical import STANDARD_RACK_TYPES, Cooling
 
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -128,7 +129,7 @@ def summary(design: Any) -> str:
         f"{ph.longest_cable_m:,.1f} m" if ph.longest_cable_m is not None else "unknown"
     )
     return (
-        f"{ph.racks:,} racks in {ph.rows:,} rows ({cool.air} air, "
+        f"{plural(ph.racks, 'rack')} in {plural(ph.rows, 'row')} ({cool.air} air, "
         f"{cool.containment} containment, {cool.liquid} liquid), "
         f"{ph.floor_m2 or 0:,.0f} m² of hall, hottest rack "
         f"{ph.max_rack_kw or 0:,.1f} kW, longest cable {longest}"

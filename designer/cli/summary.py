@@ -85,7 +85,7 @@ def format_summary(report: Report, design: Design, source: str) -> str:
         cool = ph.racks_by_cooling
         row(
             "Floor",
-            f"{ph.rows:,} rows in {ph.floor_m2 or 0:,.0f} m² of hall; racks by "
+            f"{plural(ph.rows, 'row')} in {ph.floor_m2 or 0:,.0f} m² of hall; racks by "
             f"cooling: air {cool.air}, containment {cool.containment}, liquid "
             f"{cool.liquid}; hottest {ph.max_rack_kw or 0:,.1f} kW; IT "
             f"{ph.it_kw:,.0f} kW, {ph.facility_kw or 0:,.0f} kW at PUE {ph.pue:g}",
@@ -100,12 +100,14 @@ def format_summary(report: Report, design: Design, source: str) -> str:
     )
     row("Cable media", (media or "none") + longest)
     if report.switch_floor is not None:
-        row("Clos floor", f"{report.switch_floor:,} switches (non-blocking minimum)")
+        row(
+            "Clos floor",
+            f"{plural(report.switch_floor, 'switch')} (non-blocking minimum)",
+        )
     by = {sev: [f for f in report.findings if f.severity is sev] for sev in Severity}
     row(
         "Findings",
-        f"{len(by[Severity.ERROR])} errors, {len(by[Severity.WARNING])} warnings, "
-        f"{len(by[Severity.INFO])} info",
+        ", ".join(plural(len(by[s]), s.value) for s in Severity),
     )
     for sev in Severity:
         for f in by[sev]:

@@ -21,6 +21,7 @@ from designer.core.commands import (
     SetGroups,
     UpdateDevices,
 )
+from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
 from designer.core.model import Design, Device, Group, Link, LinkTable
@@ -38,7 +39,7 @@ __all__ = [
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    return plural(n, word)
 
 
 # --- groups ---------------------------------------------------------------------

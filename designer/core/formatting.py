@@ -2,20 +2,75 @@
 
 One module for the CLI summary, the window and the PDF report, so a figure
 reads the same wherever it is shown ("$12.3M", "201.6 Tb/s", "1 node",
-"2 nodes"). Non-finite values never reach text as "inf" or "nan": they read
-"n/a (not a finite number)".
+"2 nodes", "non-blocking"). Non-finite values never reach text as "inf" or
+"nan": they read "n/a (not a finite number)". The JSON report keeps the
+numbers as computed; only their text is rounded here.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 NOT_A_NUMBER = "n/a (not a finite number)"
 
+#: A down:up ratio this close to 1:1 reads "non-blocking": one 200G UFM port on
+#: a leaf of 32 x 400G downlinks moves the ratio by under 1 % (0.994:1), which
+#: reads as a fault when it is none. The report's numbers stay exact.
+NON_BLOCKING_TOLERANCE = 0.01
+NON_BLOCKING = "non-blocking"
+
+#: Plurals the -s / -es / -ies rules get wrong, by the last word of the noun.
+_IRREGULAR = {
+    "leaf": "leaves",
+    "chassis": "chassis",
+    "series": "series",
+    "info": "info",
+    "hardware": "hardware",
+    "storage": "storage",
+    "management": "management",
+}
+_ES = re.compile(r"(s|x|z|ch|sh)$")
+_IES = re.compile(r"[^aeiou]y$")
+
+
+def noun(n: int, word: str, many: str | None = None) -> str:
+    """``word`` as it reads after the number ``n``: ``node`` / ``nodes``.
+
+    The last word of a phrase takes the plural ("NVLink domain" -> "NVLink
+    domains", "compute-fabric switch" -> "compute-fabric switches"); ``many``
+    gives an irregular plural the rules do not know. Upper-case abbreviations
+    take a plain ``s`` ("SU" -> "SUs", "GPU" -> "GPUs").
+    """
+    if n == 1:
+        return word
+    if many is not None:
+        return many
+    head, sep, last = word.rpartition(" ")
+    if not last:
+        return word
+    lower = last.lower()
+    if lower in _IRREGULAR:
+        plural_last = _IRREGULAR[lower]
+    elif last.isupper() or last[-1].isdigit():
+        plural_last = last + "s"
+    elif _ES.search(lower):
+        plural_last = last + "es"
+    elif _IES.search(lower):
+        plural_last = last[:-1] + "ies"
+    else:
+        plural_last = last + "s"
+    return f"{head}{sep}{plural_last}"
+
+
+def verb(n: int, one: str, many: str) -> str:
+    """The verb form that agrees with ``n``: ``verb(1, "has", "have")``."""
+    return one if n == 1 else many
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 node``, ``2 nodes``, ``12,500 nodes`` (``many``: an irregular plural)."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
+    """``1 node``, ``2 nodes``, ``12,500 switches`` (``many``: an irregular plural)."""
+    return f"{n:,} {noun(n, word, many)}"
 
 
 def count_words(values: dict[str, int], words: dict[str, tuple[str, str]]) -> str:
@@ -67,8 +122,30 @@ def gbps(value: float) -> str:
     return f"{value:,.0f} Gb/s" if value >= 10 else f"{value:.3g} Gb/s"
 
 
+def is_non_blocking(value: float | None) -> bool:
+    """Whether a down:up ratio reads as non-blocking (within 1 % of 1:1)."""
+    return (
+        value is not None
+        and math.isfinite(value)
+        # the epsilon: 0.99 and 1.01 themselves are within 1 % in floating point
+        and abs(value - 1.0) <= NON_BLOCKING_TOLERANCE + 1e-12
+    )
+
+
 def ratio(value: float | None, top: str = "top tier") -> str:
-    """Down:up ratio as "2:1", "1.5:1"; ``top`` when there is no uplink."""
+    """Down:up ratio as "2:1", "1.5:1", "0.5:1"; "non-blocking" within 1 % of
+    1:1; ``top`` when there is no uplink."""
+    if value is None:
+        return top
+    if not math.isfinite(value):
+        return NOT_A_NUMBER
+    if is_non_blocking(value):
+        return NON_BLOCKING
+    return f"{value:.3g}:1"
+
+
+def ratio_exact(value: float | None, top: str = "top tier") -> str:
+    """The ratio to three figures even near 1:1 ("0.994:1"): tooltips, details."""
     if value is None:
         return top
     if not math.isfinite(value):
@@ -84,13 +161,19 @@ def kw(value: float) -> str:
 
 
 __all__ = [
+    "NON_BLOCKING",
+    "NON_BLOCKING_TOLERANCE",
     "NOT_A_NUMBER",
     "count_words",
     "gbps",
+    "is_non_blocking",
     "kw",
+    "noun",
     "plural",
     "ratio",
+    "ratio_exact",
     "usd",
     "usd_exact",
     "usd_range",
+    "verb",
 ]

@@ -26,6 +26,7 @@ from designer.core.errors import (
     UnknownPortGroup,
     device_name,
 )
+from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base, new_id
 from designer.core.model import Design, Device, Fabric, LinkTable
 from designer.core.specs import (
@@ -168,7 +169,7 @@ def connect_all_to_all(
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+    return plural(n, word, many)
 
 
 @dataclass

@@ -70,12 +70,16 @@ def save_screenshot(window: object, out: str | Path) -> bool:
     return window.grab().save(str(out), "PNG")
 
 
-def run_gui(path: str | None, screenshot: str | None) -> int:
+def run_gui(
+    path: str | None,
+    screenshot: str | None,
+    size: tuple[int, int] = SCREENSHOT_SIZE,
+) -> int:
     """Open the editor (with FILE); with ``screenshot``, render a PNG and exit.
 
-    An interactive start first offers the recovery copies a crash left behind
-    (:mod:`designer.qt.recovery_dialog`); a screenshot run neither offers them
-    nor autosaves.
+    ``size`` is the screenshot's window size. An interactive start first offers
+    the recovery copies a crash left behind (:mod:`designer.qt.recovery_dialog`);
+    a screenshot run neither offers them nor autosaves.
     """
     app = ensure_app(offscreen=screenshot is not None)
     from designer.qt.main_window import MainWindow
@@ -84,7 +88,7 @@ def run_gui(path: str | None, screenshot: str | None) -> int:
     window = MainWindow(persist=interactive, autosave=interactive)
     window.headless = not interactive
     if screenshot is not None:
-        window.resize(*SCREENSHOT_SIZE)
+        window.resize(*size)
     opened = path is None or window.open_path(path)
     if not opened and screenshot is not None:
         window.close()

@@ -6,6 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from designer.analysis.report import Report
+from designer.core import formatting as fmt
 
 COST_CATEGORIES: tuple[tuple[str, str], ...] = (
     ("compute", "Compute"),
@@ -129,7 +130,7 @@ class ChartsPanel(QWidget):
         ticks = []
         for i, n in enumerate(names):
             r = report.tiers[n].ratio
-            ticks.append((i, f"{n} {r:.2g}:1" if r is not None else f"{n} (top)"))
+            ticks.append((i, f"{n} {fmt.ratio(r)}" if r is not None else f"{n} (top)"))
         plot.getAxis("bottom").setTicks([ticks])
         top = max([max(v) for v in self.tier_values.values()], default=0.0) or 1.0
         plot.setYRange(0, top * 1.1, padding=0)

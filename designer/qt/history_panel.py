@@ -1,4 +1,8 @@
-"""Undo history as a list: every step by its label; click one to go back or forward."""
+"""Undo history as a list: every step by its label; click one to go back or forward.
+
+The toolbar's Undo and Redo stay short; the full text of each step is here
+(wrapped, never cut) and in each row's tooltip.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ class HistoryPanel(QWidget):
         self.origin = "New design"  # the first row: where the design came from
         self.list = QListWidget()
         self.list.setObjectName("history")
+        self.list.setWordWrap(True)  # long labels wrap instead of being cut
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.list)
@@ -44,15 +50,18 @@ class HistoryPanel(QWidget):
         first = QListWidgetItem(self.origin)
         first.setData(_STEP_ROLE, 0)
         self.list.addItem(first)
+        first.setToolTip(self.origin)
         for i, command in enumerate(history.done, start=1):
             item = QListWidgetItem(command.label)
             item.setData(_STEP_ROLE, i)
+            item.setToolTip(f"{command.label}\nClick to go back to after this step")
             self.list.addItem(item)
         grey = QBrush(QColor("#8a949e"))
         for j, command in enumerate(reversed(history.undone), start=1):
             item = QListWidgetItem(command.label)
             item.setData(_STEP_ROLE, len(history.done) + j)
             item.setForeground(grey)
+            item.setToolTip(f"{command.label}\nUndone; click to redo up to this step")
             self.list.addItem(item)
         self.list.setCurrentRow(len(history.done))
         self.list.blockSignals(False)

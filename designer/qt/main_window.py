@@ -1,20 +1,25 @@
-"""The main window: palette, canvas, properties, validator, charts; files, undo."""
+"""The main window: palette, canvas, properties, validator, charts; undo.
+
+Opening, saving and closing files is :mod:`designer.qt.window_files`.
+"""
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QPointF,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QWidget,
 )
 
@@ -23,8 +28,6 @@ from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
-from designer.core.model import Design
-from designer.io import DesignFileError, load_design, save_design
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
@@ -36,17 +39,19 @@ from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
+from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
 
-if TYPE_CHECKING:
-    from designer.io.recovery import RecoveryEntry
-
 APP_NAME = "GPU Cluster Designer"
-MAX_RECENT = 10
-FILE_FILTER = "Cluster designs (*.json);;All files (*)"
+#: Version of the dock arrangement. A saved window state from another version
+#: is not restored (its docks may be too wide for the canvas, or missing); bump
+#: it when the default arrangement changes.
+LAYOUT_VERSION = 2
+#: Share of the window width the canvas keeps at least when the window opens.
+CANVAS_SHARE = 0.5
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, WindowFilesMixin):
     """The editor window around one :class:`Document`.
 
     ``report_shown(report)`` fires after a fresh analysis is on screen.
@@ -151,6 +156,7 @@ class MainWindow(QMainWindow):
 
         self.resize(1600, 1000)
         self._size_docks_on_show = True  # False once a saved layout is restored
+        self._checked_canvas_share = False
         if persist:
             self._restore_settings()
         self._update_title()
@@ -193,6 +199,16 @@ class MainWindow(QMainWindow):
         if self._size_docks_on_show:
             self._size_docks_on_show = False
             self._default_dock_sizes()
+        elif not self._checked_canvas_share:
+            # a restored layout made on a wider screen: checked once laid out
+            QTimer.singleShot(0, self._keep_canvas_share)
+        self._checked_canvas_share = True
+
+    def _keep_canvas_share(self) -> None:
+        """Narrow the side docks when a restored layout leaves the canvas too
+        little of the window (a layout saved on a wider screen)."""
+        if self.canvas.width() < CANVAS_SHARE * self.width():
+            self._default_dock_sizes()
 
     # --- settings ------------------------------------------------------------
 
@@ -200,9 +216,12 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         geometry = settings.value("window/geometry")
         state = settings.value("window/state")
+        version = settings.value("window/layout_version")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray) and self.restoreState(state):
+        # A layout saved by another version (or none) gets the default docks.
+        same = str(version) == str(LAYOUT_VERSION)
+        if same and isinstance(state, QByteArray) and self.restoreState(state):
             self._size_docks_on_show = False
         snap = settings.value("view/grid_snap", True)
         self.actions_.grid_snap.setChecked(snap in (True, "true"))
@@ -212,23 +231,8 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
+        settings.setValue("window/layout_version", LAYOUT_VERSION)
         settings.setValue("view/grid_snap", self.actions_.grid_snap.isChecked())
-
-    def recent_files(self) -> list[str]:
-        """Recently opened or saved files, newest first."""
-        value = QSettings().value("recent_files", [])
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _add_recent(self, path: Path) -> None:
-        text = str(path.resolve())
-        files = [text] + [f for f in self.recent_files() if f != text]
-        QSettings().setValue("recent_files", files[:MAX_RECENT])
-
-    def clear_recent_files(self) -> None:
-        """Forget the recent files."""
-        QSettings().setValue("recent_files", [])
 
     # --- title and undo state ------------------------------------------------
 
@@ -243,146 +247,6 @@ class MainWindow(QMainWindow):
 
     def _on_changes(self, events: list[Event]) -> None:
         self._update_title()
-
-    # --- files ---------------------------------------------------------------
-
-    def maybe_save(self) -> bool:
-        """Ask Save / Discard / Cancel when there are unsaved changes; True to go on."""
-        if self.document.history.is_clean:
-            return True
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            f"“{self.display_name()}” has unsaved changes. Save them first?",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save,
-        )
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
-
-    def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
-        self.path = path
-        self.autosave.path = path
-        self.autosave.saved_at = _modified(path)
-        self.set_show_cut(False)
-        self.latest_report = None
-        self.history_panel.origin = origin  # the reset below refreshes the list
-        self.document.reset(design)
-        self.canvas.fit_all()
-        self._update_title()
-
-    def new_design(self) -> None:
-        """File > New (asks about unsaved changes)."""
-        if self.maybe_save():
-            self._replace_design(Design(), None, "New design")
-
-    def new_from_template(self) -> None:
-        """File > New from Template: generate a design from a preset."""
-        from designer.qt.template_dialog import TemplateDialog
-
-        if not self.maybe_save():
-            return
-        dialog = TemplateDialog(self.catalog, self)
-        if dialog.exec() and dialog.design is not None:
-            self.adopt_generated(dialog.design)
-
-    def adopt_generated(self, design: Design) -> None:
-        """Show a generated design as a new, unsaved document."""
-        self._replace_design(design, None, f"From template: {design.settings.name}")
-        self.document.mark_unsaved()  # never saved: closing asks
-        self.autosave.sync()
-        self._update_title()
-
-    def restore_recovered(self, entry: RecoveryEntry) -> None:
-        """Show a design recovered after a crash as an unsaved document."""
-        assert entry.design is not None
-        found = entry.manifest
-        original = found.original_path if found is not None else None
-        path = Path(original) if original else None
-        self._replace_design(entry.design, path, f"Recovered {entry.name}")
-        self.autosave.saved_at = found.saved_at if found is not None else None
-        self.document.mark_unsaved()
-        self.autosave.adopt(entry)  # the copy stays until saved or discarded
-        self._update_title()
-        self._show_message(f"Recovered {entry.name}: not saved yet")
-
-    def open_dialog(self) -> None:
-        """File > Open."""
-        if not self.maybe_save():
-            return
-        start = str(self.path.parent) if self.path else ""
-        name, _ = QFileDialog.getOpenFileName(self, "Open design", start, FILE_FILTER)
-        if name:
-            self.open_path(name)
-
-    def open_recent(self, path: str) -> None:
-        """File > Open Recent > path."""
-        if self.maybe_save():
-            self.open_path(path)
-
-    def open_path(self, path: str | Path) -> bool:
-        """Load ``path`` without prompting; on failure explain and keep the design."""
-        p = Path(path)
-        try:
-            design = load_design(p, catalog=self.catalog)
-        except DesignFileError as exc:
-            self._show_open_error(p, str(exc))
-            return False
-        self._replace_design(design, p, f"Opened {p.name}")
-        self._add_recent(p)
-        self._show_message(f"Opened {p.name}: {len(design.devices):,} devices")
-        return True
-
-    def _show_open_error(self, path: Path, detail: str) -> None:
-        self._show_message(f"Could not open {path.name}")
-        if self.headless:
-            print(f"cluster-designer: {detail}", file=sys.stderr)
-            return
-        QMessageBox.critical(
-            self,
-            "Cannot open design",
-            f"“{path.name}” could not be opened; the current design is unchanged."
-            f"\n\n{detail}",
-        )
-
-    def save(self) -> bool:
-        """File > Save (asks for a name the first time)."""
-        if self.path is None:
-            return self.save_as()
-        return self.save_to(self.path)
-
-    def save_as(self) -> bool:
-        """File > Save As."""
-        start = str(self.path) if self.path else f"{self.display_name()}.json"
-        name, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
-        if not name:
-            return False
-        p = Path(name)
-        if not p.suffix:
-            p = p.with_suffix(".json")
-        return self.save_to(p)
-
-    def save_to(self, path: str | Path) -> bool:
-        """Write the design atomically to ``path``; explain failures."""
-        p = Path(path)
-        try:
-            save_design(self.document.design, p)
-        except (OSError, DesignFileError) as exc:
-            QMessageBox.critical(
-                self, "Cannot save design", f"“{p}” could not be written:\n\n{exc}"
-            )
-            return False
-        self.path = p
-        self.document.mark_clean()
-        self.autosave.path, self.autosave.saved_at = p, time.time()
-        self.autosave.sync()  # saved: the recovery copy goes
-        self._add_recent(p)
-        self._update_title()
-        self._show_message(f"Saved {p.name}")
-        return True
 
     def export(self) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
@@ -407,7 +271,8 @@ class MainWindow(QMainWindow):
             selection,
             report=self.latest_report,
             catalog=self.catalog,
-            directory=str(self.path.parent) if self.path else None,
+            # next to the design; an unsaved one: where the user last worked
+            directory=str(self.path.parent) if self.path else self.last_folder(),
             estimate=self.estimate_runner.current(),
         )
         dialog.exec()
@@ -516,11 +381,3 @@ class MainWindow(QMainWindow):
         if self.actions_.show_cut.isChecked():
             self._apply_cut()
         self.report_shown.emit(report)
-
-
-def _modified(path: Path | None) -> float | None:
-    """When ``path`` was last written (None when it is not there)."""
-    try:
-        return path.stat().st_mtime if path is not None else None
-    except OSError:
-        return None

@@ -1,4 +1,8 @@
-"""The catalog palette: entries by category, searchable, draggable onto the canvas."""
+"""The catalog palette: entries by category, searchable, draggable onto the canvas.
+
+The search itself (names, roles, synonyms such as "oob" or "IB") is
+:mod:`designer.view.catalog_search`; this panel shows its result.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,13 @@ from PySide6.QtWidgets import (
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import Category
 from designer.qt.resources import icon
+from designer.view.catalog_search import (
+    SearchEntry,
+    group_title,
+    matches,
+    no_match_text,
+    search_entry,
+)
 from designer.view.specs import entry_specs
 
 CATALOG_MIME = "application/x-gcd-catalog-item"
@@ -34,7 +45,7 @@ _GROUPS: tuple[tuple[Category, str, str], ...] = (
 PALETTE_LINE = 28  # characters of name + power that fit a 310 px palette
 PALETTE_NAME = 34  # longer names with a "(qualifier)" put it on its own line
 _ID_ROLE = Qt.ItemDataRole.UserRole
-_SEARCH_ROLE = Qt.ItemDataRole.UserRole + 1
+_TITLE_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def catalog_mime(catalog_id: str, count: int) -> QMimeData:
@@ -86,8 +97,18 @@ class PalettePanel(QWidget):
         self.catalog = catalog
         self.search = QLineEdit()
         self.search.setObjectName("paletteSearch")
-        self.search.setPlaceholderText("Search catalog (name, GPU, speed)…")
+        self.search.setPlaceholderText("Search: name, role (oob, storage), speed…")
+        self.search.setToolTip(
+            "Words match names, ids, specs and roles: oob, management, BMC, "
+            "storage, NFS, InfiniBand / IB, RoCE, Ethernet, NVLink, GPU, spine, "
+            "leaf, liquid…; every word must match"
+        )
         self.search.setClearButtonEnabled(True)
+        self.no_match = QLabel("")
+        self.no_match.setObjectName("hint")
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
+        self._search: dict[str, SearchEntry] = {}
         self.tree = _PaletteTree(self)
         self.tree.setObjectName("palette")
         self.tree.setHeaderHidden(True)
@@ -110,6 +131,7 @@ class PalettePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search)
+        layout.addWidget(self.no_match)
         layout.addWidget(self.tree, 1)
         layout.addLayout(count_row)
         layout.addWidget(hint)
@@ -122,7 +144,10 @@ class PalettePanel(QWidget):
             entries = self.catalog.by_category(category)
             if not entries:
                 continue
-            top = QTreeWidgetItem([f"{title}  ({len(entries)})"])
+            top = QTreeWidgetItem(
+                [group_title(title, len(entries), len(entries), False)]
+            )
+            top.setData(0, _TITLE_ROLE, title)
             top.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = top.font(0)
             font.setBold(True)
@@ -133,14 +158,7 @@ class PalettePanel(QWidget):
                 child = QTreeWidgetItem([palette_text(entry.model, specs)])
                 child.setIcon(0, icon(icon_name))
                 child.setData(0, _ID_ROLE, entry.slug)
-                child.setData(
-                    0,
-                    _SEARCH_ROLE,
-                    " ".join(
-                        [entry.manufacturer, entry.model, entry.slug, specs]
-                        + ([entry.ext.description] if entry.ext.description else [])
-                    ).lower(),
-                )
+                self._search[entry.slug] = search_entry(entry)
                 child.setToolTip(
                     0,
                     f"<b>{entry.manufacturer} {entry.model}</b> ({entry.slug})<br>"
@@ -159,16 +177,23 @@ class PalettePanel(QWidget):
         return self.count_spin.value()
 
     def apply_filter(self, text: str) -> None:
-        """Show only entries whose name, id or specs contain every word of ``text``."""
-        words = text.lower().split()
+        """Show only the entries every word of ``text`` matches (by name, specs or
+        role); group headers count what is shown; say so when nothing is."""
+        filtered = bool(text.strip())
+        shown_total = 0
         for top, children in self._groups():
             visible = 0
             for child in children:
-                haystack = str(child.data(0, _SEARCH_ROLE))
-                hide = not all(w in haystack for w in words)
+                entry = self._search.get(str(child.data(0, _ID_ROLE)))
+                hide = entry is None or not matches(entry, text)
                 child.setHidden(hide)
                 visible += not hide
             top.setHidden(visible == 0)
+            title = str(top.data(0, _TITLE_ROLE))
+            top.setText(0, group_title(title, visible, len(children), filtered))
+            shown_total += visible
+        self.no_match.setText(no_match_text(text) if not shown_total else "")
+        self.no_match.setVisible(shown_total == 0)
 
     def visible_ids(self) -> list[str]:
         """Catalog ids currently shown (after the search filter)."""

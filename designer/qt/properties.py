@@ -30,7 +30,7 @@ from designer.core.commands import (
     UpdateDevices,
 )
 from designer.core.events import Event
-from designer.core.formatting import usd
+from designer.core.formatting import plural, usd
 from designer.core.model import Device, Purpose
 from designer.qt.link_properties import LinkEditor
 from designer.view.specs import entry_specs
@@ -227,7 +227,8 @@ class PropertiesPanel(QWidget):
             self.stack.setCurrentWidget(self.link_page)
         elif devices or links:
             self.multi_label.setText(
-                f"{len(devices)} devices and {len(links)} links selected"
+                f"{plural(len(devices), 'device')} and "
+                f"{plural(len(links), 'link')} selected"
             )
             self._fill_group_combo(self.multi_group_combo, None)
             self.multi_group_combo.setEnabled(bool(devices))

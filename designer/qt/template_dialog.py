@@ -285,7 +285,7 @@ class TemplateDialog(QDialog):
             QGuiApplication.restoreOverrideCursor()
         r = self.report
         v = self.preview_labels
-        v["gpus"].setText(f"{r.gpus:,} in {r.compute_nodes:,} nodes")
+        v["gpus"].setText(f"{r.gpus:,} in {fmt.plural(r.compute_nodes, 'node')}")
         v["switches"].setText(
             ", ".join(f"{n:,} {t}" for t, n in r.switches.items() if n) or "none"
         )
@@ -305,7 +305,7 @@ class TemplateDialog(QDialog):
         )
         v["tier"].setText(r.tier.name)
         self.message.setText(
-            f"{len(self.design.devices):,} devices, "
-            f"{len(self.design.links):,} link bundles."
+            f"{fmt.plural(len(self.design.devices), 'device')}, "
+            f"{fmt.plural(len(self.design.links), 'link bundle')}."
         )
         ok.setEnabled(True)

@@ -43,14 +43,33 @@ def oversubscription_text(report: Report) -> str:
     """Per-tier down:up ratios, leaf first."""
     if not report.oversubscription:
         return "no switch tiers"
-    order = {"leaf": 0, "spine": 1, "core": 2}
     parts = [
         f"{tier} {fmt.ratio(r)}" if r is not None else f"{tier} (top tier)"
-        for tier, r in sorted(
-            report.oversubscription.items(), key=lambda kv: order.get(kv[0], 9)
-        )
+        for tier, r in _tiers_in_order(report)
     ]
     return " · ".join(parts)
+
+
+def _tiers_in_order(report: Report) -> list[tuple[str, float | None]]:
+    order = {"leaf": 0, "spine": 1, "core": 2}
+    return sorted(report.oversubscription.items(), key=lambda kv: order.get(kv[0], 9))
+
+
+def oversubscription_tip(report: Report) -> str:
+    """The exact down:up ratios behind the text (which rounds near 1:1)."""
+    exact = [
+        f"{tier} {fmt.ratio_exact(r)}"
+        for tier, r in _tiers_in_order(report)
+        if r is not None
+    ]
+    if not exact:
+        return ""
+    tol = f"{fmt.NON_BLOCKING_TOLERANCE:.0%}"
+    return (
+        "Down:up capacity per tier: " + ", ".join(exact) + f". Within {tol} of "
+        "1:1 reads non-blocking (one UFM or head-node port on a leaf moves the "
+        "ratio by less than that)."
+    )
 
 
 class ValidatorPanel(QWidget):
@@ -176,12 +195,13 @@ class ValidatorPanel(QWidget):
         self._seconds = seconds
         self.state.setText(self._state_text())
         domains = (
-            f"{report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size}"
+            f"{fmt.plural(report.nvlink_domains, 'NVLink domain')} of "
+            f"{report.nvlink_domain_size}"
             if report.nvlink_domain_size > 1
             else "PCIe GPUs (no NVLink domain)"
         )
         v["gpus"].setText(
-            f"{report.gpus:,} in {report.compute_nodes:,} nodes · {domains}"
+            f"{report.gpus:,} in {fmt.plural(report.compute_nodes, 'node')} · {domains}"
             if report.compute_nodes
             else "none yet: drag a server from the catalog, or use "
             "File > New from Template"
@@ -201,7 +221,7 @@ class ValidatorPanel(QWidget):
             f"{sum(cables.values()):,}"
             + (" (" + ", ".join(f"{n:,} {f}" for f, n in cables.items()) + ")")
             * bool(cables)
-            + f" · {report.transceivers:,} transceivers"
+            + f" · {fmt.plural(report.transceivers, 'transceiver')}"
         )
         v["bisection"].setText(bisection_text(report))
         v["bisection"].setToolTip(
@@ -209,6 +229,7 @@ class ValidatorPanel(QWidget):
             f"{report.bisection.method}"
         )
         v["oversub"].setText(oversubscription_text(report))
+        v["oversub"].setToolTip(oversubscription_tip(report))
         cost = report.cost_usd
         per_gpu = f" · {fmt.usd(cost.per_gpu)}/GPU" if cost.per_gpu else ""
         estimated = any(line.estimate for line in cost.lines)
@@ -225,8 +246,7 @@ class ValidatorPanel(QWidget):
         v["typical"].setText(f"{fmt.usd_range(lo, hi)} ({TYPICAL_NOTE})")
         v["typical"].setToolTip(report.tier.typical_cost_note)
         v["power"].setText(f"{report.power_kw:,.1f} kW (max, IT load)")
-        plural = "s" if report.racks != 1 else ""
-        racks = f" · {report.racks:,} rack{plural}" if report.racks else ""
+        racks = f" · {fmt.plural(report.racks, 'rack')}" if report.racks else ""
         v["rack_units"].setText(f"{report.rack_units:,.0f} U{racks}")
         v["tier"].setText(report.tier.name)
         v["tier_reason"].setText(report.tier.reason)
@@ -242,7 +262,11 @@ class ValidatorPanel(QWidget):
             item.setData(_ITEMS_ROLE, list(f.items))
             item.setToolTip(
                 f"[{f.code}] {f.message}"
-                + (f"\n{len(f.items)} items: click to select" if f.items else "")
+                + (
+                    f"\n{fmt.plural(len(f.items), 'item')}: click to select"
+                    if f.items
+                    else ""
+                )
             )
             self.findings.addItem(item)
         if not report.findings:
@@ -250,8 +274,9 @@ class ValidatorPanel(QWidget):
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.findings.addItem(item)
         self.findings_title.setText(
-            f"Findings: {counts[Severity.ERROR]} errors, "
-            f"{counts[Severity.WARNING]} warnings, {counts[Severity.INFO]} notes"
+            f"Findings: {fmt.plural(counts[Severity.ERROR], 'error')}, "
+            f"{fmt.plural(counts[Severity.WARNING], 'warning')}, "
+            f"{fmt.plural(counts[Severity.INFO], 'note')}"
         )
 
     def _on_finding_clicked(self, item: QListWidgetItem) -> None:

@@ -68,6 +68,13 @@ class WindowActions:
         self.export.setEnabled(
             importlib.util.find_spec("designer.qt.export") is not None
         )
+        self.close = act(
+            "&Close",
+            w.close_design,
+            # Ctrl+W everywhere (the platform's Close key is Ctrl+F4 on some)
+            [QKeySequence("Ctrl+W"), QKeySequence("Ctrl+F4")],
+            "Close the design (asks to save changes) and start an empty one",
+        )
         self.quit = act("&Quit", w.close, Key.Quit)
         self.recent_menu = QMenu("Open &Recent", w)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -167,7 +174,7 @@ class WindowActions:
         file.addSeparator()
         file.addActions([self.save, self.save_as, self.export])
         file.addSeparator()
-        file.addAction(self.quit)
+        file.addActions([self.close, self.quit])
         edit = bar.addMenu("&Edit")
         edit.addActions([self.undo, self.redo])
         edit.addSeparator()
@@ -185,6 +192,7 @@ class WindowActions:
             w.properties_dock,
             w.history_dock,
             w.validator_dock,
+            w.workload_dock,
             w.charts_dock,
         ):
             view.addAction(dock.toggleViewAction())
@@ -216,16 +224,19 @@ class WindowActions:
     # --- handlers -------------------------------------------------------------
 
     def update_undo_state(self) -> None:
-        """Label Undo/Redo with the step they would undo or redo."""
+        """Enable Undo/Redo; the step they would undo or redo is in the tooltip
+        and the status tip (the text stays short so the toolbar never moves)."""
         history = self.window.document.history
         self.undo.setEnabled(history.can_undo)
         self.redo.setEnabled(history.can_redo)
-        self.undo.setText(
-            f"&Undo {history.undo_label}" if history.can_undo else "&Undo"
-        )
-        self.redo.setText(
-            f"&Redo {history.redo_label}" if history.can_redo else "&Redo"
-        )
+        for action, verb, can, label in (
+            (self.undo, "Undo", history.can_undo, history.undo_label),
+            (self.redo, "Redo", history.can_redo, history.redo_label),
+        ):
+            what = f"{verb} {label}" if can else f"Nothing to {verb.lower()}"
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(f"{what} ({keys})" if keys else what)
+            action.setStatusTip(what)
 
     def _undo(self) -> None:
         self.window.document.undo()

@@ -19,6 +19,7 @@ from designer.core.commands import (
     SetGroups,
     UpdateDevices,
 )
+from designer.core.formatting import plural
 from designer.core.model import Design, Device, Group, GroupKind, Tier
 from designer.view.sizes import GRID, PLACE_STEP_X, snap
 
@@ -112,12 +113,12 @@ def group_devices(design: Design, ids: Iterable[str], kind: str) -> Command:
         cmds: list[Command] = [SetGroups(new_groups)]
         if loose:
             cmds.append(UpdateDevices({i: {"group": gid} for i in loose}))
-        return Macro(f"Group {len(members)} devices as {name}", cmds)
+        return Macro(f"Group {plural(len(members), 'device')} as {name}", cmds)
     if len(old_parents) == 1:
         parent = groups[next(iter(old_parents))].parent
     new_group = Group(id=gid, label=f"{name} {number}", kind=gkind, parent=parent)
     return Macro(
-        f"Group {len(members)} devices as {name}",
+        f"Group {plural(len(members), 'device')} as {name}",
         [
             SetGroups([*design.groups, new_group]),
             UpdateDevices({i: {"group": gid} for i in members}),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.catalog.schema import CatalogEntry
+from designer.core.formatting import plural
 from designer.core.model import Design, Device
 from designer.view.geometry import Geometry
 
@@ -52,7 +53,7 @@ class Trunk:
         """Short text such as "256 x 400G" or "96 cables · 28.8T"."""
         if self.speed_gbps is not None:
             return f"{self.cables:,} x {self.speed_gbps}G"
-        return f"{self.cables:,} cables · {self.capacity_gbps / 1000:,.1f}T"
+        return f"{plural(self.cables, 'cable')} · {self.capacity_gbps / 1000:,.1f}T"
 
 
 @dataclass
@@ -107,14 +108,13 @@ def block_summary(
             compute.append(f"{n:,}x {entry.model}")
             gpus += n * entry.gpus
         else:
-            name = {"switch": "switches"}.get(cat, cat)
-            others[name] = others.get(name, 0) + n
+            others[cat] = others.get(cat, 0) + n
     parts = compute[:2]
     if len(compute) > 2:
         parts.append(f"+{len(compute) - 2} models")
     if gpus:
         parts.append(f"{gpus:,} GPUs")
-    parts += [f"{n:,} {name}" for name, n in others.items()]
+    parts += [plural(n, name) for name, n in others.items()]
     return " · ".join(parts) if parts else "empty"
 
 

@@ -113,3 +113,56 @@ def test_h100_su_power_golden() -> None:
     report = analyze(superpod("dgx-h100", 1))
     dgx_kw = 31 * 10.2
     assert report.power_kw >= dgx_kw
+
+
+def test_an_unwired_duplicated_spine_is_no_spine() -> None:
+    """A spine copied with Ctrl+D keeps its declared tier but has no link: it is
+    reported unwired, not counted in the spine tier, its ports or the floor."""
+    from designer.core.model import Device
+    from tests.analysis.builders import fat_tree_2tier
+
+    design = fat_tree_2tier(leaves=4, spines=2, hosts_per_leaf=4, up_per_leaf=4)
+    before = analyze(design)
+    spine = next(d for d in design.devices if d.id == "spine0")
+    copy = Device(**{**spine.model_dump(), "id": "spine0-copy", "x": spine.x + 200})
+    design.devices.append(copy)
+    after = analyze(design)
+    assert before.switches["spine"] == 2
+    assert after.switches["spine"] == 2
+    assert after.switches["unwired"] == 1
+    assert "unwired" not in before.switches
+    assert after.tiers["spine"].switches == 2
+    assert after.tiers["spine"].ports_total == before.tiers["spine"].ports_total
+    assert after.oversubscription == before.oversubscription
+    assert after.switch_oversubscription.keys() == before.switch_oversubscription.keys()
+    unwired = [f for f in after.findings if f.code == "UNWIRED_DEVICE"]
+    assert [f.items for f in unwired] == [["spine0-copy"]]
+    floor_before = next(f for f in before.findings if f.code == "SWITCH_FLOOR")
+    floor_after = next(f for f in after.findings if f.code == "SWITCH_FLOOR")
+    assert floor_after.message == floor_before.message
+
+
+def test_a_declared_spine_on_the_oob_network_only_is_an_oob_switch() -> None:
+    """Wired, but not into the compute fabric: counted by the fabric it serves."""
+    from designer.core.model import Tier
+
+    design = make_design(
+        [
+            Spec("h0", "generic-host"),
+            Spec("h1", "generic-host"),
+            Spec("leaf", "generic-switch", Tier.LEAF, {"ports": 8}),
+            Spec("odd", "sn2201", Tier.SPINE),
+            Spec("mgmt", "sn2201"),
+        ],
+        [
+            ("h0", "compute", "leaf", "ports", 1, 800),
+            ("h1", "compute", "leaf", "ports", 1, 800),
+            ("odd", "ports", "mgmt", "ports", 1, 1),
+        ],
+        fabric={2: Fabric.OOB},
+    )
+    report = analyze(design)
+    assert report.switches.get("spine", 0) == 0
+    assert report.switches["leaf"] == 1
+    assert report.switches["oob"] == 2
+    assert "spine" not in report.tiers

@@ -65,3 +65,62 @@ def test_plurals_and_ratios() -> None:
     assert fmt.count_words({"leaf": 0}, words) == "none"
     assert fmt.ratio(2.0) == "2:1" and fmt.ratio(1.5) == "1.5:1"
     assert fmt.ratio(None) == "top tier"
+
+
+@pytest.mark.parametrize(
+    ("n", "word", "text"),
+    [
+        (1, "node", "1 node"),
+        (0, "node", "0 nodes"),
+        (1, "NVLink domain", "1 NVLink domain"),
+        (2, "NVLink domain", "2 NVLink domains"),
+        (1, "rail", "1 rail"),
+        (3, "switch", "3 switches"),
+        (2, "compute-fabric switch", "2 compute-fabric switches"),
+        (32, "leaf", "32 leaves"),
+        (2, "rack-scale system", "2 rack-scale systems"),
+        (2, "SU", "2 SUs"),
+        (2_048, "GPU", "2,048 GPUs"),
+        (2, "entry", "2 entries"),
+        (2, "day", "2 days"),
+        (2, "box", "2 boxes"),
+        (2, "info", "2 info"),
+    ],
+)
+def test_plural_rules(n: int, word: str, text: str) -> None:
+    assert fmt.plural(n, word) == text
+
+
+def test_noun_keeps_the_word_for_one_and_takes_an_irregular_plural() -> None:
+    assert fmt.noun(1, "cable") == "cable"
+    assert fmt.noun(5, "cable") == "cables"
+    assert fmt.noun(5, "person", "people") == "people"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.0, "non-blocking"),
+        (0.994140625, "non-blocking"),  # 32 x 400G down + one 200G UFM port
+        (1.0059, "non-blocking"),
+        (0.99, "non-blocking"),
+        (1.01, "non-blocking"),
+        (1.0101, "1.01:1"),
+        (0.989, "0.989:1"),
+        (0.5, "0.5:1"),
+        (1.5, "1.5:1"),
+        (2.0, "2:1"),
+        (None, "top tier"),
+        (math.inf, "n/a (not a finite number)"),
+    ],
+)
+def test_ratio_reads_non_blocking_within_one_percent(
+    value: float | None, text: str
+) -> None:
+    assert fmt.ratio(value) == text
+    assert fmt.is_non_blocking(value) is (text == "non-blocking")
+
+
+def test_exact_ratio_keeps_the_figures() -> None:
+    assert fmt.ratio_exact(0.994140625) == "0.994:1"
+    assert fmt.ratio_exact(None, top="–") == "–"

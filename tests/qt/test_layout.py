@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from designer.qt.main_window import MainWindow
@@ -37,7 +38,7 @@ def test_canvas_keeps_half_the_width(
     sized_window: Any, width: int, height: int
 ) -> None:
     window = sized_window(width, height)
-    assert window.canvas.width() >= 0.45 * width
+    assert window.canvas.width() >= 0.5 * width
     # The docks were narrowed to fit, not left at their old fixed widths.
     assert window.palette_dock.width() <= 0.25 * width
     assert window.validator_dock.width() <= 0.3 * width
@@ -112,3 +113,44 @@ def test_chart_titles_fit_at_1280(qtbot: Any, sized_window: Any) -> None:
         # A clipped title is exactly as wide as its label; a whole one is narrower.
         title = item.titleLabel.item.boundingRect().width()
         assert title < item.titleLabel.width() - 4
+
+
+def _old_wide_layout(qtbot: Any) -> None:
+    """Save the layout a 1600 px screen left, with wide side docks, as an older
+    version did (no layout version key)."""
+    window = MainWindow()
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    horizontal = Qt.Orientation.Horizontal
+    window.resizeDocks([window.palette_dock], [420], horizontal)
+    window.resizeDocks([window.validator_dock], [520], horizontal)
+    QApplication.processEvents()
+    window.save_settings()
+    window.close()
+    window.deleteLater()
+
+
+@pytest.mark.parametrize("version", [None, "same"])
+def test_a_restored_wide_layout_leaves_the_canvas_half_at_1280(
+    qtbot: Any, version: str | None
+) -> None:
+    from designer.qt.main_window import LAYOUT_VERSION
+
+    _old_wide_layout(qtbot)
+    settings = QSettings()
+    if version is None:
+        settings.remove("window/layout_version")  # saved before the key existed
+    else:
+        assert settings.value("window/layout_version") == LAYOUT_VERSION
+    window = MainWindow()
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.canvas.width() >= 0.5 * 1280, timeout=3000)
+    QApplication.processEvents()
+    assert window.canvas.width() >= 0.5 * window.width()
+    window.document.mark_clean()
+    window.close()
+    window.deleteLater()

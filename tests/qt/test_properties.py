@@ -47,7 +47,7 @@ def test_device_label_edit_is_one_undo_step(main_window: Any) -> None:
     assert window.document.design.device_map()["dgx-1"].label == "node-b"
     assert len(window.document.history.done) == steps + 1
     # The history names what changed, not just the kind of edit.
-    assert window.actions_.undo.text() == "&Undo Rename DGX 1 to node-b"
+    assert window.actions_.undo.statusTip() == "Undo Rename DGX 1 to node-b"
     window.document.undo()
     assert panel.label_edit.text() == "DGX 1"  # the panel follows undo
 

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from designer.catalog.schema import Category
+from designer.core.formatting import plural
 from designer.core.model import Design, Device, Fabric, Tier
 from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
 
@@ -326,11 +327,10 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
 
 
 _TIER_NAME = {1: "spine", 2: "core"}
-_PLURAL = {"switch": "switches", "leaf": "leaves", "tree switch": "tree switches"}
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun if n == 1 else _PLURAL.get(noun, noun + 's')}"
+    return plural(n, noun)
 
 
 def _levels(

@@ -96,9 +96,10 @@ def racks_text(
                 1 for d in design.devices if d.placement is None or not d.placement.rack
             )
             if unplaced:
+                have = "has" if unplaced == 1 else "have"
                 text += (
-                    f"; {unplaced:,} of {len(design.devices):,} devices have no "
-                    "rack placement"
+                    f"; {unplaced:,} of {_count(len(design.devices), 'device')} "
+                    f"{have} no rack placement"
                 )
         return text
     note = "(estimate; no rack placement in the design)"
@@ -107,7 +108,7 @@ def racks_text(
     whole, packed = rack_estimate(design, catalog)
     if whole:
         return (
-            f"{units}, about {whole + packed:,} racks if packed: "
+            f"{units}, about {_count(whole + packed, 'rack')} if packed: "
             f"{_count(whole, 'rack-scale system')} + {packed:,} of {RACK_U} U {note}"
         )
     return f"{units}, about {_count(packed, 'rack')} of {RACK_U} U if packed {note}"
@@ -122,17 +123,17 @@ def headline(
         cost += " (estimate)"
     if report.cost_usd.per_gpu:
         cost += f"; {money(report.cost_usd.per_gpu)} per GPU"
+    # compute tiers first, then the other fabrics and unwired ones (report order)
+    keys = [t for t in TIER_ORDER if t in report.switches]
+    keys += [t for t in report.switches if t not in TIER_ORDER]
     switches = ", ".join(
-        f"{report.switches[t]:,} {t}" for t in TIER_ORDER if report.switches.get(t)
+        f"{report.switches[t]:,} {t}" for t in keys if report.switches.get(t)
     )
     cables = ", ".join(f"{n:,} {f}" for f, n in report.cables.items() if n)
     sev = {s: 0 for s in Severity}
     for f in report.findings:
         sev[f.severity] += 1
-    findings = ", ".join(
-        f"{sev[s]} {s.value}{'s' if sev[s] != 1 and s is not Severity.INFO else ''}"
-        for s in Severity
-    )
+    findings = ", ".join(_count(sev[s], s.value) for s in Severity)
     typical_lo, typical_hi = report.tier.typical_cost_usd
     typical = money(typical_lo) + (
         f" – {money(typical_hi)}" if typical_hi is not None else " and up"
@@ -146,8 +147,9 @@ def headline(
         ),
         (
             "GPUs",
-            f"{report.gpus:,} in {report.compute_nodes:,} compute nodes; "
-            f"{report.nvlink_domains:,} NVLink domains of {report.nvlink_domain_size}",
+            f"{report.gpus:,} in {_count(report.compute_nodes, 'compute node')}; "
+            f"{_count(report.nvlink_domains, 'NVLink domain')} of "
+            f"{report.nvlink_domain_size}",
         ),
         ("Bisection bandwidth", bisection_text(report)),
         ("Cost", cost),
@@ -156,7 +158,7 @@ def headline(
         ("Switches", switches or "none"),
         (
             "Cables",
-            (cables or "none") + f"; {report.transceivers:,} transceivers",
+            (cables or "none") + f"; {_count(report.transceivers, 'transceiver')}",
         ),
         ("Findings", findings),
     ]
@@ -182,17 +184,6 @@ def tier_rows(report: Report) -> list[list[str]]:
                 ratio(t.worst_ratio),
             ]
         )
-    return rows
-
-
-def finding_rows(report: Report, max_items: int = 6) -> list[list[str]]:
-    """Findings table rows: severity, code, message, items (first few)."""
-    rows: list[list[str]] = []
-    for f in report.findings:
-        items = ", ".join(f.items[:max_items])
-        if len(f.items) > max_items:
-            items += f" … and {len(f.items) - max_items:,} more"
-        rows.append([f.severity.value, f.code, f.message, items])
     return rows
 
 

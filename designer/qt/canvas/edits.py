@@ -25,6 +25,7 @@ from designer.core.commands import (
 )
 from designer.core.edits import copy_selection, duplicate, paste, set_group_collapsed
 from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
+from designer.core.formatting import plural
 from designer.core.model import Fabric
 from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
@@ -242,7 +243,9 @@ class CanvasEditsMixin:
         else:
             self._run(
                 lambda: Macro(
-                    f"Delete {len(devices)} devices and {len(loose)} links", commands
+                    f"Delete {plural(len(devices), 'device')} and "
+                    f"{plural(len(loose), 'link')}",
+                    commands,
                 )
             )
 
@@ -256,10 +259,10 @@ class CanvasEditsMixin:
         self._paste_count = 0
         mime = QMimeData()
         mime.setData(FRAGMENT_MIME, json.dumps(self._clip).encode("utf-8"))
-        mime.setText(f"{len(ids)} devices from GPU Cluster Designer")
+        mime.setText(f"{plural(len(ids), 'device')} from GPU Cluster Designer")
         QApplication.clipboard().setMimeData(mime)
         _release_clipboard_on_quit()
-        self.status_message.emit(f"Copied {len(ids)} devices")
+        self.status_message.emit(f"Copied {plural(len(ids), 'device')}")
 
     def paste(self) -> None:
         """Paste copied devices with fresh ids, offset from the originals."""

@@ -1,8 +1,11 @@
-"""File > Export: format, page size, sections, scope and output path, with progress."""
+"""File > Export: format, page size, sections, scope and output path, with progress.
+
+The page size starts at the one chosen last time, else the locale's paper
+(Letter in the US, Canada, Mexico..., A4 elsewhere: :mod:`designer.view.paper`).
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from designer.analysis.report import Report
 from designer.catalog.schema import CatalogEntry
+from designer.core.formatting import plural
 from designer.core.model import Design
 from designer.io.export import (
     ExportCancelled,
@@ -36,10 +40,17 @@ from designer.io.export import (
     write_cabling_csv,
     write_slurm_topology,
 )
+from designer.io.filenames import slug
 from designer.qt.canvas.offscreen import OffscreenRenderer
 from designer.qt.export.drawing import make_renderer
 from designer.qt.export.images import write_png, write_svg
+from designer.qt.export.page_size import (
+    default_page_size,
+    locale_page_size,
+    remember_page_size,
+)
 from designer.qt.export.pdf import SECTIONS, write_pdf
+from designer.view.paper import A4, LETTER, PAGE_SIZES
 from designer.workload import Estimate
 
 #: (key, label, file suffix, file-dialog filter)
@@ -61,6 +72,7 @@ SECTION_LABELS = {
     "racks": "Floor plan and rack elevations (placed designs)",
 }
 _SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-topology"}
+PAPER_NOTES = {A4: "ISO A4, 210 x 297 mm", LETTER: "US Letter, 8.5 x 11 in"}
 
 
 class ExportDialog(QDialog):
@@ -98,7 +110,16 @@ class ExportDialog(QDialog):
         for key, label, _, _ in FORMATS:
             self.format_box.addItem(label, key)
         self.page_size = QComboBox()
-        self.page_size.addItems(["A4", "Letter"])
+        self.page_size.addItems(list(PAGE_SIZES))
+        local = locale_page_size()
+        for i, name in enumerate(PAGE_SIZES):
+            self.page_size.setItemData(
+                i,
+                f"{PAPER_NOTES[name]}"
+                + (" (your locale's paper)" if name == local else ""),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.page_size.setCurrentText(default_page_size())
 
         self.sections: dict[str, QCheckBox] = {}
         sections_box = QGroupBox("Include")
@@ -118,7 +139,7 @@ class ExportDialog(QDialog):
         scope_layout = QVBoxLayout(scope_box)
         self.whole = QRadioButton("The whole design")
         self.only_selection = QRadioButton(
-            f"The selection ({len(self.selection)} devices)"
+            f"The selection ({plural(len(self.selection), 'device')})"
         )
         self.only_selection.setEnabled(bool(self.selection))
         self.whole.setChecked(True)
@@ -187,8 +208,7 @@ class ExportDialog(QDialog):
         return next(f[2] for f in FORMATS if f[0] == self.format_key())
 
     def _default_path(self) -> Path:
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.design.settings.name).strip("-")
-        stem = (stem or "design") + _SUFFIX_NAME.get(self.format_key(), "")
+        stem = slug(self.design.settings.name) + _SUFFIX_NAME.get(self.format_key(), "")
         return self._directory / (stem + self._suffix())
 
     def _on_format_changed(self) -> None:
@@ -278,6 +298,7 @@ class ExportDialog(QDialog):
         key = self.format_key()
         ids = set(self.selection) if self.only_selection.isChecked() else None
         if key == "pdf":
+            remember_page_size(self.page_size.currentText())
             write_pdf(
                 out,
                 self.design,

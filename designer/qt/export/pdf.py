@@ -11,23 +11,16 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
-from PySide6.QtGui import (
-    QFontMetricsF,
-    QPageLayout,
-    QPageSize,
-    QPainter,
-    QPdfWriter,
-    QPen,
-)
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFontMetricsF, QPainter, QPdfWriter, QPen
 
 from designer.analysis.report import Report
+from designer.core.formatting import plural
 from designer.core.model import Design
 from designer.io.export import ExportCancelled
 from designer.io.export.summary import (
     bom_table,
     cabling_table,
-    finding_rows,
     headline,
     tier_rows,
 )
@@ -41,6 +34,7 @@ from designer.qt.export.drawing import (
     make_renderer,
     render_design,
 )
+from designer.qt.export.findings_table import findings_section
 from designer.qt.export.layout import (
     MUTED,
     PDF_DPI,
@@ -51,6 +45,8 @@ from designer.qt.export.layout import (
     page_rects,
     text_layout,
 )
+from designer.qt.export.page_size import locale_page_size
+from designer.qt.export.page_size import page_layouts as _page_layouts
 from designer.qt.export.physical_pages import physical_pages
 from designer.qt.export.workload_page import workload_pages
 from designer.view.sizes import DEVICE_H, DEVICE_W
@@ -68,32 +64,10 @@ SECTIONS: tuple[str, ...] = (
     "cabling",
     "racks",
 )
-PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
-MARGIN_PT = 36.0
 #: Device box height (pt) on page 1 below which detail drawings are added.
 READABLE_BOX_PT = 14.0
 
 Progress = Callable[[int, int], bool]
-
-
-def _page_layouts(page_size: str) -> dict[bool, QPageLayout]:
-    if page_size not in PAGE_SIZES:
-        raise ValueError(
-            f"page size {page_size!r} is not supported (use {', '.join(PAGE_SIZES)})"
-        )
-    size = QPageSize(PAGE_SIZES[page_size])
-    margins = QMarginsF(MARGIN_PT, MARGIN_PT, MARGIN_PT, MARGIN_PT)
-    return {
-        landscape: QPageLayout(
-            size,
-            QPageLayout.Orientation.Landscape
-            if landscape
-            else QPageLayout.Orientation.Portrait,
-            margins,
-            QPageLayout.Unit.Point,
-        )
-        for landscape in (False, True)
-    }
 
 
 def _headline_block(
@@ -283,7 +257,11 @@ def _detail_page(
     page = flow.new_page(landscape=True)
     r = page.rect
     n = len(details)
-    more = f"; the first {n} of {of} groups are drawn in detail" if of > n else ""
+    more = (
+        f"; the first {n} of {plural(of, 'group')} are drawn in detail"
+        if of > n
+        else ""
+    )
     first, last = indices[0] + 1, indices[-1] + 1
     if len(indices) == 1:
         title = f"Drawing, detail {first} of {n}: {details[indices[0]][0]}"
@@ -307,14 +285,14 @@ def _detail_page(
         )
         if len(indices) > 1:
             cap = flow.text_at(
-                f"{name} · {len(view):,} devices",
+                f"{name} · {plural(len(view), 'device')}",
                 font(9, bold=True),
                 QRectF(slot.left(), slot.top(), slot.width(), 14),
             )
             slot.setTop(slot.top() + cap + 2)
         else:
             flow.text_at(
-                f"{len(view):,} devices",
+                plural(len(view), "device"),
                 font(7.5),
                 QRectF(slot.left(), slot.top() - 12, slot.width(), 12),
                 MUTED,
@@ -390,21 +368,7 @@ def build_pages(
                 "No switch tiers: the design has no compute fabric switches."
             )
     if "findings" in wanted:
-        flow.heading("Findings")
-        rows = finding_rows(report)
-        if rows:
-            flow.table(
-                [
-                    Column("Severity", 0.9),
-                    Column("Code", 2.2),
-                    Column("Message", 4.0),
-                    Column("Items", 2.4),
-                ],
-                rows,
-                check=check,
-            )
-        else:
-            flow.paragraph("No findings.")
+        findings_section(flow, report, check)
     if "workload" in wanted and workload is not None:
         workload_pages(flow, *workload)
     if "bom" in wanted:
@@ -445,8 +409,8 @@ def build_pages(
             bold_rows={len(rows) - 1},
         )
         flow.paragraph(
-            f"{report.transceivers:,} pluggable transceivers. The per-cable plan "
-            "(device/port to device/port) is the cabling CSV export.",
+            f"{plural(report.transceivers, 'pluggable transceiver')}. The "
+            "per-cable plan (device/port to device/port) is the cabling CSV export.",
             7.5,
             MUTED,
         )
@@ -504,7 +468,7 @@ def write_pdf(
     report: Report,
     catalog: Catalog | None = None,
     *,
-    page_size: str = "A4",
+    page_size: str | None = None,
     sections: Iterable[str] = SECTIONS,
     renderer: OffscreenRenderer | None = None,
     selection_only: bool = False,
@@ -518,10 +482,11 @@ def write_pdf(
     ``progress(done, total)`` is called after each step (layout, drawing, each
     page); returning False cancels and removes the partial file. A design with
     a workload block gets the "Workload fit" pages from ``estimate`` (computed
-    here when not given).
+    here when not given). ``page_size`` None: the paper of the locale (Letter in
+    the US, Canada, Mexico..., A4 elsewhere; :mod:`designer.view.paper`).
     """
     out = Path(path)
-    layouts = _page_layouts(page_size)
+    layouts = _page_layouts(page_size or locale_page_size())
     date = date or _dt.date.today().isoformat()
     if ids is None and selection_only and renderer is not None:
         ids = set(renderer.selected_ids())
@@ -552,11 +517,11 @@ def write_pdf(
         return drawing_aspect(renderer, scope) if renderer is not None else 1.0
 
     if ids is not None:
-        note = f"Selection: {len(ids):,} of {len(design.devices):,} devices"
+        note = f"Selection: {len(ids):,} of {plural(len(design.devices), 'device')}"
     else:
         note = (
-            f"Whole design: {len(design.devices):,} devices, "
-            f"{len(design.links):,} links"
+            f"Whole design: {plural(len(design.devices), 'device')}, "
+            f"{plural(len(design.links), 'link')}"
         )
     workload = None
     if "workload" in set(sections) and design.workload is not None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.core.formatting import plural
 from designer.qt.resources import icon
 from designer.view.workload_summary import ESTIMATE_MARK, assumption_texts, value_text
 from designer.workload import Estimate, Row
@@ -216,7 +217,11 @@ class FindingsList(QListWidget):
             item.setData(ITEMS_ROLE, list(f.items))
             item.setToolTip(
                 f"[{f.code}] {f.message}"
-                + (f"\n{len(f.items)} items: click to select" if f.items else "")
+                + (
+                    f"\n{plural(len(f.items), 'item')}: click to select"
+                    if f.items
+                    else ""
+                )
             )
             self.addItem(item)
         if not est.findings:

@@ -90,7 +90,7 @@ def test_collapse_and_expand_group(make_view, qtbot: QtBot) -> None:
     assert view.document.design.group_map()["su-1"].collapsed is True
     (block,) = scene.block_items()
     assert block.title == "SU 1"
-    assert block.summary == "2x DGX H100 · 16 GPUs · 1 switches"
+    assert block.summary == "2x DGX H100 · 16 GPUs · 1 switch"
     assert not scene.item_for("n1").isVisible()
     assert scene.item_for("spine").isVisible()
     assert scene.trunk_count() == 1  # su-1 to spine; n1-leaf is inside the block

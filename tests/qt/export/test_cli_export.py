@@ -8,6 +8,7 @@ import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from pypdf import PdfReader
 
 from designer.analysis import analyze
@@ -52,3 +53,26 @@ def test_every_format(tmp_path: Path) -> None:
         assert len(list(csv.DictReader(fh))) == sum(design.links.cables)
     for key in outs:
         assert f"{key}: " in out.getvalue()
+
+
+def test_pdf_paper_follows_the_posix_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mp = monkeypatch
+    src = tmp_path / "rail.json"
+    save_design(rail_design(), src)
+    parser = argparse.ArgumentParser()
+    export_cmd.add_arguments(parser)
+    sizes = {}
+    for lang in ("en_US.UTF-8", "de_DE.UTF-8"):
+        mp.delenv("LC_ALL", raising=False)
+        mp.delenv("LC_PAPER", raising=False)
+        mp.setenv("LANG", lang)
+        pdf = tmp_path / f"{lang}.pdf"
+        out, err = io.StringIO(), io.StringIO()
+        args = parser.parse_args([str(src), "--pdf", str(pdf)])
+        assert export_cmd.run(args, out, err) == 0, err.getvalue()
+        box = PdfReader(str(pdf)).pages[-1].mediabox
+        sizes[lang] = sorted((round(float(box.width)), round(float(box.height))))
+        assert ("Letter" if lang.startswith("en_US") else "A4") in out.getvalue()
+    assert sizes == {"en_US.UTF-8": [612, 792], "de_DE.UTF-8": [595, 842]}

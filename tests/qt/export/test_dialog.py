@@ -50,7 +50,7 @@ def test_controls_follow_the_format(dialog: ExportDialog) -> None:
     dialog.set_format("bom")
     assert not dialog.page_size.isEnabled()
     assert not dialog.scope_box.isEnabled()
-    assert dialog.path.text().endswith("Rail-test-cluster-bom.csv")
+    assert dialog.path.text().endswith("rail-test-cluster-bom.csv")
 
 
 def test_pdf_sections_and_selection(dialog: ExportDialog) -> None:

@@ -1,0 +1,267 @@
+"""File handling of the main window: open, save, save as, close, recent files.
+
+The dialogs start where the user works: the last folder used (QSettings
+``files/last_folder``) and a clean file name from the design's name
+(:mod:`designer.io.filenames`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from designer.core import formatting as fmt
+from designer.core.model import Design
+from designer.io import DesignFileError, load_design, save_design
+from designer.io.filenames import open_dialog_folder, save_dialog_path
+
+if TYPE_CHECKING:
+    from designer.catalog.loader import Catalog
+    from designer.core.commands import Document
+    from designer.io.recovery import RecoveryEntry
+    from designer.qt.autosave import Autosaver
+    from designer.qt.canvas import CanvasView
+    from designer.qt.history_panel import HistoryPanel
+
+MAX_RECENT = 10
+FILE_FILTER = "Cluster designs (*.json);;All files (*)"
+LAST_FOLDER_KEY = "files/last_folder"
+
+
+class WindowFilesMixin:
+    """Files for :class:`designer.qt.main_window.MainWindow` (a QMainWindow)."""
+
+    if TYPE_CHECKING:  # provided by the window
+        document: Document
+        catalog: Catalog
+        path: Path | None
+        autosave: Autosaver
+        canvas: CanvasView
+        history_panel: HistoryPanel
+        headless: bool
+        latest_report: object
+
+        def display_name(self) -> str: ...
+        def set_show_cut(self, on: bool) -> None: ...
+        def _update_title(self) -> None: ...
+        def _show_message(self, text: str) -> None: ...
+
+    def _widget(self) -> QWidget:
+        """The window, as the parent of its dialogs."""
+        assert isinstance(self, QWidget)
+        return self
+
+    def last_folder(self) -> str | None:
+        """The folder a design was last opened from or saved to."""
+        value = QSettings().value(LAST_FOLDER_KEY)
+        return str(value) if value else None
+
+    def _remember_folder(self, path: Path) -> None:
+        QSettings().setValue(LAST_FOLDER_KEY, str(path.resolve().parent))
+
+    def recent_files(self) -> list[str]:
+        """Recently opened or saved files, newest first."""
+        value = QSettings().value("recent_files", [])
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _add_recent(self, path: Path) -> None:
+        text = str(path.resolve())
+        files = [text] + [f for f in self.recent_files() if f != text]
+        QSettings().setValue("recent_files", files[:MAX_RECENT])
+
+    def clear_recent_files(self) -> None:
+        """Forget the recent files."""
+        QSettings().setValue("recent_files", [])
+
+    def maybe_save(self) -> bool:
+        """Ask Save / Discard / Cancel when there are unsaved changes; True to go on."""
+        if self.document.history.is_clean:
+            return True
+        answer = QMessageBox.question(
+            self._widget(),
+            "Unsaved changes",
+            f"“{self.display_name()}” has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
+        self.path = path
+        self.autosave.path = path
+        self.autosave.saved_at = _modified(path)
+        self.set_show_cut(False)
+        self.latest_report = None
+        self.history_panel.origin = origin  # the reset below refreshes the list
+        self.document.reset(design)
+        # The scene keeps no selection across designs; the status bar follows.
+        self.canvas.select_ids([], center=False)
+        self.canvas.fit_all()
+        self._update_title()
+
+    def new_design(self) -> None:
+        """File > New (asks about unsaved changes)."""
+        if self.maybe_save():
+            self._replace_design(Design(), None, "New design")
+
+    def close_design(self) -> bool:
+        """File > Close: ask about unsaved changes, then leave an empty design."""
+        name = self.display_name()
+        if not self.maybe_save():
+            return False
+        self._replace_design(Design(), None, "New design")
+        self._show_message(f"Closed {name}")
+        return True
+
+    def new_from_template(self) -> None:
+        """File > New from Template: generate a design from a preset."""
+        from designer.qt.template_dialog import TemplateDialog
+
+        if not self.maybe_save():
+            return
+        dialog = TemplateDialog(self.catalog, self._widget())
+        if dialog.exec() and dialog.design is not None:
+            self.adopt_generated(dialog.design)
+
+    def adopt_generated(self, design: Design) -> None:
+        """Show a generated design as a new, unsaved document."""
+        self._replace_design(design, None, f"From template: {design.settings.name}")
+        self.document.mark_unsaved()  # never saved: closing asks
+        self.autosave.sync()
+        self._update_title()
+
+    def restore_recovered(self, entry: RecoveryEntry) -> None:
+        """Show a design recovered after a crash as an unsaved document."""
+        assert entry.design is not None
+        found = entry.manifest
+        original = found.original_path if found is not None else None
+        path = Path(original) if original else None
+        self._replace_design(entry.design, path, f"Recovered {entry.name}")
+        self.autosave.saved_at = found.saved_at if found is not None else None
+        self.document.mark_unsaved()
+        self.autosave.adopt(entry)  # the copy stays until saved or discarded
+        self._update_title()
+        self._show_message(f"Recovered {entry.name}: not saved yet")
+
+    def open_dialog(self) -> None:
+        """File > Open."""
+        if not self.maybe_save():
+            return
+        start = open_dialog_folder(self.path, self.last_folder(), _documents())
+        name, _ = QFileDialog.getOpenFileName(
+            self._widget(), "Open design", str(start), FILE_FILTER
+        )
+        if name:
+            self.open_path(name)
+
+    def open_recent(self, path: str) -> None:
+        """File > Open Recent > path."""
+        if self.maybe_save():
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Load ``path`` without prompting; on failure explain and keep the design."""
+        p = Path(path)
+        try:
+            design = load_design(p, catalog=self.catalog)
+        except DesignFileError as exc:
+            self._show_open_error(p, str(exc))
+            return False
+        self._replace_design(design, p, f"Opened {p.name}")
+        self._add_recent(p)
+        self._remember_folder(p)
+        self._show_message(
+            f"Opened {p.name}: {fmt.plural(len(design.devices), 'device')}"
+        )
+        return True
+
+    def _show_open_error(self, path: Path, detail: str) -> None:
+        self._show_message(f"Could not open {path.name}")
+        if self.headless:
+            print(f"cluster-designer: {detail}", file=sys.stderr)
+            return
+        QMessageBox.critical(
+            self._widget(),
+            "Cannot open design",
+            f"“{path.name}” could not be opened; the current design is unchanged."
+            f"\n\n{detail}",
+        )
+
+    def save(self) -> bool:
+        """File > Save (asks for a name the first time)."""
+        if self.path is None:
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_dialog_start(self) -> Path:
+        """Where Save As starts: the design's file, else a clean name (from the
+        design's name) in the last folder used."""
+        return save_dialog_path(
+            self.document.design.settings.name,
+            self.path,
+            self.last_folder(),
+            _documents(),
+        )
+
+    def save_as(self) -> bool:
+        """File > Save As."""
+        start = str(self.save_dialog_start())
+        name, _ = QFileDialog.getSaveFileName(
+            self._widget(), "Save design", start, FILE_FILTER
+        )
+        if not name:
+            return False
+        p = Path(name)
+        if not p.suffix:
+            p = p.with_suffix(".json")
+        return self.save_to(p)
+
+    def save_to(self, path: str | Path) -> bool:
+        """Write the design atomically to ``path``; explain failures."""
+        p = Path(path)
+        try:
+            save_design(self.document.design, p)
+        except (OSError, DesignFileError) as exc:
+            QMessageBox.critical(
+                self._widget(),
+                "Cannot save design",
+                f"“{p}” could not be written:\n\n{exc}",
+            )
+            return False
+        self.path = p
+        self.document.mark_clean()
+        self.autosave.path, self.autosave.saved_at = p, time.time()
+        self.autosave.sync()  # saved: the recovery copy goes
+        self._add_recent(p)
+        self._remember_folder(p)
+        self._update_title()
+        self._show_message(f"Saved {p.name}")
+        return True
+
+
+def _documents() -> Path:
+    """The user's documents folder (home when there is none): the first start."""
+    found = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    folder = Path(found) if found else Path.home()
+    return folder if folder.is_dir() else Path.home()
+
+
+def _modified(path: Path | None) -> float | None:
+    """When ``path`` was last written (None when it is not there)."""
+    try:
+        return path.stat().st_mtime if path is not None else None
+    except OSError:
+        return None
