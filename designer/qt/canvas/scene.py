@@ -48,6 +48,7 @@ from designer.qt.canvas.labels import (
 from designer.qt.canvas.links import LinkLayerItem
 from designer.qt.canvas.marks import link_layers, mark_items
 from designer.view import sizes as sz
+from designer.view.device_labels import MIN_LABEL_PX
 from designer.view.geometry import Geometry
 from designer.view.quotient import (
     Quotient,
@@ -100,6 +101,7 @@ class DesignScene(QGraphicsScene):
         #: device labels forced on or off (None: by zoom); items.render_options
         self.text_scale = 1.0
         self.device_labels: bool | None = None
+        self.min_label_px = MIN_LABEL_PX  # smallest device label (print: 6 pt)
         self._frames = FrameLayout()
         self._kinds: dict[str, tuple[str | None, str, str | None]] = {}
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
@@ -242,9 +244,9 @@ class DesignScene(QGraphicsScene):
         tier = str(d.tier) if d.tier is not None else None
         self._kinds[d.id] = (d.group, d.catalog_id, tier)
         item.fill = st.device_fill(category, tier)
-        item.title = d.label or d.id
         model = entry.model if entry is not None else d.catalog_id
-        item.subtitle = f"{model} · {tier}" if tier else model
+        sub = f"{model} · {tier}" if tier else model
+        item.set_text(d.label or d.id, sub, model, d.group is not None)
         item.selected = d.id in self.selection.devices
         item.setPos(d.x, d.y)
         item.update()
