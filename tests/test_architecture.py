@@ -27,6 +27,8 @@ PURE = [
     "designer.view.device_labels",
     "designer.view.strips",
     "designer.view.trunk_overlap",
+    "designer.view.context_actions",
+    "designer.view.tooltips",
     "designer.physical",
     "designer.cli.main",
     "designer.cli.estimate_cmd",

@@ -137,6 +137,12 @@ class MainWindow(QMainWindow):
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
+        self.canvas.properties_requested.connect(self.properties_dock.show)
+        self.canvas.properties_requested.connect(self.properties_dock.raise_)
+        self.canvas.validator_requested.connect(self.validator_dock.show)
+        self.canvas.validator_requested.connect(self.validator_dock.raise_)
+        self.canvas.validator_requested.connect(self.validator_panel.show_items)
+        self.canvas.export_selection_requested.connect(lambda: self.export(True))
         self.properties_panel.edit_refused.connect(self._show_message)
         self.canvas.zoom_changed.connect(
             lambda scale: self.zoom_label.setText(f"Zoom {scale * 100:.0f}%")
@@ -382,7 +388,7 @@ class MainWindow(QMainWindow):
         self._show_message(f"Saved {p.name}")
         return True
 
-    def export(self) -> None:
+    def export(self, selection_only: bool = False) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
         try:
             from designer.qt.canvas.offscreen import OffscreenRenderer
@@ -407,6 +413,7 @@ class MainWindow(QMainWindow):
             catalog=self.catalog,
             directory=str(self.path.parent) if self.path else None,
             estimate=self.estimate_runner.current(),
+            selection_only=selection_only,
         )
         dialog.exec()
 

@@ -403,7 +403,7 @@ class BlockItem(QGraphicsItem):
         """The most of title, counts and ``hint`` that shows whole in ``rect``
         (reference px): the hint goes first, then the counts' last parts
         ("32x DGX H100 · 256 GPUs" before "32x DGX H100", else a single later
-        part such as "256 GPUs"); only a title too long for the block is cut."""
+        part such as "256 GPUs"); nothing when not even the title fits."""
         full = self.text_lines(rect.width(), ink)
         shown = full if fits_inside(rect, full) else None
         if shown is None:
@@ -417,7 +417,7 @@ class BlockItem(QGraphicsItem):
                     shown = lines
                     break
         if shown is None:
-            return full
+            return []  # not even the title fits: the label placement shows it
         with_hint = [*shown, (hint, font("small"), st.TEXT_MUTED)]
         return with_hint if hint and fits_inside(rect, with_hint) else shown
 
