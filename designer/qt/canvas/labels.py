@@ -502,6 +502,8 @@ def _place_trunk_labels(
     trunks, items = inputs.trunks, inputs.trunk_items
     order = sorted(range(len(items)), key=lambda k: -trunks[k].capacity_gbps)
     ends = own_ends(trunks) if not isolated else [None] * len(trunks)
+    shared = any(e is not None for e in ends)
+    blocks = [transform.mapRect(b.rect) for b in inputs.blocks] if shared else []
     for k in order:
         line, label = items[k]
         if isolated or not line.isVisible():
@@ -519,7 +521,10 @@ def _place_trunk_labels(
             pos = QPointF(
                 t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
             )
-            rect = label.boundingRect().translated(transform.map(pos))
+            at = transform.map(pos)
+            if own is not None and any(r.contains(at) for r in blocks):
+                break  # behind another block: beyond it, it would label that one
+            rect = label.boundingRect().translated(at)
             if _free(rect, taken):
                 label.setPos(pos)
                 taken.append(rect.adjusted(-4, -2, 4, 2))
@@ -534,10 +539,13 @@ def _from_end(transform: QTransform, t: Trunk, badge: QRectF, own: int) -> list[
     running on with it (fractions of the trunk from ``p0``)."""
     a = transform.map(QPointF(*t.p0))
     b = transform.map(QPointF(*t.p1))
-    length = math.hypot(b.x() - a.x(), b.y() - a.y())
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length = math.hypot(dx, dy)
     if length <= 0:
         return [0.5]
-    start = 0.5 * math.hypot(badge.width(), badge.height()) + 2.0
+    # clear of the end by the badge's half extent along the trunk: a block end
+    # is taken space anyway, so the gap just past it is tried first
+    start = (abs(dx) * badge.width() + abs(dy) * badge.height()) / (2 * length) + 3
     steps = int((length - start) // TRUNK_WALK_PX) + 1
     out = []
     for i in range(min(max(steps, 0), TRUNK_WALK_MAX)):
