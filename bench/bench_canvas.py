@@ -1,9 +1,10 @@
 """Canvas benchmark: open, first paint, full-view and zoomed repaint, edit latency,
-and the cost of cable-count labels on a close-up (against the same paint without).
+and the cost of cable-count and device labels on close-ups (against the same paint
+without them).
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_canvas.py``
 (``--sizes 12500 128`` picks node counts; ``--no-naive`` skips the baseline;
-``--labels-only`` prints only the cable-count table).
+``--labels-only`` prints only the cable-count and device-label tables).
 Designs come from ``designer.generate.fat_tree("dgx-h100", N, "qm9700")``.
 The naive baseline, in the same run, is one QGraphicsRectItem per device and
 one QGraphicsLineItem per link (NoIndex: a BSP index over 300k long lines does
@@ -24,7 +25,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QLineF, QRectF
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QTransform
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsLineItem,
@@ -297,8 +298,11 @@ def bench_naive(design: Design, app: QApplication) -> dict[str, float]:
     return out
 
 
-def _bundled_racks(rows: int = 8, per_row: int = 40) -> Design:
-    """Rows of DGX H100, each node one 8-cable bundle to its row's leaf (8 per leaf)."""
+def _bundled_racks(rows: int = 8, per_row: int = 40, labelled: bool = False) -> Design:
+    """Rows of DGX H100, each node one 8-cable bundle to its row's leaf (8 per leaf).
+
+    ``labelled``: devices carry labels as generated designs do ("DGX H100 #17").
+    """
     devices: list[Device] = []
     links: list[Link] = []
     for r in range(rows):
@@ -307,9 +311,19 @@ def _bundled_racks(rows: int = 8, per_row: int = 40) -> Design:
             leaf = f"leaf-{r}-{k // 8}"
             if k % 8 == 0:
                 x = 80.0 * (k + 3.5)
-                devices.append(Device(id=leaf, catalog_id="qm9700", x=x, y=250.0 * r))
+                name = f"Leaf row {r} {k // 8}" if labelled else ""
+                devices.append(
+                    Device(id=leaf, catalog_id="qm9700", label=name, x=x, y=250.0 * r)
+                )
+            name = f"DGX H100 #{r * per_row + k + 1}" if labelled else ""
             devices.append(
-                Device(id=node, catalog_id="dgx-h100", x=80.0 * k, y=250.0 * r + 150)
+                Device(
+                    id=node,
+                    catalog_id="dgx-h100",
+                    label=name,
+                    x=80.0 * k,
+                    y=250.0 * r + 150,
+                )
             )
             links.append(
                 Link(
@@ -389,6 +403,72 @@ def _print_cable_labels(app: QApplication) -> None:
         print(f"| {name} | {a:,.1f} | {b:,.1f} | {a / max(b, 1e-6):.2f}x |")
 
 
+def bench_device_labels(app: QApplication) -> list[dict[str, float]]:
+    """Close-ups of rows of labelled DGX H100 and leaves, with device labels
+    against the same paint with them forced off (``scene.device_labels = False``).
+
+    "zoom step" zooms by 1.15 (in, then out) before each grab, so the label
+    layout meets a zoom it has not seen: the cost after a wheel step.
+    """
+    design = _bundled_racks(labelled=True)
+    view = CanvasView(Document(design), default_catalog())
+    view.resize(W, H)
+    view.show()
+    app.processEvents()
+    g = view.design_scene.geometry
+    x0, y0, x1, y1 = g.bounds()
+    rows: list[dict[str, float]] = []
+    for scale in (0.5, 1.0, 2.5):
+        vp = view.viewport().rect()
+        view.setTransform(QTransform.fromScale(scale, scale))
+        view.centerOn((x0 + x1) / 2, (y0 + y1) / 2)
+        app.processEvents()
+        view.viewport().grab()
+        shown = view.mapToScene(vp).boundingRect()
+        out = {"scale": view.scale_factor()}
+        out["devices"] = float(len(view.design_scene.device_ids_in_rect(shown)))
+
+        def stepped(flip: list[float] = [1.15]) -> None:  # noqa: B006 (a counter)
+            view.scale(flip[0], flip[0])
+            flip[0] = 1 / flip[0]
+            view.viewport().grab()
+
+        for key, labels in (("with", None), ("without", False)):
+            view.design_scene.device_labels = labels
+            view.viewport().grab()
+            out[f"{key}_ms"] = _ms(lambda: view.viewport().grab(), 7)
+            out[f"{key}_step_ms"] = _ms(stepped, 8)
+        view.design_scene.device_labels = None
+        rows.append(out)
+    view.design_scene.detach()
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return rows
+
+
+def _print_device_labels(app: QApplication) -> None:
+    rows = bench_device_labels(app)
+    print(
+        "\n## Device labels: close-ups of 8 rows of 40 labelled DGX H100 and their "
+        "leaves (without = the same paint, labels forced off)"
+    )
+    print(
+        "| px/unit | devices in view | repaint | with labels, ms | without, ms "
+        "| with/without |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        for name, a, b in (
+            ("steady (grab)", r["with_ms"], r["without_ms"]),
+            ("zoom step (zoom + grab)", r["with_step_ms"], r["without_step_ms"]),
+        ):
+            print(
+                f"| {r['scale']:.2f} | {r['devices']:.0f} | {name} | {a:,.1f} | "
+                f"{b:,.1f} | {a / max(b, 1e-6):.2f}x |"
+            )
+
+
 def _fmt_items(v: float) -> str:
     return f"{v:,.0f}"
 
@@ -417,6 +497,7 @@ def main() -> int:
     assert isinstance(app, QApplication)
     if args.labels_only:
         _print_cable_labels(app)
+        _print_device_labels(app)
         return 0
     flush_rows = []
     for nodes in args.sizes:
@@ -491,6 +572,7 @@ def main() -> int:
                 f"{'<= ' + str(target) if target else ''} |"
             )
     _print_cable_labels(app)
+    _print_device_labels(app)
     return 0
 
 

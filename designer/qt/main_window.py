@@ -144,6 +144,12 @@ class MainWindow(QMainWindow, WindowFilesMixin):
 
         self.canvas.selection_changed.connect(self._on_selection_changed)
         self.canvas.status_message.connect(self._show_message)
+        self.canvas.properties_requested.connect(self.properties_dock.show)
+        self.canvas.properties_requested.connect(self.properties_dock.raise_)
+        self.canvas.validator_requested.connect(self.validator_dock.show)
+        self.canvas.validator_requested.connect(self.validator_dock.raise_)
+        self.canvas.validator_requested.connect(self.validator_panel.show_items)
+        self.canvas.export_selection_requested.connect(lambda: self.export(True))
         self.properties_panel.edit_refused.connect(self._show_message)
         self.canvas.zoom_changed.connect(
             lambda scale: self.zoom_label.setText(f"Zoom {scale * 100:.0f}%")
@@ -248,7 +254,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
     def _on_changes(self, events: list[Event]) -> None:
         self._update_title()
 
-    def export(self) -> None:
+    def export(self, selection_only: bool = False) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
         try:
             from designer.qt.canvas.offscreen import OffscreenRenderer
@@ -274,6 +280,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             # next to the design; an unsaved one: where the user last worked
             directory=str(self.path.parent) if self.path else self.last_folder(),
             estimate=self.estimate_runner.current(),
+            selection_only=selection_only,
         )
         dialog.exec()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
 from designer.analysis.report import Report, Severity
 from designer.core import formatting as fmt
 from designer.qt.resources import icon
+from designer.view.context_actions import findings_naming
 
 _ITEMS_ROLE = Qt.ItemDataRole.UserRole
+_NONE_NAMED = "No finding names the selected items."
 
 COMPUTED_NOTE = "hardware build-up only: excludes facility, power and support"
 TYPICAL_NOTE = "all-in rule of thumb: includes facility, power and support"
@@ -278,6 +280,34 @@ class ValidatorPanel(QWidget):
             f"{fmt.plural(counts[Severity.WARNING], 'warning')}, "
             f"{fmt.plural(counts[Severity.INFO], 'note')}"
         )
+
+    def show_items(self, ids: list[str]) -> int:
+        """Select the findings that name any of ``ids`` (the canvas's Show in
+        Validator); say so in the list when none does. Returns how many."""
+        listed = [self.findings.item(k) for k in range(self.findings.count())]
+        rows = [
+            k
+            for k, item in enumerate(listed)
+            if item.data(_ITEMS_ROLE) is not None and item.text() != _NONE_NAMED
+        ]
+        named = findings_naming([listed[k].data(_ITEMS_ROLE) for k in rows], ids)
+        self.findings.clearSelection()
+        model = self.findings.selectionModel()
+        for k in (rows[i] for i in named):
+            # through the model: the list's single-selection mode would keep
+            # only the last one
+            model.select(
+                self.findings.indexFromItem(listed[k]),
+                QItemSelectionModel.SelectionFlag.Select,
+            )
+        if named:
+            self.findings.scrollToItem(listed[rows[named[0]]])
+        elif not listed or listed[0].text() != _NONE_NAMED:
+            note = QListWidgetItem(_NONE_NAMED)
+            note.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.findings.insertItem(0, note)
+            self.findings.scrollToTop()
+        return len(named)
 
     def _on_finding_clicked(self, item: QListWidgetItem) -> None:
         items = item.data(_ITEMS_ROLE)

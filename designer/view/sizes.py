@@ -16,9 +16,11 @@ PLACE_STEP_X = DEVICE_W + GRID
 PASTE_OFFSET = 2 * GRID
 
 #: Level of detail (pixels per scene unit) below which a device is a plain fill,
-#: and from which labels are drawn (the 40000-chips example uses similar steps).
+#: and from which labels may be drawn (the 40000-chips example uses similar
+#: steps). Whether one is drawn is the label fit's answer
+#: (designer.view.device_labels): from about 0.39, a 7 px number fits the box.
 LOD_FILL_ONLY = 0.12
-LOD_TEXT = 0.45
+LOD_TEXT = 0.35
 
 #: Zoom (pixels per scene unit) from which bundles of more than one cable show
 #: their cable count ("×8") at the link's midpoint, and how many at most.

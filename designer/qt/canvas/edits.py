@@ -108,9 +108,11 @@ class CanvasEditsMixin:
         """Show why an action did not happen (the view implements it)."""
         raise NotImplementedError
 
-    def fit_all(self) -> None:
-        """Show the whole design (the view implements it)."""
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        # the zooming base class implements it (after this mixin in the MRO: a
+        # stub here would shadow it)
+        def fit_all(self) -> None:
+            """Show the whole design."""
 
     def selected_ids(self) -> list[str]:
         """Selected device ids, then link ids."""
@@ -353,7 +355,7 @@ class CanvasEditsMixin:
             self.refuse(f"{text[:1].upper()}{text[1:]}.")
             return False
         except RailsTaken as exc:
-            if not ask_replace_rails(self._dialog_parent(), str(exc)):
+            if not ask_replace_rails(self.dialog_parent(), str(exc)):
                 self.status_message.emit("Rail wiring cancelled; nothing changed.")
                 return False
             return self._run_and_report(lambda: build(True))
@@ -398,7 +400,7 @@ class CanvasEditsMixin:
         self.status_message.emit(made[0].label)
         return True
 
-    def _dialog_parent(self) -> QWidget | None:
+    def dialog_parent(self) -> QWidget | None:
         """The widget dialogs are shown over (the view itself)."""
         return self if isinstance(self, QWidget) else None
 

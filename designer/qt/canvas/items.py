@@ -21,7 +21,18 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
+from designer.qt.canvas.device_text import draw_fit
+from designer.qt.canvas.device_text import fit as fit_text
 from designer.view import sizes as sz
+from designer.view.device_labels import (
+    MIN_LABEL_PX,
+    NOTHING,
+    PAD_PX,
+    LabelFit,
+    LabelForms,
+    label_forms,
+    label_px,
+)
 
 _BODY = QRectF(-sz.DEVICE_W / 2, -sz.DEVICE_H / 2, sz.DEVICE_W, sz.DEVICE_H)
 _BOUNDS = _BODY.adjusted(-3, -3, 3, 3)
@@ -54,14 +65,16 @@ class RenderContext(Protocol):
     """What items read from the scene they are drawn in (and nothing else).
 
     On screen: text scale 1.0, device labels by the zoom rule (None), not an
-    export. An offscreen export scene sets the text scale to the device's dpi
-    over 96 (screen-sized text keeps its physical size at any resolution) and
-    may force device labels on or off.
+    export, device labels from 7 px. An offscreen export scene sets the text
+    scale to the device's dpi over 96 (screen-sized text keeps its physical size
+    at any resolution), may force device labels on or off, and raises the
+    smallest device label to 8 px (6 pt) in print.
     """
 
     text_scale: float
     device_labels: bool | None
     exporting: bool
+    min_label_px: float
 
 
 def render_options(item: QGraphicsItem) -> tuple[float, bool | None]:
@@ -86,7 +99,11 @@ def cosmetic(colour: QColor, width: float = 0.0, scale: float = 1.0) -> QPen:
 
 
 class DeviceItem(QGraphicsItem):
-    """One device: a coloured box, its label when zoomed in, a selected outline."""
+    """One device: a coloured box, its label when zoomed in, a selected outline.
+
+    The label is drawn at a readable size that follows the zoom, whole or in a
+    shorter form (:mod:`designer.view.device_labels`), never cut off.
+    """
 
     def __init__(self, device_id: str, fill: QColor, title: str, subtitle: str) -> None:
         super().__init__()
@@ -94,9 +111,65 @@ class DeviceItem(QGraphicsItem):
         self.fill = fill
         self.title = title
         self.subtitle = subtitle
+        self.model = subtitle
+        self.grouped = False
         self.selected = False
         self.cut_fill: QColor | None = None
+        self._forms: LabelForms | None = None
+        self._fit_key: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._fit: tuple[LabelFit, int, int] = (NOTHING, 0, 0)
         self.setZValue(st.Z_DEVICE)
+
+    def set_text(self, title: str, subtitle: str, model: str, grouped: bool) -> None:
+        """The label, the line under it (model · tier), the model alone, and
+        whether the device's group frame is drawn around it."""
+        if (title, subtitle, model, grouped) != (
+            self.title,
+            self.subtitle,
+            self.model,
+            self.grouped,
+        ):
+            self.title, self.subtitle, self.model = title, subtitle, model
+            self.grouped = grouped
+            self._forms = None
+            self._fit_key = (0.0, 0.0, 0.0)
+
+    def forms(self) -> LabelForms:
+        """The label and its shorter forms (made on first use)."""
+        if self._forms is None:
+            self._forms = label_forms(
+                self.title,
+                self.device_id,
+                grouped=self.grouped,
+                detail=(self.subtitle, self.model),
+            )
+        return self._forms
+
+    def label_fit(
+        self, zoom: float, text_scale: float = 1.0, floor: float = MIN_LABEL_PX
+    ) -> tuple[LabelFit, int, int]:
+        """What the box shows at ``zoom`` reference px per scene unit: the fit,
+        and the title and detail font sizes in device px."""
+        key = (zoom, text_scale, floor)
+        if key != self._fit_key:
+            px = label_px(zoom, floor)
+            title_px = max(1, round(px * text_scale))
+            detail_px = max(1, round(max(floor, px - 1.0) * text_scale))
+            pad = 2 * PAD_PX * text_scale
+            per_unit = zoom * text_scale
+            self._fit = (
+                fit_text(
+                    self.forms(),
+                    title_px,
+                    detail_px,
+                    sz.DEVICE_W * per_unit - pad,
+                    sz.DEVICE_H * per_unit - pad,
+                ),
+                title_px,
+                detail_px,
+            )
+            self._fit_key = key
+        return self._fit
 
     def boundingRect(self) -> QRectF:
         """Box plus room for the selection outline."""
@@ -110,7 +183,8 @@ class DeviceItem(QGraphicsItem):
     ) -> None:
         """Level of detail as in Qt's chips example: fill, box, then text."""
         text_scale, labels = render_options(self)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform()) / text_scale
+        per_unit = option.levelOfDetailFromTransform(painter.worldTransform())
+        lod = per_unit / text_scale
         fill = self.cut_fill or self.fill
         if lod < sz.LOD_FILL_ONLY and not labels:
             painter.fillRect(_BODY, st.SELECTED if self.selected else fill)
@@ -123,36 +197,20 @@ class DeviceItem(QGraphicsItem):
         painter.drawRect(_BODY)
         if labels is False or (lod < sz.LOD_TEXT and not labels):
             return
-        ink = st.text_on(fill)
-        painter.setPen(ink)
-        painter.setFont(font("title"))
-        fm = QFontMetricsF(font("title"))
-        inner = _BODY.adjusted(3, 2, -3, -2)
-        if fm.horizontalAdvance(self.title) <= inner.width():
-            top = QRectF(inner.left(), inner.top(), inner.width(), 14)
-            painter.drawText(top, Qt.AlignmentFlag.AlignLeft, self.title)
-            painter.setFont(font("small"))
-            small = QFontMetricsF(font("small"))
-            bottom = QRectF(inner.left(), inner.top() + 14, inner.width(), 13)
-            painter.drawText(
-                bottom,
-                Qt.AlignmentFlag.AlignLeft,
-                small.elidedText(
-                    self.subtitle, Qt.TextElideMode.ElideRight, inner.width()
-                ),
-            )
-        else:
-            # long labels ("Leaf SU1 rail 0") take both lines; colour says the kind
-            words = self.title.split()
-            best = max(1, len(words) // 2)
-            first, second = " ".join(words[:best]), " ".join(words[best:])
-            for k, text in enumerate((first, second)):
-                line = QRectF(inner.left(), inner.top() + 14 * k, inner.width(), 14)
-                painter.drawText(
-                    line,
-                    Qt.AlignmentFlag.AlignLeft,
-                    fm.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()),
-                )
+        floor = float(getattr(self.scene(), "min_label_px", MIN_LABEL_PX))
+        fitted, title_px, detail_px = self.label_fit(lod, text_scale, floor)
+        if not fitted.shown:
+            return
+        painter.save()
+        # device pixels from the box's top-left corner: text at its exact size
+        painter.translate(_BODY.topLeft())
+        painter.scale(1.0 / per_unit, 1.0 / per_unit)
+        pad = PAD_PX * text_scale
+        area = QRectF(
+            pad, pad, sz.DEVICE_W * per_unit - 2 * pad, sz.DEVICE_H * per_unit - 2 * pad
+        )
+        draw_fit(painter, area, fitted, title_px, detail_px, st.text_on(fill))
+        painter.restore()
 
 
 def _fitted_frame(rect: QRectF) -> tuple[QRectF, bool] | None:
@@ -328,11 +386,40 @@ class BlockItem(QGraphicsItem):
         if self.title_outside:
             return  # a TitleItem beside the block carries the text
         device_rect = painter.worldTransform().mapRect(self.rect)
-        lines = self.text_lines(device_rect.width() / scale, st.text_on(fill))
-        if self.hint and not exporting(self):
-            # the hint is for the screen only: a printed page cannot be clicked
-            lines.append((self.hint, font("small"), st.TEXT_MUTED))
+        ref = QRectF(
+            device_rect.x() / scale,
+            device_rect.y() / scale,
+            device_rect.width() / scale,
+            device_rect.height() / scale,
+        )
+        # the hint is for the screen only: a printed page cannot be clicked
+        hint = self.hint if not exporting(self) else ""
+        lines = self.shown_lines(ref, st.text_on(fill), hint)
         _draw_fitted_text(painter, device_rect, lines, scale)
+
+    def shown_lines(
+        self, rect: QRectF, ink: QColor = st.TEXT, hint: str = ""
+    ) -> list[tuple[str, QFont, QColor]]:
+        """The most of title, counts and ``hint`` that shows whole in ``rect``
+        (reference px): the hint goes first, then the counts' last parts
+        ("32x DGX H100 · 256 GPUs" before "32x DGX H100", else a single later
+        part such as "256 GPUs"); nothing when not even the title fits."""
+        full = self.text_lines(rect.width(), ink)
+        shown = full if fits_inside(rect, full) else None
+        if shown is None:
+            title = [(self.title, font("block"), ink)]
+            parts = self.summary.split(" · ")
+            # the longest leading parts, else one later part ("2,048 GPUs")
+            counts = [" · ".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]
+            for text in [*counts, *parts[1:], ""]:
+                lines = title + ([(text, font("normal"), ink)] if text else [])
+                if fits_inside(rect, lines):
+                    shown = lines
+                    break
+        if shown is None:
+            return []  # not even the title fits: the label placement shows it
+        with_hint = [*shown, (hint, font("small"), st.TEXT_MUTED)]
+        return with_hint if hint and fits_inside(rect, with_hint) else shown
 
     def text_lines(
         self, width_px: float, ink: QColor = st.TEXT

@@ -9,6 +9,7 @@ slid along its trunk to the first spot free of blocks and text already placed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from designer.qt.canvas import style as st
 from designer.qt.canvas.items import fits_inside, font, render_options
 from designer.view import sizes as sz
+from designer.view.trunk_overlap import own_ends
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsLineItem
@@ -34,6 +36,9 @@ TITLE_MAX_PX = 300.0
 HEADER_TEXT_PX = 10.0
 #: Where along its trunk a label may sit, in order of preference after its own.
 TRUNK_SLOTS = (0.5, 0.2, 0.8, 0.1, 0.9)
+#: Step (reference px) and most places tried walking from a trunk's own end.
+TRUNK_WALK_PX = 6.0
+TRUNK_WALK_MAX = 120
 
 
 _WRAP = int(Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap)
@@ -496,6 +501,9 @@ def _place_trunk_labels(
     """Trunk labels, biggest trunks first, slid along the trunk to a free spot."""
     trunks, items = inputs.trunks, inputs.trunk_items
     order = sorted(range(len(items)), key=lambda k: -trunks[k].capacity_gbps)
+    ends = own_ends(trunks) if not isolated else [None] * len(trunks)
+    shared = any(e is not None for e in ends)
+    blocks = [transform.mapRect(b.rect) for b in inputs.blocks] if shared else []
     for k in order:
         line, label = items[k]
         if isolated or not line.isVisible():
@@ -503,14 +511,44 @@ def _place_trunk_labels(
             continue
         t = trunks[k]
         shown = False
-        for f in (trunk_fraction(k), *TRUNK_SLOTS):
+        own = ends[k]
+        slots = (
+            (trunk_fraction(k), *TRUNK_SLOTS)
+            if own is None
+            else _from_end(transform, t, label.boundingRect(), own)
+        )
+        for f in slots:
             pos = QPointF(
                 t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
             )
-            rect = label.boundingRect().translated(transform.map(pos))
+            at = transform.map(pos)
+            if own is not None and any(r.contains(at) for r in blocks):
+                break  # behind another block: beyond it, it would label that one
+            rect = label.boundingRect().translated(at)
             if _free(rect, taken):
                 label.setPos(pos)
                 taken.append(rect.adjusted(-4, -2, 4, 2))
                 shown = True
                 break
         label.setVisible(shown)
+
+
+def _from_end(transform: QTransform, t: Trunk, badge: QRectF, own: int) -> list[float]:
+    """Places along a trunk that shares its line, from its own end outwards:
+    a label next to the pod it belongs to, not among those of the trunks
+    running on with it (fractions of the trunk from ``p0``)."""
+    a = transform.map(QPointF(*t.p0))
+    b = transform.map(QPointF(*t.p1))
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length = math.hypot(dx, dy)
+    if length <= 0:
+        return [0.5]
+    # clear of the end by the badge's half extent along the trunk: a block end
+    # is taken space anyway, so the gap just past it is tried first
+    start = (abs(dx) * badge.width() + abs(dy) * badge.height()) / (2 * length) + 3
+    steps = int((length - start) // TRUNK_WALK_PX) + 1
+    out = []
+    for i in range(min(max(steps, 0), TRUNK_WALK_MAX)):
+        f = (start + i * TRUNK_WALK_PX) / length
+        out.append(f if own == 0 else 1.0 - f)
+    return out or [0.5]

@@ -23,6 +23,7 @@ from designer.core.snapshot import copy
 from designer.qt.canvas.items import REFERENCE_DPI
 from designer.qt.canvas.scene import DesignScene
 from designer.view import sizes as sz
+from designer.view.device_labels import MIN_LABEL_PX
 from designer.view.selection import Cut
 
 
@@ -67,11 +68,15 @@ class OffscreenRenderer:
         selection_only: bool = False,
         ids: set[str] | None = None,
         labels: bool | None = None,
+        source: QRectF | None = None,
+        min_label_px: float | None = None,
     ) -> None:
         """Draw the design (or only ``ids``, or the selection) into ``target``.
 
         ``labels`` True always draws device labels (print), False never, None by
-        the zoom rule.
+        the zoom rule; ``source`` (scene units) draws only that part of it
+        (a strip of a wide unit), scaled to fit; ``min_label_px`` is the smallest
+        device label in reference px (default: the screen's).
         """
         scene = self.scene
         wanted: set[str] | None = set(ids) if ids is not None else None
@@ -88,16 +93,18 @@ class OffscreenRenderer:
         per_px = (unit.width() or 1.0) / scale
         scene.text_scale = scale
         scene.device_labels = labels
+        scene.min_label_px = min_label_px if min_label_px else MIN_LABEL_PX
         try:
             if wanted is not None:
                 keep = scene.isolate(wanted)
-                x0, y0, x1, y1 = g.bounds(np.nonzero(keep)[0])
-                source = QRectF(QPointF(x0, y0), QPointF(x1, y1)).adjusted(
-                    -20, -20, 20, 20
-                )
+                if source is None:
+                    x0, y0, x1, y1 = g.bounds(np.nonzero(keep)[0])
+                    source = QRectF(QPointF(x0, y0), QPointF(x1, y1)).adjusted(
+                        -20, -20, 20, 20
+                    )
             else:
                 scene.isolate(None)
-                source = scene.design_rect()
+                source = scene.design_rect() if source is None else source
                 iso = min(
                     target.width() / max(source.width(), 1e-9),
                     target.height() / max(source.height(), 1e-9),

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPen, QTransform
+from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
@@ -43,11 +43,12 @@ from designer.qt.canvas.labels import (
     LabelMemo,
     TitleItem,
     place_labels,
-    trunk_fraction,
 )
 from designer.qt.canvas.links import LinkLayerItem
 from designer.qt.canvas.marks import link_layers, mark_items
+from designer.qt.canvas.trunks import sync_trunks
 from designer.view import sizes as sz
+from designer.view.device_labels import MIN_LABEL_PX
 from designer.view.geometry import Geometry
 from designer.view.quotient import (
     Quotient,
@@ -57,6 +58,7 @@ from designer.view.quotient import (
     with_devices,
 )
 from designer.view.selection import Selection
+from designer.view.tooltips import trunk_text
 
 
 class DesignScene(QGraphicsScene):
@@ -100,6 +102,7 @@ class DesignScene(QGraphicsScene):
         #: device labels forced on or off (None: by zoom); items.render_options
         self.text_scale = 1.0
         self.device_labels: bool | None = None
+        self.min_label_px = MIN_LABEL_PX  # smallest device label (print: 6 pt)
         self._frames = FrameLayout()
         self._kinds: dict[str, tuple[str | None, str, str | None]] = {}
         self.setBackgroundBrush(QBrush(st.BACKGROUND))
@@ -242,9 +245,9 @@ class DesignScene(QGraphicsScene):
         tier = str(d.tier) if d.tier is not None else None
         self._kinds[d.id] = (d.group, d.catalog_id, tier)
         item.fill = st.device_fill(category, tier)
-        item.title = d.label or d.id
         model = entry.model if entry is not None else d.catalog_id
-        item.subtitle = f"{model} · {tier}" if tier else model
+        sub = f"{model} · {tier}" if tier else model
+        item.set_text(d.label or d.id, sub, model, d.group is not None)
         item.selected = d.id in self.selection.devices
         item.setPos(d.x, d.y)
         item.update()
@@ -285,7 +288,7 @@ class DesignScene(QGraphicsScene):
                 if frame.scene() is None:
                     self.addItem(frame)
             self._frame_items = new_frames
-        self._sync_trunks(q)
+        sync_trunks(self, self._trunk_items, q.trunks)
         # devices are top-level items (a hidden parent layer would make
         # QGraphicsView.render() paint every child): flip only what changed
         hidden = np.ones(len(self._geom.ids), bool) if self.overview else q.rep >= 0
@@ -335,50 +338,6 @@ class DesignScene(QGraphicsScene):
             if item.group_id is not None:
                 item.hint = hint
             self.addItem(item)
-
-    def _sync_trunks(self, q: Quotient) -> None:
-        """One line and label per trunk; item k is re-pointed at trunk k, so the
-        stacking (creation) order is the quotient's, as in a fresh scene."""
-        top = max((t.capacity_gbps for t in q.trunks), default=1.0)
-        items = self._trunk_items
-        for line, label in items[len(q.trunks) :]:
-            self.removeItem(line)
-            self.removeItem(label)
-        del items[len(q.trunks) :]
-        for k, t in enumerate(q.trunks):
-            f = trunk_fraction(k)
-            at = QPointF(
-                t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
-            )
-            width = 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
-            if k < len(items):
-                line, label = items[k]
-                seg = line.line()
-                moved = (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1)
-                if moved:
-                    line.setLine(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
-                pen = line.pen()
-                if pen.widthF() != width:
-                    pen.setWidthF(width)
-                    line.setPen(pen)
-                relabel = label.text != t.label
-                if relabel:
-                    label.set_text(t.label)
-                if moved or relabel:  # the placement (re-run: its key changed)
-                    label.setPos(at)  # slides it along the trunk from here
-                if not line.isVisible():
-                    line.setVisible(True)
-                continue
-            line = QGraphicsLineItem(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
-            pen = QPen(QColor(74, 90, 117, 200), width)
-            pen.setCosmetic(True)
-            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
-            line.setPen(pen)
-            line.setZValue(st.Z_TRUNK)
-            label = LabelItem(t.label, at)
-            self.addItem(line)
-            self.addItem(label)
-            items.append((line, label))
 
     def _update_scene_rect(self) -> None:
         x0, y0, x1, y1 = self._geom.bounds()
@@ -664,15 +623,7 @@ class DesignScene(QGraphicsScene):
     def trunk_summary(self, k: int) -> str:
         """What trunk ``k`` carries, e.g. "256 links, 256 cables, 102.4 Tb/s"."""
         self.flush()
-        t = self._quotient.trunks[k]
-
-        def n(count: int, word: str) -> str:
-            return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-        return (
-            f"{n(t.links, 'link')}, {n(t.cables, 'cable')}, "
-            f"{t.capacity_gbps / 1000:,.1f} Tb/s"
-        )
+        return trunk_text(self._quotient.trunks[k])
 
     def trunk_ends_rect(self, k: int) -> QRectF:
         """Bounds of the devices at both ends of trunk ``k`` (where they really are)."""

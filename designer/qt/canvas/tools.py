@@ -4,10 +4,11 @@ The view forwards left-button mouse events to the active tool; panning with the
 middle button or while Space is held is handled by the view for every tool.
 Alt+drag from a device with the select tool connects, like the connect tool.
 
-A connect gesture (drag from one device and release over another) makes the
-link the rules plan (:func:`designer.core.rules.plan_connection`): data ports
-before management ports, and every free port of the matched port group up to
-the other end's free ports. Keys held when the button is *released*:
+A connect gesture (drag from one device and release over another, or click
+one device then the other; Escape cancels) makes the link the rules plan
+(:func:`designer.core.rules.plan_connection`): data ports before management
+ports, and every free port of the matched port group up to the other end's
+free ports. Keys held when the button is *released* (the second click's):
 
 - Shift: one cable instead of all free ports;
 - Ctrl (Cmd on macOS): out-of-band, joining the devices' management ports
@@ -127,21 +128,43 @@ class CanvasTool:
                 else:
                     self.view.toggle_group_collapsed(block.group_id)
 
-    def cancel(self) -> None:
-        """Abort any gesture in progress (Escape, tool switch)."""
+    def cancel(self) -> bool:
+        """Abort any gesture in progress (Escape, tool switch); True if one was."""
+        return False
+
+    def begin_connect(self, device_id: str, pos: QPointF) -> bool:
+        """Start connecting from a device, finished by a click on another one
+        (False: this tool does not connect)."""
+        return False
 
 
 class _ConnectGesture:
-    """Rubber line from a device to the cursor; connects on release over another."""
+    """Rubber line from a device to the cursor; connects on release over another.
+
+    Released over its own device without moving, the line stays (click-click):
+    it follows the mouse until a click on another device connects, a click
+    elsewhere or Escape cancels.
+    """
 
     def __init__(self, view: ToolHost) -> None:
         self.view = view
         self.source: str | None = None
         self.line: QGraphicsLineItem | None = None
+        #: waiting for the second click (the first one did not drag)
+        self.armed = False
+        self._press_screen = QPointF()
+        self._dragged = False
 
-    def start(self, device_id: str, pos: QPointF) -> None:
+    def start(
+        self, device_id: str, pos: QPointF, screen: QPointF | None = None
+    ) -> None:
+        """Begin at a device; ``screen``: where a press began (None: a menu
+        started it, the next click finishes it)."""
         scene = self.view.design_scene
         self.source = device_id
+        self.armed = screen is None
+        self._press_screen = QPointF(screen) if screen is not None else QPointF()
+        self._dragged = False
         self.line = QGraphicsLineItem(QLineF(pos, pos))
         pen = QPen(st.SELECTED, 2.0, Qt.PenStyle.DashLine)
         pen.setCosmetic(True)
@@ -157,9 +180,41 @@ class _ConnectGesture:
     def active(self) -> bool:
         return self.source is not None
 
-    def move(self, pos: QPointF) -> None:
+    def move(self, pos: QPointF, screen: QPointF | None = None) -> None:
+        """Follow the mouse; ``screen``: its viewport position (a press that
+        travels the drag distance is a drag, not the first of two clicks)."""
         if self.line is not None:
             self.line.setLine(QLineF(self.origin, pos))
+        if (
+            screen is not None
+            and not self.armed
+            and (screen - self._press_screen).manhattanLength() >= _DRAG_START_PX
+        ):
+            self._dragged = True
+
+    def release(self, event: QMouseEvent, pos: QPointF) -> None:
+        """The button went up: connect, cancel, or (a click on the source
+        device without dragging) wait for the click on the other device."""
+        if self.source is None:
+            return
+        keys = event.modifiers()
+        hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
+        on_source = hit is not None and hit.kind == "device" and hit.id == self.source
+        if not self.armed:
+            self.move(pos, event.position())
+            if on_source and not self._dragged:
+                self.armed = True
+                self.view.status_message.emit(
+                    f"Click the device to connect {self.source} to (Esc cancels)"
+                )
+                return
+            self.finish(pos, keys)
+            return
+        if on_source or hit is None or hit.kind != "device":
+            self.cancel()
+            self.view.status_message.emit("Connect cancelled")
+            return
+        self.finish(pos, keys)
 
     def finish(self, pos: QPointF, keys: Qt.KeyboardModifier) -> None:
         """Connect to the device under ``pos``; ``keys``: modifiers at release."""
@@ -184,11 +239,15 @@ class _ConnectGesture:
         else:
             self.view.refuse("Release over another device to connect.")
 
-    def cancel(self) -> None:
+    def cancel(self) -> bool:
+        """Remove the line; True when a connection was in progress."""
+        active = self.source is not None
         if self.line is not None:
             self.view.design_scene.removeItem(self.line)
         self.line = None
         self.source = None
+        self.armed = False
+        return active
 
 
 class SelectTool(CanvasTool):
@@ -207,6 +266,8 @@ class SelectTool(CanvasTool):
 
     def press(self, event: QMouseEvent, pos: QPointF) -> None:
         scene = self.view.design_scene
+        if self._connect.armed:
+            return  # the second click of a connection: its release connects
         hit = scene.hit(pos, self.view.pick_tolerance())
         mods = event.modifiers()
         add = bool(
@@ -214,7 +275,7 @@ class SelectTool(CanvasTool):
             & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
         )
         if mods & Qt.KeyboardModifier.AltModifier and hit and hit.kind == "device":
-            self._connect.start(hit.id, pos)
+            self._connect.start(hit.id, pos, event.position())
             return
         self._press = pos
         self._press_screen = event.position()
@@ -253,7 +314,7 @@ class SelectTool(CanvasTool):
 
     def move(self, event: QMouseEvent, pos: QPointF) -> None:
         if self._connect.active:
-            self._connect.move(pos)
+            self._connect.move(pos, event.position())
             return
         if self._press is None:
             return
@@ -278,7 +339,7 @@ class SelectTool(CanvasTool):
     def release(self, event: QMouseEvent, pos: QPointF) -> None:
         scene = self.view.design_scene
         if self._connect.active:
-            self._connect.finish(pos, event.modifiers())
+            self._connect.release(event, pos)
             return
         if self._band is not None:
             rect = self._band.rect()
@@ -293,20 +354,29 @@ class SelectTool(CanvasTool):
             self.view.commit_move(positions)
         self._press = None
 
-    def cancel(self) -> None:
-        self._connect.cancel()
+    def cancel(self) -> bool:
+        cancelled = self._connect.cancel()
         if self._band is not None:
             self.view.design_scene.removeItem(self._band)
             self._band = None
+            cancelled = True
         if self._drag is not None:
             self._drag.cancel()
             self._drag = None
+            cancelled = True
         self._press = None
+        return cancelled
+
+    def begin_connect(self, device_id: str, pos: QPointF) -> bool:
+        self.cancel()
+        self._connect.start(device_id, pos)
+        return True
 
 
 class ConnectTool(CanvasTool):
-    """Drag from one device to another to connect them (Shift at release: one
-    cable; Ctrl/Cmd at release: out-of-band; see the module doc)."""
+    """Drag from one device to another, or click one then the other, to connect
+    them (Shift at release: one cable; Ctrl/Cmd at release: out-of-band; see
+    the module doc)."""
 
     name = "connect"
     cursor = Qt.CursorShape.CrossCursor
@@ -316,21 +386,28 @@ class ConnectTool(CanvasTool):
         self._gesture = _ConnectGesture(view)
 
     def press(self, event: QMouseEvent, pos: QPointF) -> None:
+        if self._gesture.armed:
+            return  # the second click: its release connects
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
         if hit is not None and hit.kind == "device":
-            self._gesture.start(hit.id, pos)
+            self._gesture.start(hit.id, pos, event.position())
         elif hit is not None and hit.kind == "block":
             self.view.refuse("Expand the group or zoom in to connect single devices.")
 
     def move(self, event: QMouseEvent, pos: QPointF) -> None:
-        self._gesture.move(pos)
+        self._gesture.move(pos, event.position())
 
     def release(self, event: QMouseEvent, pos: QPointF) -> None:
         if self._gesture.active:
-            self._gesture.finish(pos, event.modifiers())
+            self._gesture.release(event, pos)
 
-    def cancel(self) -> None:
+    def cancel(self) -> bool:
+        return self._gesture.cancel()
+
+    def begin_connect(self, device_id: str, pos: QPointF) -> bool:
         self._gesture.cancel()
+        self._gesture.start(device_id, pos)
+        return True
 
 
 class PanTool(CanvasTool):

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QContextMenuEvent,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
@@ -23,36 +26,41 @@ from PySide6.QtGui import (
     QPen,
     QResizeEvent,
     QShowEvent,
-    QTransform,
-    QWheelEvent,
 )
-from PySide6.QtWidgets import QGraphicsView, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsView,
+    QLabel,
+    QMenu,
+    QWidget,
+)
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Document, Stage
 from designer.core.events import Event, replaced
 from designer.qt.canvas import style as st
+from designer.qt.canvas.context_menu import context_menu
 from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEditsMixin
+from designer.qt.canvas.hover import show_tooltip
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.tools import TOOLS, CanvasTool
+from designer.qt.canvas.zoom import FIT_MARGIN_PX, ZoomingView
 from designer.view import sizes as sz
+from designer.view.context_actions import connected_rows
 
-__all__ = ["CATALOG_MIME", "FRAGMENT_MIME", "CanvasView"]
-
-_MIN_SCALE = 1e-5
-_MAX_SCALE = 8.0
+__all__ = ["CATALOG_MIME", "FIT_MARGIN_PX", "FRAGMENT_MIME", "CanvasView"]
 
 
-FIT_MARGIN_PX = 28
-"""Screen margin around a fitted rectangle: a frame title sits above its frame."""
-
-
-class CanvasView(CanvasEditsMixin, QGraphicsView):
+class CanvasView(CanvasEditsMixin, ZoomingView):
     """Shows a DesignScene and turns gestures into commands on the document."""
 
     selection_changed = Signal(list)
     status_message = Signal(str)
-    zoom_changed = Signal(float)
+    #: the context menu asks the window to show Properties, the validator's
+    #: findings naming these ids, or the export dialog for the selection
+    properties_requested = Signal()
+    validator_requested = Signal(list)
+    export_selection_requested = Signal()
 
     def __init__(
         self,
@@ -104,6 +112,8 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         self._zoom_timer.timeout.connect(self._on_view_changed)
         self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
+        self.design_scene.sceneRectChanged.connect(lambda _r: self._room_to_scroll())
+        self._menu: QMenu | None = None
         document.subscribe(self._on_changes, Stage.VIEWS)
 
     def _schedule_zoom_check(self, *_: object) -> None:
@@ -163,28 +173,23 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         """Select devices/links by id and optionally centre them."""
         self.design_scene.select(ids)
         if center:
-            g = self.design_scene.geometry
-            rows = {g.row_of[i] for i in ids if i in g.row_of}
-            for k in g.link_rows(ids).tolist():
-                rows.update((int(g.la[k]), int(g.lb[k])))
-            if rows:
-                import numpy as np
+            self.zoom_to_ids(ids)
 
-                x0, y0, x1, y1 = g.bounds(np.asarray(sorted(rows)))
-                target = QRectF(QPointF(x0, y0), QPointF(x1, y1))
-                visible = self.mapToScene(self.viewport().rect()).boundingRect()
-                if (
-                    self.design_scene.overview
-                    or target.width() > visible.width()
-                    or target.height() > visible.height()
-                ):
-                    # zoom so the selection is seen as devices, not as a block
-                    c = target.center()
-                    w = max(target.width(), 640.0)
-                    h = max(target.height(), 400.0)
-                    self.zoom_to_rect(QRectF(c.x() - w / 2, c.y() - h / 2, w, h))
-                else:
-                    self.centerOn(target.center())
+    def select_connected(self) -> None:
+        """Add the devices linked to the selected ones (for links: their ends)."""
+        scene = self.design_scene
+        g = scene.geometry
+        devices = scene.selected_device_ids()
+        links = [i for i in scene.selected_ids() if i not in set(devices)]
+        rows = np.asarray(sorted(g.row_of[i] for i in devices), np.int64)
+        if devices:
+            rows = connected_rows(g.la, g.lb, rows)
+        else:
+            k = g.link_rows(links)
+            rows = np.unique(np.concatenate([g.la[k], g.lb[k]]))
+        ids = [g.ids[r] for r in rows.tolist()]
+        scene.select(ids)
+        self.status_message.emit(f"{len(ids):,} connected devices selected")
 
     def set_cut(self, side_a: set[str] | None, cut_links: set[str] | None) -> None:
         """Colour the two halves of a bisection cut and its crossing links."""
@@ -205,96 +210,6 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         return out
 
     # --- zoom and pan ---------------------------------------------------------
-
-    def scale_factor(self) -> float:
-        """Pixels per scene unit."""
-        return float(self.transform().m11())
-
-    def pick_tolerance(self) -> float:
-        """Pick tolerance in scene units."""
-        return st.PICK_PX / max(self.scale_factor(), _MIN_SCALE)
-
-    def _zoom(self, factor: float, anchor: QGraphicsView.ViewportAnchor) -> None:
-        current = self.scale_factor()
-        factor = max(_MIN_SCALE / current, min(_MAX_SCALE / current, factor))
-        old = self.transformationAnchor()
-        self.setTransformationAnchor(anchor)
-        self.scale(factor, factor)
-        self.setTransformationAnchor(old)
-        self._after_zoom()
-
-    def _after_zoom(self) -> None:
-        self._update_semantic_zoom()
-        self._zoom_timer.start()
-        self.zoom_changed.emit(self.scale_factor())
-
-    def _update_semantic_zoom(self) -> None:
-        rect = self.mapToScene(self.viewport().rect()).boundingRect()
-        overview = self.design_scene.wants_overview(rect, self.scale_factor())
-        t = self.transform()
-        if not overview and abs(t.m22() - t.m11()) > 1e-9 * abs(t.m11()):
-            # devices are drawn undistorted: drop the overview's vertical stretch
-            centre = rect.center()
-            self.setTransform(QTransform.fromScale(t.m11(), t.m11()))
-            self.centerOn(centre)
-            rect = self.mapToScene(self.viewport().rect()).boundingRect()
-            overview = self.design_scene.wants_overview(rect, self.scale_factor())
-        self.design_scene.set_overview(overview)
-
-    def zoom_in(self) -> None:
-        """Zoom in one step around the view centre."""
-        self._zoom(1.25, QGraphicsView.ViewportAnchor.AnchorViewCenter)
-
-    def zoom_out(self) -> None:
-        """Zoom out one step around the view centre."""
-        self._zoom(0.8, QGraphicsView.ViewportAnchor.AnchorViewCenter)
-
-    def fit_all(self) -> None:
-        """Show the whole design (the overview of a long, flat fabric is stretched)."""
-        scene = self.design_scene
-        rect = scene.design_rect().adjusted(-30, -30, 30, 30)
-        self._fitted = True
-        if rect.width() <= 0 or rect.height() <= 0:
-            self.zoom_to_rect(rect)
-            return
-        vp = self.viewport().rect()
-        iso = min(vp.width() / rect.width(), vp.height() / rect.height())
-        if not scene.wants_overview(rect, iso):
-            self.zoom_to_rect(rect)
-            return
-        scene.set_overview(True)
-        sx = 0.97 * vp.width() / rect.width()
-        sy = min(
-            sz.OVERVIEW_FILL * vp.height() / rect.height(),
-            sx * sz.OVERVIEW_MAX_STRETCH,
-        )
-        self.setTransform(QTransform.fromScale(sx, max(sx, sy)))
-        self.centerOn(rect.center())
-        self._zoom_timer.start()
-        self.zoom_changed.emit(self.scale_factor())
-
-    def zoom_to_rect(self, rect: QRectF) -> None:
-        """Fit a scene rectangle into the view, with a margin of
-        ``FIT_MARGIN_PX`` screen pixels (room for titles above frames)."""
-        vp = self.viewport().rect()
-        pad = FIT_MARGIN_PX
-        w, h = vp.width() - 2 * pad, vp.height() - 2 * pad
-        if rect.width() > 0 and rect.height() > 0 and w > 40 and h > 40:
-            s = min(w / rect.width(), h / rect.height())
-            self.setTransform(QTransform.fromScale(s, s))
-            self.centerOn(rect.center())
-        else:
-            self.fitInView(
-                rect.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio
-            )
-        self._after_zoom()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        """Wheel zooms around the mouse."""
-        steps = event.angleDelta().y() / 120.0
-        if steps:
-            self._zoom(1.15**steps, QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        event.accept()
 
     def start_pan(self, event: QMouseEvent) -> None:
         """Begin dragging the canvas."""
@@ -358,7 +273,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         event.accept()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Zoom, delete, copy/paste/duplicate, Escape, Space to pan."""
+        """Zoom, F to fit, delete, copy/paste/duplicate, Escape, Space to pan."""
         key = event.key()
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
@@ -373,7 +288,7 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         elif (
             event.modifiers() & Qt.KeyboardModifier.ControlModifier
             and key == Qt.Key.Key_0
-        ):
+        ) or (key == Qt.Key.Key_F and not event.modifiers()):
             self.fit_all()
         elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             self.delete_selection()
@@ -387,12 +302,70 @@ class CanvasView(CanvasEditsMixin, QGraphicsView):
         ):
             self.duplicate_selection()
         elif key == Qt.Key.Key_Escape:
-            self._tool.cancel()
-            self.design_scene.select([])
+            self.cancel_gesture()
         else:
             super().keyPressEvent(event)
             return
         event.accept()
+
+    def cancel_gesture(self) -> bool:
+        """Escape: stop the connect line, drag, rubber band or pan in progress
+        (a drag puts the devices back); with none, clear the selection. True
+        when a gesture was cancelled."""
+        cancelled = self._tool.cancel()
+        if self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().setCursor(self._tool.cursor)
+            cancelled = True
+        if cancelled:
+            self.status_message.emit("Cancelled")
+        else:
+            self.design_scene.select([])
+        return cancelled
+
+    def begin_connect(self, device_id: str, pos: QPointF) -> None:
+        """Start a connection from ``device_id``: the next click on a device
+        makes it (the context menu's Connect From Here)."""
+        if not self._tool.begin_connect(device_id, pos):
+            self.refuse("Use the Select or Connect tool to connect devices.")
+            return
+        self.status_message.emit(
+            f"Click the device to connect {device_id} to (Esc cancels)"
+        )
+
+    def can_paste(self) -> bool:
+        """Whether Paste has devices to paste (ours or on the clipboard)."""
+        mime = QApplication.clipboard().mimeData()
+        return bool(self._clip) or (mime is not None and mime.hasFormat(FRAGMENT_MIME))
+
+    def context_menu_at(self, pos: QPointF) -> QMenu:
+        """The context menu for scene point ``pos``, after selecting what is there
+        (tests trigger its actions; a right-click pops it up)."""
+        self._tool.cancel()
+        menu = context_menu(self, pos)
+        if self._menu is not None:
+            self._menu.deleteLater()
+        self._menu = menu
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """Right-click: select what is under the mouse, then show what applies."""
+        menu = self.context_menu_at(self.mapToScene(event.pos()))
+        menu.popup(event.globalPos())
+        event.accept()
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Hover tooltips: the full name and key specs of what is under the mouse."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            hit = self.design_scene.hit(
+                self.mapToScene(event.pos()), self.pick_tolerance()
+            )
+            show_tooltip(
+                event, self.viewport(), self.design_scene, self.document.design,
+                self.catalog, hit,
+            )  # fmt: skip
+            return True
+        return super().viewportEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
         """Releasing Space ends temporary panning."""

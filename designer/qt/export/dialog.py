@@ -89,6 +89,7 @@ class ExportDialog(QDialog):
         catalog: Mapping[str, CatalogEntry] | None = None,
         directory: str | None = None,
         estimate: Estimate | None = None,
+        selection_only: bool = False,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export")
@@ -142,7 +143,11 @@ class ExportDialog(QDialog):
             f"The selection ({plural(len(self.selection), 'device')})"
         )
         self.only_selection.setEnabled(bool(self.selection))
-        self.whole.setChecked(True)
+        # Export Selection (the canvas's context menu) starts on the selection
+        if selection_only and self.selection:
+            self.only_selection.setChecked(True)
+        else:
+            self.whole.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.whole)
         group.addButton(self.only_selection)

@@ -19,6 +19,7 @@ from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
 from designer.qt.canvas import style as st
 from designer.qt.canvas.offscreen import OffscreenRenderer
+from designer.view.device_labels import PRINT_MIN_LABEL_PX
 from designer.view.selection import Cut
 
 Catalog = Mapping[str, CatalogEntry]
@@ -70,14 +71,29 @@ def render_design(
     *,
     selection_only: bool = False,
     ids: set[str] | None = None,
+    source: QRectF | None = None,
 ) -> None:
-    """Draw the renderer's design (or only ``ids``) fitted into ``target``."""
+    """Draw the renderer's design (or only ``ids``; ``source``: only that part of
+    it, in scene units) fitted into ``target``."""
     if selection_only and ids is None:
         ids = set(renderer.selected_ids())
-    fitted = fit_rect(target, drawing_aspect(renderer, ids))
-    # print: device labels whatever their size (the PDF is zoomed, not re-drawn)
-    labels = True if isinstance(painter.device(), QPdfWriter) else None
-    renderer.render(painter, fitted, ids=ids, labels=labels)
+    aspect = (
+        drawing_aspect(renderer, ids)
+        if source is None
+        else max(source.width() / max(source.height(), 1.0), 0.05)
+    )
+    fitted = fit_rect(target, aspect)
+    # print: device labels whatever their size (the PDF is zoomed, not re-drawn),
+    # none smaller than 6 pt
+    on_paper = isinstance(painter.device(), QPdfWriter)
+    renderer.render(
+        painter,
+        fitted,
+        ids=ids,
+        labels=True if on_paper else None,
+        source=source,
+        min_label_px=PRINT_MIN_LABEL_PX if on_paper else None,
+    )
 
 
 def legend(painter: QPainter, origin: QPointF, size: float = 7.0) -> float:

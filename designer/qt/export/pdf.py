@@ -48,6 +48,7 @@ from designer.qt.export.layout import (
 from designer.qt.export.page_size import locale_page_size
 from designer.qt.export.page_size import page_layouts as _page_layouts
 from designer.qt.export.physical_pages import physical_pages
+from designer.qt.export.su_pages import su_detail_pages
 from designer.qt.export.workload_page import workload_pages
 from designer.view.sizes import DEVICE_H, DEVICE_W
 from designer.workload import Estimate
@@ -212,110 +213,6 @@ def _labels_too_small(design: Design, flow: Flow, aspect: float) -> bool:
     return DEVICE_H * fitted_w / source_w < READABLE_BOX_PT
 
 
-#: Vertical gap (pt) between two detail drawings stacked on one page.
-_STACK_GAP = 14.0
-
-
-def _detail_area(flow: Flow) -> QRectF:
-    """Room for detail drawings on a landscape page under its two header lines."""
-    r = flow.rects[True]
-    top = r.top() + 34
-    return QRectF(r.left(), top, r.width(), r.bottom() - flow.footer_height - top - 16)
-
-
-def _stacks(
-    flow: Flow, details: Sequence[tuple[str, set[str], float]]
-) -> list[list[int]]:
-    """Indices of the details per page: two wide drawings share a page.
-
-    Two are stacked when each, at half the height, still spans nearly the full
-    width (so it is drawn as large as it would be alone).
-    """
-    area = _detail_area(flow)
-    half_h = (area.height() - _STACK_GAP) / 2 - 14
-    pages: list[list[int]] = []
-    k = 0
-    while k < len(details):
-        pair = details[k : k + 2]
-        wide = all(a * half_h >= 0.92 * area.width() for _, _, a in pair)
-        if len(pair) == 2 and wide:
-            pages.append([k, k + 1])
-            k += 2
-        else:
-            pages.append([k])
-            k += 1
-    return pages
-
-
-def _detail_page(
-    flow: Flow,
-    draw: Callable[..., None],
-    details: Sequence[tuple[str, set[str], float]],
-    indices: list[int],
-    of: int,
-) -> None:
-    page = flow.new_page(landscape=True)
-    r = page.rect
-    n = len(details)
-    more = (
-        f"; the first {n} of {plural(of, 'group')} are drawn in detail"
-        if of > n
-        else ""
-    )
-    first, last = indices[0] + 1, indices[-1] + 1
-    if len(indices) == 1:
-        title = f"Drawing, detail {first} of {n}: {details[indices[0]][0]}"
-    else:
-        title = f"Drawing, details {first}–{last} of {n}"
-    y = r.top()
-    y += flow.text_at(title, font(13, bold=True), QRectF(r))
-    flow.text_at(
-        f"Each drawing shows the devices of one group; links to devices outside it "
-        f"are left out{more}.",
-        font(7.5),
-        QRectF(r.left(), y + 2, r.width(), 30),
-        MUTED,
-    )
-    area = _detail_area(flow)
-    slot_h = (area.height() - _STACK_GAP * (len(indices) - 1)) / len(indices)
-    for j, k in enumerate(indices):
-        name, view, _ = details[k]
-        slot = QRectF(
-            area.left(), area.top() + j * (slot_h + _STACK_GAP), area.width(), slot_h
-        )
-        if len(indices) > 1:
-            cap = flow.text_at(
-                f"{name} · {plural(len(view), 'device')}",
-                font(9, bold=True),
-                QRectF(slot.left(), slot.top(), slot.width(), 14),
-            )
-            slot.setTop(slot.top() + cap + 2)
-        else:
-            flow.text_at(
-                plural(len(view), "device"),
-                font(7.5),
-                QRectF(slot.left(), slot.top() - 12, slot.width(), 12),
-                MUTED,
-                Qt.AlignmentFlag.AlignRight,
-            )
-        frame_rect = QRectF(slot)
-
-        def frame(p: QPainter, rect: QRectF = frame_rect) -> None:
-            p.setPen(QPen(RULE, 0.6))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRect(rect)
-
-        flow.add(frame)
-        inner = slot.adjusted(6, 6, -6, -6)
-
-        def drawing(p: QPainter, rect: QRectF = inner, ids: set[str] = view) -> None:
-            draw(p, rect, ids)
-
-        flow.add(drawing)
-    flow.add(lambda p: _legend(p, area))
-    flow.y = r.bottom()
-
-
 def build_pages(
     flow: Flow,
     design: Design,
@@ -338,8 +235,7 @@ def build_pages(
     drawing = draw if "drawing" in wanted else None
     _first_page(flow, design, report, date, drawing, scope_note, aspect, catalog)
     if drawing is not None:
-        for indices in _stacks(flow, details):
-            _detail_page(flow, drawing, details, indices, details_of)
+        su_detail_pages(flow, design, drawing, details, details_of, catalog)
     if "tiers" in wanted:
         flow.new_page(landscape=False)
         flow.heading("Switch tiers (compute fabric)")
@@ -503,7 +399,12 @@ def write_pdf(
         if progress is not None and not progress(0, 0):
             raise ExportCancelled("PDF export cancelled")
 
-    def draw(p: QPainter, target: QRectF, only: set[str] | None = None) -> None:
+    def draw(
+        p: QPainter,
+        target: QRectF,
+        only: set[str] | None = None,
+        source: QRectF | None = None,
+    ) -> None:
         assert renderer is not None  # made above when the drawing is asked for
         render_design(
             p,
@@ -511,6 +412,7 @@ def write_pdf(
             renderer,
             selection_only=selection_only and only is None,
             ids=ids if only is None else only,
+            source=source,
         )
 
     def aspect_of(scope: set[str] | None) -> float:

@@ -14,7 +14,7 @@ from designer.core.edits import copy_selection, paste
 from designer.core.model import Design, Link, Tier
 from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas.edits import FRAGMENT_MIME
-from tests.qt.canvas.helpers import click, dev, drag
+from tests.qt.canvas.helpers import dev, drag, vp
 
 Mod = Qt.KeyboardModifier
 
@@ -129,11 +129,18 @@ def test_connect_out_of_band_menu_joins_the_selected_pair(
     assert window.statusBar().currentMessage().startswith("Connected 1 cable, oob")
 
 
-def test_release_over_the_source_says_why(make_view, qtbot: QtBot) -> None:
+def test_dragging_back_onto_the_source_says_why(make_view, qtbot: QtBot) -> None:
+    """A drag that ends on its own device is refused with the reason (a click
+    without a drag starts a click-click connection instead: test_habits.py)."""
     view = make_view(_rack())
     view.set_tool("connect")
+    w = view.viewport()
+    start = vp(view, 0, 200)
+    qtbot.mousePress(w, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(w, vp(view, 150, 200))
+    qtbot.mouseMove(w, start)
     with qtbot.waitSignal(view.status_message) as sig:
-        click(qtbot, view, (0, 200))
+        qtbot.mouseRelease(w, Qt.MouseButton.LeftButton, pos=start)
     assert "itself" in sig.args[0]
     assert len(view.document.design.links) == 0
 

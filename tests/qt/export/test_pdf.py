@@ -13,7 +13,6 @@ from designer.analysis.report import Finding, Severity
 from designer.io.export import ExportCancelled
 from designer.io.export.summary import bandwidth, money, racks_text
 from designer.qt.export import write_pdf
-from designer.qt.export.pdf import SECTIONS
 from tests.io.export.designs import fake_report, rail_design
 
 A4_PT = (595, 842)
@@ -200,42 +199,6 @@ def test_page_does_not_depend_on_the_writer_resolution(
     for (text, x0, y0), (_, x1, y1) in zip(low, high, strict=True):
         # 96 dpi snaps positions to 0.75 pt
         assert abs(x0 - x1) < 1.5 and abs(y0 - y1) < 1.5, text
-
-
-def test_wide_detail_drawings_share_a_page(tmp_path: Path) -> None:
-    """Two flat SU drawings fit one landscape page at full width; tall ones don't."""
-    from designer.analysis import analyze
-    from designer.io import load_design
-    from designer.qt.export.layout import Flow, page_rects
-    from designer.qt.export.pdf import _page_layouts, _stacks
-
-    samples = Path(__file__).resolve().parents[3] / "samples"
-    design = load_design(samples / "dgx-h100-superpod-4su.json")
-    # the sample's workload pages come after the tiers and its rack pages after
-    # the cabling; this test is about the rest
-    sections = [s for s in SECTIONS if s not in ("workload", "racks")]
-    out = write_pdf(
-        tmp_path / "r.pdf",
-        design,
-        analyze(design),
-        date="2026-11-29",
-        page_size="A4",
-        sections=sections,
-    )
-    pages, reader = _text(out)
-    assert "Drawing, details 1–2 of 4" in pages[1]
-    assert "SU 1 · 43 devices" in pages[1] and "SU 2 · 40 devices" in pages[1]
-    assert "Drawing, details 3–4 of 4" in pages[2]
-    assert _size(reader.pages[2]) == A4_PT[::-1]
-    assert pages[3].startswith("Switch tiers")
-    # the placed sample prices copper and fibre lines by length: the bill of
-    # materials and the cabling summary run onto a sixth page
-    assert len(pages) == 6
-
-    flow = Flow(QPdfWriter(str(tmp_path / "x.pdf")), page_rects(_page_layouts("A4")))
-    wide, tall = ("a", {"x"}, 6.0), ("b", {"y"}, 1.5)
-    assert _stacks(flow, [wide, wide, wide]) == [[0, 1], [2]]
-    assert _stacks(flow, [wide, tall, wide]) == [[0], [1], [2]]
 
 
 def test_page_one_puts_the_headline_where_the_drawing_gets_bigger(

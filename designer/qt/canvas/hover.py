@@ -1,0 +1,111 @@
+"""Hover tooltips of the canvas: the text for whatever a hit test found, shown.
+
+The texts come from :mod:`designer.view.tooltips`; this module gathers what
+they need (the device, its group, the links it has) from the scene's arrays, so
+a hover over a device of a 100,000-GPU design counts its links in one pass over
+two integer columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QToolTip, QWidget
+
+from designer.catalog.schema import CatalogEntry
+from designer.view.quotient import block_summary
+from designer.view.tooltips import device_tooltip, group_tooltip, link_tooltip
+
+if TYPE_CHECKING:
+    from designer.core.model import Design
+    from designer.qt.canvas.hits import Hit
+    from designer.qt.canvas.scene import DesignScene
+
+
+def show_tooltip(
+    event: QHelpEvent,
+    viewport: QWidget,
+    scene: DesignScene,
+    design: Design,
+    catalog: Mapping[str, CatalogEntry],
+    hit: Hit | None,
+) -> None:
+    """Show the text for ``hit`` at the event's place, or hide the tooltip."""
+    text = tooltip_text(scene, design, catalog, hit) if hit is not None else ""
+    if text:
+        QToolTip.showText(event.globalPos(), text, viewport)
+    else:
+        QToolTip.hideText()
+        event.ignore()
+
+
+def tooltip_text(
+    scene: DesignScene,
+    design: Design,
+    catalog: Mapping[str, CatalogEntry],
+    hit: Hit,
+) -> str:
+    """The hover text for ``hit`` ('' when there is nothing to say)."""
+    g = scene.geometry
+    if hit.kind == "device":
+        r = g.row_of.get(hit.id)
+        if r is None:
+            return ""
+        d = design.devices[r]
+        touching = (g.la == r) | (g.lb == r)
+        cables = int(g.cables[touching].sum()) if touching.any() else 0
+        group = design.group_map().get(d.group) if d.group is not None else None
+        return device_tooltip(
+            d, catalog.get(d.catalog_id), group, int(np.count_nonzero(touching)), cables
+        )
+    if hit.kind == "link":
+        link = design.links.get(hit.id)
+        if link is None:
+            return ""
+        names = {
+            i: (design.devices[g.row_of[i]].label or i) if i in g.row_of else i
+            for i in (link.a, link.b)
+        }
+        return link_tooltip(link, names[link.a], names[link.b])
+    if hit.kind == "trunk":
+        summary = scene.trunk_summary(int(hit.id))
+        return f"Trunk: {summary}\ndouble-click to zoom to its ends"
+    groups = design.group_map()
+    if hit.kind == "block":
+        block = next((b for b in scene.block_items() if b.key == hit.id), None)
+        if block is None:
+            return ""
+        members = len(scene.block_members(hit.id))
+        group = groups.get(block.group_id) if block.group_id is not None else None
+        if group is None:
+            return f"{block.title}\n{members:,} devices: {block.summary}"
+        return group_tooltip(group, members, block.summary, True)
+    group = groups.get(hit.id)
+    if group is None:
+        return ""
+    rows = _member_rows(design, hit.id)
+    cat_ids = [d.catalog_id for d in design.devices]
+    summary = block_summary(rows, cat_ids, catalog)
+    return group_tooltip(group, int(rows.size), summary, False)
+
+
+def _member_rows(design: Design, group_id: str) -> np.ndarray:
+    """Rows of the devices in a group or its sub-groups."""
+    parent = {g.id: g.parent for g in design.groups}
+    known: dict[str, bool] = {group_id: True}
+
+    def within(gid: str | None) -> bool:
+        chain: list[str] = []
+        while gid is not None and gid not in known and gid not in chain:
+            chain.append(gid)
+            gid = parent.get(gid)
+        answer = known.get(gid, False) if gid is not None else False
+        known.update(dict.fromkeys(chain, answer))
+        return answer
+
+    return np.array(
+        [r for r, d in enumerate(design.devices) if within(d.group)], np.int64
+    )

@@ -1,0 +1,66 @@
+"""Trunk items: one line and one label per trunk of the quotient, kept in step.
+
+Item k is re-pointed at trunk k after an edit (its line moved, re-widened or
+relabelled in place), so the stacking (creation) order stays the quotient's,
+as in a fresh scene; only trunks beyond the old count are created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
+
+from designer.qt.canvas import style as st
+from designer.qt.canvas.items import LabelItem
+from designer.qt.canvas.labels import trunk_fraction
+from designer.view.quotient import Trunk
+
+TrunkItems = list[tuple[QGraphicsLineItem, LabelItem]]
+
+
+def sync_trunks(
+    scene: QGraphicsScene, items: TrunkItems, trunks: Sequence[Trunk]
+) -> None:
+    """Bring ``items`` (edited in place) in line with ``trunks``."""
+    top = max((t.capacity_gbps for t in trunks), default=1.0)
+    for line, label in items[len(trunks) :]:
+        scene.removeItem(line)
+        scene.removeItem(label)
+    del items[len(trunks) :]
+    for k, t in enumerate(trunks):
+        f = trunk_fraction(k)
+        at = QPointF(
+            t.p0[0] + f * (t.p1[0] - t.p0[0]), t.p0[1] + f * (t.p1[1] - t.p0[1])
+        )
+        width = 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
+        if k < len(items):
+            line, label = items[k]
+            seg = line.line()
+            moved = (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1)
+            if moved:
+                line.setLine(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
+            pen = line.pen()
+            if pen.widthF() != width:
+                pen.setWidthF(width)
+                line.setPen(pen)
+            relabel = label.text != t.label
+            if relabel:
+                label.set_text(t.label)
+            if moved or relabel:  # the placement (re-run: its key changed)
+                label.setPos(at)  # slides it along the trunk from here
+            if not line.isVisible():
+                line.setVisible(True)
+            continue
+        line = QGraphicsLineItem(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
+        pen = QPen(QColor(74, 90, 117, 200), width)
+        pen.setCosmetic(True)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        line.setPen(pen)
+        line.setZValue(st.Z_TRUNK)
+        label = LabelItem(t.label, at)
+        scene.addItem(line)
+        scene.addItem(label)
+        items.append((line, label))
