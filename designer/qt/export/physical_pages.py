@@ -153,6 +153,7 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
         for k, (row, free) in enumerate(zip(plan.rows, rooms, strict=True))
         if k % step == 0 and free * s - 3 >= fm.horizontalAdvance("su0…")
     ]
+    line_room = fm.height() * (2 if pitch * s * step >= 2 * fm.height() else 1)
     # rack names inside their footprint, turned when the rack is deeper than wide
     tile_labels: list[tuple[str, QRectF, bool]] = []
     for t in plan.racks:
@@ -167,11 +168,18 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
     def texts(p: QPainter) -> None:
         p.setFont(small)
         p.setPen(MUTED)
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+        wrap = int(right | Qt.TextFlag.TextWordWrap)
         for text, at, free in labels:
             w = min(free, label_w - 3)
+            # a long row name takes two lines when the next labelled row leaves room
+            spot = QRectF(at.x() - w - 2, at.y(), w, line_room)
+            if fm.boundingRect(spot, wrap, text).height() <= line_room + 0.5:
+                p.drawText(spot, wrap, text)
+                continue
             p.drawText(
                 QRectF(at.x() - w - 2, at.y(), w, fm.height()),
-                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
+                int(right),
                 fm.elidedText(text, Qt.TextElideMode.ElideRight, w),
             )
         p.setPen(QColor("#1d2430"))
@@ -277,7 +285,7 @@ def _elevation_pages(flow: Flow, view: PhysicalView, tiers: dict[str, str]) -> N
     rows = []
     for rack, ids in folded:
         shown = ", ".join(ids[:24]) + (
-            f" … and {len(ids) - 24:,} more" if len(ids) > 24 else ""
+            f", and {len(ids) - 24:,} more" if len(ids) > 24 else ""
         )
         rows.append(
             [

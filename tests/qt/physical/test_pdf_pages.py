@@ -81,6 +81,17 @@ def test_a_placed_design_gets_floor_plan_and_elevations(tmp_path: Path) -> None:
         assert reader.pages[i].mediabox.width > reader.pages[i].mediabox.height
 
 
+def test_floor_plan_row_names_are_whole(tmp_path: Path) -> None:
+    """A long row name ("storage and management") wraps beside its row, never cut."""
+    design = place(superpod("dgx-h100", 4), CAT)
+    pages, _ = _pages(_write(tmp_path, design, ("racks",)))
+    floor = next(t for t in pages if t.startswith("Floor plan"))
+    assert "…" not in floor
+    assert "storage and management" in floor
+    table = next(t for t in pages if t.startswith("Racks by layout"))
+    assert "…" not in table and re.search(r", and \d+ more", table)
+
+
 def test_many_layouts_take_several_elevation_pages(tmp_path: Path) -> None:
     # 30 racks, each with one switch at its own U: 30 layouts, none alike
     design = placed_design(
