@@ -136,8 +136,10 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.runner.report_ready.connect(self._on_report)
         self.runner.failed.connect(self._on_analysis_failed)
         self.runner.refining_changed.connect(self.validator_panel.set_refining)
-        self.actions_ = WindowActions(self)
-        self.physical_docks = add_physical_docks(self)  # racks, floor plan
+        self.actions_ = WindowActions(self, self)
+        self.physical_docks = add_physical_docks(  # racks, floor plan
+            self, self.document, self.catalog, self.canvas, self.validator_dock
+        )
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)
         self.autosave.failed.connect(self._show_message)

@@ -5,25 +5,57 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu, QStyle, QToolBar
+from PySide6.QtWidgets import QInputDialog, QMainWindow, QMenu, QStyle, QToolBar
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget
+
+    from designer.core.commands import Document
     from designer.qt.canvas import CanvasView
-    from designer.qt.main_window import MainWindow
+    from designer.qt.properties import PropertiesPanel
 
 Key = QKeySequence.StandardKey
+
+
+class ActionHost(Protocol):
+    """What the actions act on: the main window's panels, docks and file commands."""
+
+    canvas: CanvasView
+    document: Document
+    properties_panel: PropertiesPanel
+    palette_dock: QDockWidget
+    properties_dock: QDockWidget
+    history_dock: QDockWidget
+    validator_dock: QDockWidget
+    workload_dock: QDockWidget
+    charts_dock: QDockWidget
+
+    def new_design(self) -> None: ...
+    def new_from_template(self) -> None: ...
+    def open_dialog(self) -> None: ...
+    def open_recent(self, path: str) -> None: ...
+    def recent_files(self) -> list[str]: ...
+    def clear_recent_files(self) -> None: ...
+    def save(self) -> bool: ...
+    def save_as(self) -> bool: ...
+    def export(self, selection_only: bool = False) -> None: ...
+    def close_design(self) -> bool: ...
+    def set_show_cut(self, on: bool) -> None: ...
 
 
 class WindowActions:
     """Creates every QAction of the window and wires it to the window or canvas."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: QMainWindow, host: ActionHost) -> None:
+        """``window`` owns the actions, menus and toolbar; ``host`` (the same
+        main window, seen through :class:`ActionHost`) is what they act on."""
         self.window = window
-        w = window
+        self.host = host
+        w, h = window, host
         style = w.style()
         sp = QStyle.StandardPixmap
 
@@ -46,31 +78,31 @@ class WindowActions:
             return action
 
         def canvas() -> CanvasView:  # read at trigger time
-            return w.canvas
+            return h.canvas
 
         # File
-        self.new = act("&New", w.new_design, Key.New, "Start an empty design")
+        self.new = act("&New", h.new_design, Key.New, "Start an empty design")
         self.new.setIcon(style.standardIcon(sp.SP_FileIcon))
         self.new_template = act(
             "New from &Template…",
-            w.new_from_template,
+            h.new_from_template,
             "Ctrl+Shift+N",
             "Generate a SuperPOD, fat tree, k-ary or NVL72 design",
         )
-        self.open = act("&Open…", w.open_dialog, Key.Open, "Open a design file")
+        self.open = act("&Open…", h.open_dialog, Key.Open, "Open a design file")
         self.open.setIcon(style.standardIcon(sp.SP_DialogOpenButton))
-        self.save = act("&Save", w.save, Key.Save, "Save the design")
+        self.save = act("&Save", h.save, Key.Save, "Save the design")
         self.save.setIcon(style.standardIcon(sp.SP_DialogSaveButton))
-        self.save_as = act("Save &As…", w.save_as, Key.SaveAs)
+        self.save_as = act("Save &As…", h.save_as, Key.SaveAs)
         self.export = act(
-            "&Export…", w.export, "Ctrl+E", "Export PDF, SVG, PNG, BOM, cabling plan"
+            "&Export…", h.export, "Ctrl+E", "Export PDF, SVG, PNG, BOM, cabling plan"
         )
         self.export.setEnabled(
             importlib.util.find_spec("designer.qt.export") is not None
         )
         self.close = act(
             "&Close",
-            w.close_design,
+            h.close_design,
             # Ctrl+W everywhere (the platform's Close key is Ctrl+F4 on some)
             [QKeySequence("Ctrl+W"), QKeySequence("Ctrl+F4")],
             "Close the design (asks to save changes) and start an empty one",
@@ -107,7 +139,7 @@ class WindowActions:
         self.fit = act("&Fit to View", lambda: canvas().fit_all(), "Ctrl+0")
         self.show_cut = act("Show Bisection &Cut", None, "Ctrl+B")
         self.show_cut.setCheckable(True)
-        self.show_cut.toggled.connect(w.set_show_cut)
+        self.show_cut.toggled.connect(h.set_show_cut)
         self.grid_snap = act("&Snap to Grid", None, "Ctrl+G")
         self.grid_snap.setCheckable(True)
         self.grid_snap.setChecked(True)
@@ -186,14 +218,14 @@ class WindowActions:
         view.addSeparator()
         view.addActions([self.show_cut, self.grid_snap])
         view.addSeparator()
-        w = self.window
+        h = self.host
         for dock in (
-            w.palette_dock,
-            w.properties_dock,
-            w.history_dock,
-            w.validator_dock,
-            w.workload_dock,
-            w.charts_dock,
+            h.palette_dock,
+            h.properties_dock,
+            h.history_dock,
+            h.validator_dock,
+            h.workload_dock,
+            h.charts_dock,
         ):
             view.addAction(dock.toggleViewAction())
         tools = bar.addMenu("&Tools")
@@ -226,7 +258,7 @@ class WindowActions:
     def update_undo_state(self) -> None:
         """Enable Undo/Redo; the step they would undo or redo is in the tooltip
         and the status tip (the text stays short so the toolbar never moves)."""
-        history = self.window.document.history
+        history = self.host.document.history
         self.undo.setEnabled(history.can_undo)
         self.redo.setEnabled(history.can_redo)
         for action, verb, can, label in (
@@ -239,18 +271,18 @@ class WindowActions:
             action.setStatusTip(what)
 
     def _undo(self) -> None:
-        self.window.document.undo()
+        self.host.document.undo()
 
     def _redo(self) -> None:
-        self.window.document.redo()
+        self.host.document.redo()
 
     def _cut(self) -> None:
-        self.window.canvas.copy_selection()
-        self.window.canvas.delete_selection()
+        self.host.canvas.copy_selection()
+        self.host.canvas.delete_selection()
 
     def _select_all(self) -> None:
-        self.window.canvas.select_ids(
-            [d.id for d in self.window.document.design.devices], center=False
+        self.host.canvas.select_ids(
+            [d.id for d in self.host.document.design.devices], center=False
         )
 
     def _connect_all_to_all(self) -> None:
@@ -263,24 +295,24 @@ class WindowActions:
             64,
         )
         if ok:
-            self.window.canvas.connect_all_to_all(cables)
+            self.host.canvas.connect_all_to_all(cables)
 
     def _design_settings(self) -> None:
-        self.window.canvas.select_ids([], center=False)
-        self.window.properties_panel.show_selection([])
-        self.window.properties_dock.show()
-        self.window.properties_dock.raise_()
-        self.window.properties_panel.name_edit.setFocus()
+        self.host.canvas.select_ids([], center=False)
+        self.host.properties_panel.show_selection([])
+        self.host.properties_dock.show()
+        self.host.properties_dock.raise_()
+        self.host.properties_panel.name_edit.setFocus()
 
     def _fill_recent(self) -> None:
         menu = self.recent_menu
         menu.clear()
-        files = self.window.recent_files()
+        files = self.host.recent_files()
         for i, f in enumerate(files, start=1):
             a = menu.addAction(f"&{i % 10} {Path(f).name}")
             a.setToolTip(f)
-            a.triggered.connect(lambda _=False, f=f: self.window.open_recent(f))
+            a.triggered.connect(lambda _=False, f=f: self.host.open_recent(f))
         if not files:
             menu.addAction("(none)").setEnabled(False)
         menu.addSeparator()
-        menu.addAction("Clear List").triggered.connect(self.window.clear_recent_files)
+        menu.addAction("Clear List").triggered.connect(self.host.clear_recent_files)

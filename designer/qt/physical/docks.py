@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from designer.core.commands import Command, Stage
 from designer.core.events import Event
@@ -24,7 +24,9 @@ from designer.qt.physical.elevation import ElevationPanel
 from designer.qt.physical.floor import FloorPlanPanel
 
 if TYPE_CHECKING:
-    from designer.qt.main_window import MainWindow
+    from designer.catalog.loader import Catalog
+    from designer.core.commands import Document
+    from designer.qt.canvas import CanvasView
 
 MESSAGE_MS = 8000
 
@@ -32,11 +34,18 @@ MESSAGE_MS = 8000
 class PhysicalDocks(QObject):
     """The "Racks" and "Floor plan" docks of a main window."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(
+        self,
+        window: QMainWindow,
+        document: Document,
+        catalog: Catalog,
+        canvas: CanvasView,
+    ) -> None:
         super().__init__(window)
         self.window = window
-        self.document = window.document
-        self.live = LiveRacks(window.catalog)
+        self.canvas = canvas
+        self.document = document
+        self.live = LiveRacks(catalog)
         self.live.reset(self.document.design)
         self.rebuild_always = False
         """Rebuild both docks from scratch on every edit (the benchmark's naive
@@ -44,7 +53,7 @@ class PhysicalDocks(QObject):
         self.selected: set[str] = set()
         self.elevation = ElevationPanel(self.live, self._execute, self._tier_of)
         self.floor = FloorPlanPanel(self.live)
-        self.cables = CableRunner(self.document, window.catalog, self)
+        self.cables = CableRunner(self.document, catalog, self)
         self.elevation_dock = _dock(
             window, "Racks", "rackElevationDock", self.elevation
         )
@@ -57,7 +66,7 @@ class PhysicalDocks(QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.flush)
         self.document.subscribe(self._on_changes, Stage.PANELS)
-        window.canvas.selection_changed.connect(self._on_canvas_selection)
+        canvas.selection_changed.connect(self._on_canvas_selection)
         self.elevation.device_clicked.connect(self._on_device_clicked)
         self.elevation.message.connect(self._message)
         self.floor.rack_clicked.connect(self._on_rack_clicked)
@@ -130,7 +139,7 @@ class PhysicalDocks(QObject):
     def _on_device_clicked(self, device: str, toggle: bool) -> None:
         self._own_click = True
         try:
-            canvas = self.window.canvas
+            canvas = self.canvas
             if toggle:
                 canvas.design_scene.select([device], toggle=True)
             else:
@@ -144,7 +153,7 @@ class PhysicalDocks(QObject):
         self.elevation.show_row_of(rack_id)
         self._own_click = True
         try:
-            self.window.canvas.select_ids(devices, center=True)
+            self.canvas.select_ids(devices, center=True)
         finally:
             self._own_click = False
         self._message(
@@ -162,7 +171,7 @@ class PhysicalDocks(QObject):
         self.cables.shutdown()
 
 
-def _dock(window: MainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:
+def _dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockWidget:
     dock = QDockWidget(title, window)
     dock.setObjectName(name)
     dock.setWidget(widget)
@@ -174,7 +183,7 @@ def _dock(window: MainWindow, title: str, name: str, widget: QWidget) -> QDockWi
     return dock
 
 
-def _view_menu(window: MainWindow) -> QMenu | None:
+def _view_menu(window: QMainWindow) -> QMenu | None:
     for action in window.menuBar().actions():
         menu = action.menu()
         if isinstance(menu, QMenu) and action.text().replace("&", "") == "View":
@@ -182,12 +191,18 @@ def _view_menu(window: MainWindow) -> QMenu | None:
     return None
 
 
-def add_physical_docks(window: MainWindow) -> PhysicalDocks:
-    """Add the "Racks" and "Floor plan" docks, tabbed with the validator (the
-    canvas keeps its width), with their toggles in the View menu."""
-    docks = PhysicalDocks(window)
+def add_physical_docks(
+    window: QMainWindow,
+    document: Document,
+    catalog: Catalog,
+    canvas: CanvasView,
+    anchor: QDockWidget | None = None,
+) -> PhysicalDocks:
+    """Add the "Racks" and "Floor plan" docks to ``window``, tabbed with
+    ``anchor`` (the validator: the canvas keeps its width), with their toggles
+    in the View menu."""
+    docks = PhysicalDocks(window, document, catalog, canvas)
     right = Qt.DockWidgetArea.RightDockWidgetArea
-    anchor = getattr(window, "validator_dock", None)
     for dock in (docks.elevation_dock, docks.floor_dock):
         window.addDockWidget(right, dock)
         if isinstance(anchor, QDockWidget):
