@@ -12,6 +12,8 @@ a result back only when its inputs are the same:
   the same groups and catalog;
 - the whole index, when moreover the link table's state is the same object
   (its arrays are never written) and the physical block the same lists;
+- the end table (kinds of both ends of every link), when the devices are the
+  same and the links' ends, port groups, fabrics, speeds and media are equal;
 - the fabric's topology (devices, links, pendants) and its levels and blocks,
   when the device kinds and the compute links' ends are equal arrays;
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
@@ -28,7 +30,7 @@ its jobs one after the other).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter, is_
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +50,10 @@ if TYPE_CHECKING:
 def same_items(a: Sequence[object] | None, b: Sequence[object]) -> bool:
     """``a`` and ``b`` hold the same objects in the same order."""
     return a is not None and len(a) == len(b) and all(map(is_, a, b))
+
+
+def _equal(x: np.ndarray, y: np.ndarray) -> bool:
+    return x.shape == y.shape and bool(np.array_equal(x, y))
 
 
 def _same_physical(a: object, b: object) -> bool:
@@ -99,15 +105,52 @@ class Reuse:
         same = self._same_index(design, catalog, links)
         if same is not None:
             return same
+        last_columns = self._columns
+        columns = self._device_columns(design, catalog)
         index = build_index(
             design,
             catalog,
             links=links,
-            columns=self._device_columns(design, catalog),
+            columns=columns,
             name_code=self._name_codes(links.names),
         )
-        self._index = index
+        last, self._index = self._index, index
+        if last is not None and self._columns is last_columns:
+            self._lend_ends(last, index)
         return index
+
+    def _lend_ends(self, last: DesignIndex, index: DesignIndex) -> None:
+        """Give ``index`` the end table of ``last`` (same devices) when every
+        input of :func:`~designer.analysis.ends.end_table` is equal: the links'
+        devices, port groups, fabrics and speeds, and the media."""
+        table = last._ends
+        if (
+            table is None
+            or last.catalog is not index.catalog
+            or last.port_names != index.port_names
+            or last.catalog_ids != index.catalog_ids
+            or not _same_physical(last.physical, index.physical)
+        ):
+            return
+        pairs = (
+            (last.a, index.a),
+            (last.b, index.b),
+            (last.a_port, index.a_port),
+            (last.b_port, index.b_port),
+            (last.fabric, index.fabric),
+            (last.speed, index.speed),
+        )
+        if not all(x is y or _equal(x, y) for x, y in pairs):
+            return
+        if index.physical is not None:
+            # the media follow the lengths and the cages, which read the cables
+            from designer.analysis.lengths import media_of
+
+            old, new = media_of(last), media_of(index)
+            if old is None or new is None or not _equal(old.medium, new.medium):
+                return
+        index._ends = replace(table, index=index)
+        self.hits["end table"] += 1
 
     def _device_columns(
         self, design: Design, catalog: Catalog

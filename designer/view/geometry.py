@@ -38,6 +38,29 @@ from designer.core.events import (
 from designer.core.model import Design, Device, LinkArrays
 from designer.view.sizes import DEVICE_H, DEVICE_W
 
+LINK_ENDS = frozenset({"a", "b"})
+"""Link fields that name the devices a link joins (a change moves its line)."""
+
+
+def keeps_ends(event: Event) -> bool:
+    """Whether ``event`` changes links in place without touching their ends."""
+    return (
+        isinstance(event, LinksChanged)
+        and bool(event.fields)
+        and not event.fields & LINK_ENDS
+    )
+
+
+def same_ends(events: Sequence[Event]) -> bool:
+    """Whether every link change in ``events`` leaves the links' ends alone
+    (no link added or removed, none re-ended)."""
+    return all(
+        keeps_ends(e)
+        for e in events
+        if isinstance(e, LinksAdded | LinksRemoved | LinksChanged)
+    )
+
+
 _EMPTY = np.zeros(0, np.int64)
 
 
@@ -102,6 +125,7 @@ class Geometry:
         self._design = design
         self._remap = np.arange(len(self.ids), dtype=np.int64)
         self._links_dirty = False
+        self._links_refresh = False
         self._moved = []
         dispatch(
             events,
@@ -121,7 +145,11 @@ class Geometry:
         )
         if self._links_dirty:
             self._relink(design)
-        elif self._moved:
+            return
+        if self._links_refresh:
+            self.links = design.links.arrays
+            self.version += 1
+        if self._moved:
             self.version += 1
             self.rows_moved(np.unique(np.asarray(self._moved, np.int64)))
 
@@ -173,6 +201,9 @@ class Geometry:
         self._moved.extend(event.positions)
 
     def _on_links(self, event: Event) -> None:
+        if keeps_ends(event):
+            self._links_refresh = True  # same ends: rows and boxes stay
+            return
         self._links_dirty = True
 
     def _relink(self, design: Design) -> None:

@@ -8,7 +8,7 @@ one trunk. In the overview, blocks are spread so none overlaps another.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -364,13 +364,7 @@ def _add_trunks(q: Quotient, geom: Geometry) -> None:
             pairs, inv = np.unique(dense[lo_i] * cw + dense[hi_i], return_inverse=True)
         uniq_a, uniq_b = nodes[pairs // cw], nodes[pairs % cw]
         link_trunk[idx] = inv
-        cables = np.bincount(inv, weights=geom.cables[idx]).astype(np.int64)
-        cap = np.bincount(inv, weights=geom.cables[idx] * geom.speed[idx])
-        count = np.bincount(inv)
-        smin = np.full(pairs.size, np.iinfo(np.int64).max)
-        smax = np.zeros(pairs.size, np.int64)
-        np.minimum.at(smin, inv, geom.speed[idx])
-        np.maximum.at(smax, inv, geom.speed[idx])
+        count, cables, cap, speed = _sums(geom, idx, inv, pairs.size)
         for t, (a, b) in enumerate(zip(uniq_a.tolist(), uniq_b.tolist(), strict=True)):
             pa, pb = _place(q, geom, a, b)
             q.trunks.append(
@@ -381,10 +375,26 @@ def _add_trunks(q: Quotient, geom: Geometry) -> None:
                     links=int(count[t]),
                     cables=int(cables[t]),
                     capacity_gbps=float(cap[t]),
-                    speed_gbps=int(smin[t]) if smin[t] == smax[t] else None,
+                    speed_gbps=int(speed[t]) if speed[t] >= 0 else None,
                 )
             )
     q.link_trunk = link_trunk
+
+
+def _sums(
+    geom: Geometry, idx: np.ndarray, inv: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per trunk (``inv``: trunk of each link in ``idx``): links, cables,
+    capacity, and the one speed of its links (-1 when they mix speeds)."""
+    speed = geom.speed[idx]
+    count = np.bincount(inv, minlength=n)
+    cables = np.bincount(inv, weights=geom.cables[idx], minlength=n).astype(np.int64)
+    cap = np.bincount(inv, weights=geom.cables[idx] * speed, minlength=n)
+    # some member's speed per trunk; its links share it when none differs
+    member = np.zeros(n, np.int64)
+    member[inv] = speed
+    spread = np.bincount(inv, weights=np.abs(speed - member[inv]), minlength=n)
+    return count, cables, cap, np.where(spread == 0, member, -1)
 
 
 def _place(
@@ -405,6 +415,37 @@ def relinked(q: Quotient, geom: Geometry) -> Quotient:
     """The same blocks with trunks re-aggregated after links changed."""
     out = Quotient(rep=q.rep, blocks=q.blocks, spread=q.spread)
     _add_trunks(out, geom)
+    return out
+
+
+def recounted(q: Quotient, geom: Geometry) -> Quotient:
+    """The same blocks and trunks with their cables, capacity and speed summed
+    again, after links changed in fields other than their ends (a trunk's
+    line and its links stay where they were)."""
+    out = Quotient(
+        rep=q.rep,
+        blocks=q.blocks,
+        link_trunk=q.link_trunk,
+        direct=q.direct,
+        spread=q.spread,
+    )
+    idx = np.nonzero(q.link_trunk >= 0)[0]
+    count, cables, cap, speed = _sums(geom, idx, q.link_trunk[idx], len(q.trunks))
+    out.trunks = [
+        t
+        if t.cables == c and t.capacity_gbps == g and (t.speed_gbps or -1) == v
+        else replace(
+            t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
+        )
+        for t, n, c, g, v in zip(
+            q.trunks,
+            count.tolist(),
+            cables.tolist(),
+            cap.tolist(),
+            speed.tolist(),
+            strict=True,
+        )
+    ]
     return out
 
 

@@ -31,6 +31,7 @@ from designer.core.commands import (
 from designer.core.model import Design, Device, Purpose
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
+from designer.physical import place
 from tests.analysis.builders import perturbed_fat_tree, sketch_design
 
 
@@ -106,8 +107,9 @@ def _edit(rng: random.Random, doc: Document, step: int) -> Command:
         lambda: fat_tree("dgx-h100", 32, "qm9700"),
         lambda: perturbed_fat_tree(512, 3),
         lambda: sketch_design(5, 30, mixed=True),
+        lambda: place(fat_tree("dgx-h100", 64, "qm9700"), default_catalog()),
     ],
-    ids=["fat tree", "perturbed fat tree", "sketch"],
+    ids=["fat tree", "perturbed fat tree", "sketch", "placed fat tree"],
 )
 def test_reports_with_reuse_equal_reports_from_scratch(
     make: object, catalog: Catalog
@@ -124,7 +126,8 @@ def test_reports_with_reuse_equal_reports_from_scratch(
         assert _report(design, links, catalog, reuse) == _report(
             design, links, catalog, None
         ), f"step {step}"
-    for stage in ("device columns", "index", "index figures", "topology", "hierarchy"):
+    stages = ("device columns", "index", "index figures", "topology", "hierarchy")
+    for stage in (*stages, "end table"):
         assert reuse.hits[stage] > 0, stage
 
 

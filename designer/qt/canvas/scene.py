@@ -49,11 +49,12 @@ from designer.qt.canvas.marks import link_layers, mark_items
 from designer.qt.canvas.trunks import sync_trunks
 from designer.view import sizes as sz
 from designer.view.device_labels import MIN_LABEL_PX
-from designer.view.geometry import Geometry
+from designer.view.geometry import Geometry, same_ends
 from designer.view.quotient import (
     Quotient,
     moved,
     quotient,
+    recounted,
     relinked,
     with_devices,
 )
@@ -206,8 +207,10 @@ class DesignScene(QGraphicsScene):
             self._refresh_structure(devices=restyle)
         elif any(links.values()) or changed:
             q = self._quotient
-            if any(links.values()):
+            if links["links_added"] or links["links_removed"] or not same_ends(events):
                 q = relinked(q, g)
+            elif links["links_changed"]:
+                q = recounted(q, g)  # cables, speed...: the lines stay
             if changed:
                 q = moved(q, g)
             self._quotients = {self.overview: q}
