@@ -68,22 +68,39 @@ class _Reference:
     links: LinkArrays
     capacity: np.ndarray
 
-    def carried(self, now: LinkArrays) -> float:
-        """L - D for the state ``now`` of the same table (see module doc)."""
+    def carried(self, now: LinkArrays, capacity: np.ndarray | None = None) -> float:
+        """L - D for the state ``now`` of the same table (see module doc);
+        ``capacity``: :func:`_compute_capacity` of ``now``, when known."""
         if now is self.links:
             return self.lower
         ref = self.links
-        at = np.searchsorted(now.serial, ref.serial)
-        at = np.minimum(at, max(len(now) - 1, 0))
-        kept = np.zeros(len(ref), dtype=np.int64)
-        if len(now):
-            same = (now.serial[at] == ref.serial) & (
-                ((now.a[at] == ref.a) & (now.b[at] == ref.b))
-                | ((now.a[at] == ref.b) & (now.b[at] == ref.a))
-            )
-            kept = np.where(same, _compute_capacity(now)[at], 0)
+        cap_now = _compute_capacity(now) if capacity is None else capacity
+        if len(now) == len(ref) and _equal(now.serial, ref.serial):
+            # the same links in the same rows (a cable or speed edit): no search
+            same_ends = _equal(now.a, ref.a) and _equal(now.b, ref.b)
+            kept = cap_now if same_ends else np.where(_ends_match(now, ref), cap_now, 0)
+        elif len(now):
+            at = np.searchsorted(now.serial, ref.serial)
+            at = np.minimum(at, len(now) - 1)
+            same = (now.serial[at] == ref.serial) & _ends_match(now, ref, at)
+            kept = np.where(same, cap_now[at], 0)
+        else:
+            kept = np.zeros(len(ref), dtype=np.int64)
         deficit = np.maximum(self.capacity - kept, 0).sum()
         return max(0.0, self.lower - float(deficit))
+
+
+def _equal(x: np.ndarray, y: np.ndarray) -> bool:
+    return x is y or (x.shape == y.shape and bool(np.array_equal(x, y)))
+
+
+def _ends_match(
+    now: LinkArrays, ref: LinkArrays, at: np.ndarray | slice = slice(None)
+) -> np.ndarray:
+    """Per link of ``ref``: the row ``at`` of ``now`` joins the same two devices."""
+    a, b = now.a[at], now.b[at]
+    out: np.ndarray = ((a == ref.a) & (b == ref.b)) | ((a == ref.b) & (b == ref.a))
+    return out
 
 
 class BoundLedger:
@@ -92,32 +109,52 @@ class BoundLedger:
     def __init__(self) -> None:
         self._refs: list[_Reference] = []
         self._lock = threading.Lock()  # the analysis and its refinement may share it
+        self._last_fp: tuple[DesignIndex, tuple[tuple[str, ...], bytes]] | None = None
+        self._carried: tuple[LinkArrays | None, list[tuple[int, float]]] = (
+            None,
+            [],
+        )
 
     def lower_bound(self, index: DesignIndex) -> float | None:
         """The best bound carried to the state ``index`` shows (None: none)."""
-        fp = _fingerprint(index)
+        fp = self._fingerprint(index)
         with self._lock:
             refs = list(self._refs)
-        bounds = [
-            r.carried(index.links)
-            for r in refs
-            if r.table == index.links.table and r.fingerprint == fp
-        ]
-        return max(bounds) if bounds else None
+        links = index.links
+        same = [r for r in refs if r.table == links.table and r.fingerprint == fp]
+        if not same:
+            return None
+        capacity = _compute_capacity(links)
+        bounds = [r.carried(links, capacity) for r in same]
+        self._carried = (links, [(id(r), b) for r, b in zip(same, bounds, strict=True)])
+        return max(bounds)
 
     def record(self, lower: float, index: DesignIndex) -> None:
         """``lower`` was proven for the state ``index`` shows; keep the best."""
-        fp = _fingerprint(index)
+        fp = self._fingerprint(index)
         table, links = index.links.table, index.links
+        known = dict(self._carried[1]) if self._carried[0] is links else {}
         with self._lock:
             same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
-            if any(r.carried(links) >= lower for r in same):
+            if any(
+                (known[id(r)] if id(r) in known else r.carried(links)) >= lower
+                for r in same
+            ):
                 return
             self._refs = [r for r in self._refs if r not in same]
             self._refs.append(
                 _Reference(float(lower), fp, table, links, _compute_capacity(links))
             )
             del self._refs[:-MAX_REFERENCES]
+
+    def _fingerprint(self, index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
+        """:func:`_fingerprint`, kept for the last index (asked twice per state)."""
+        last = self._last_fp
+        if last is not None and last[0] is index:
+            return last[1]
+        fp = _fingerprint(index)
+        self._last_fp = (index, fp)
+        return fp
 
     def clear(self) -> None:
         """Forget every bound (a new document)."""
