@@ -100,6 +100,8 @@ class DesignIndex:
     """The racks as arrays, once :func:`designer.analysis.lengths.physical_of`
     built them; ``_media``: link lengths and media (``media_of``)."""
     _media: Any = None
+    _cable_counts: dict[str, int] | None = None
+    """Cables by class (``metrics.cable_class_counts``), once counted."""
 
     @property
     def n_devices(self) -> int:

@@ -118,7 +118,14 @@ def cable_classes(index: DesignIndex) -> dict[tuple[int, str], int]:
 
 def cable_class_counts(index: DesignIndex) -> dict[str, int]:
     """Cables by cable class id: the class each link's length picks when the
-    design is placed, else the default class of its speed and a-end media."""
+    design is placed, else the default class of its speed and a-end media.
+    Counted once per index (the cost and the physical report both ask)."""
+    if index._cable_counts is None:
+        index._cable_counts = _count_cable_classes(index)
+    return dict(index._cable_counts)
+
+
+def _count_cable_classes(index: DesignIndex) -> dict[str, int]:
     optics = index.catalog.optics
     media = media_of(index)
     if media is not None:
