@@ -76,8 +76,32 @@ class Topology:
     pruned: list[tuple[IntArray, IntArray]]
 
 
-def topology(index: DesignIndex) -> Topology:
-    """Local ids of the fabric's devices and links, pendant devices pruned."""
+@dataclass(frozen=True)
+class FabricEnds:
+    """What :func:`topology` reads of an index: the compute links, their end
+    devices, and the devices in the fabric (linked, or compute nodes)."""
+
+    link: IntArray
+    ga: IntArray
+    gb: IntArray
+    active: IntArray
+    kind: IntArray
+    """Per active device: its kind (compute node, switch...: what the graph and
+    its levels read)."""
+
+    def same_as(self, other: FabricEnds) -> bool:
+        """Equal arrays: the topology of one is the topology of the other."""
+        return all(
+            x.shape == y.shape and bool(np.array_equal(x, y))
+            for x, y in zip(self._arrays(), other._arrays(), strict=True)
+        )
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.link, self.ga, self.gb, self.active, self.kind)
+
+
+def fabric_ends(index: DesignIndex) -> FabricEnds:
+    """The compute links and fabric devices of ``index`` (see :class:`FabricEnds`)."""
     link = np.flatnonzero(index.fabric == FABRIC_CODE[Fabric.COMPUTE])
     ga, gb = index.a[link], index.b[link]
     is_ep = index.kind == KIND_COMPUTE
@@ -85,10 +109,17 @@ def topology(index: DesignIndex) -> Topology:
     touched[ga] = True
     touched[gb] = True
     active = np.flatnonzero(touched | is_ep)
-    local = np.full(index.n_devices, -1, dtype=np.int64)
-    local[active] = np.arange(len(active))
-    u, v = local[ga], local[gb]
-    ep = is_ep[active]
+    return FabricEnds(link, ga, gb, active, index.kind[active])
+
+
+def topology(index: DesignIndex, ends: FabricEnds | None = None) -> Topology:
+    """Local ids of the fabric's devices and links, pendant devices pruned."""
+    f = fabric_ends(index) if ends is None else ends
+    link, ga, gb, active = f.link, f.ga, f.gb, f.active
+    ep = f.kind == KIND_COMPUTE
+    # local id = position among the active devices (both ends are active)
+    u = np.searchsorted(active, ga)
+    v = np.searchsorted(active, gb)
     n = len(active)
     alive = np.ones(len(u), dtype=np.bool_)
     pruned: list[tuple[IntArray, IntArray]] = []

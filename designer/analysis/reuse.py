@@ -15,7 +15,8 @@ a result back only when its inputs are the same:
 - the end table (kinds of both ends of every link), when the devices are the
   same and the links' ends, port groups, fabrics, speeds and media are equal;
 - the fabric's topology (devices, links, pendants) and its levels and blocks,
-  when the device kinds and the compute links' ends are equal arrays;
+  when the compute links, their ends and the fabric's devices with their kinds
+  are equal arrays (a device dropped without links leaves them as they were);
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
   bisection, for the same index object.
 
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from designer.analysis.graph import Topology, topology
+from designer.analysis.graph import FabricEnds, Topology, fabric_ends, topology
 from designer.analysis.index import DesignIndex, build_index, device_columns
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class Reuse:
         self._name_code: dict[str, int] = {}
         self._index: DesignIndex | None = None
         self._index_key: tuple[Any, ...] = ()
-        self._topology: tuple[tuple[np.ndarray, ...], Topology] | None = None
+        self._topology: tuple[FabricEnds, Topology] | None = None
         self._hierarchy: tuple[Topology, Hierarchy] | None = None
         self._facts: tuple[DesignIndex, Any] | None = None
 
@@ -206,16 +207,13 @@ class Reuse:
 
     def topology(self, index: DesignIndex) -> Topology:
         """:func:`~designer.analysis.graph.topology`, reused for equal inputs."""
-        key = (index.kind, index.a, index.b, index.fabric)
+        ends = fabric_ends(index)
         last = self._topology
-        if last is not None and all(
-            x.shape == y.shape and np.array_equal(x, y)
-            for x, y in zip(last[0], key, strict=True)
-        ):
+        if last is not None and last[0].same_as(ends):
             self.hits["topology"] += 1
             return last[1]
-        top = topology(index)
-        self._topology = (key, top)
+        top = topology(index, ends)
+        self._topology = (ends, top)
         return top
 
     def hierarchy(self, top: Topology) -> Hierarchy | None:

@@ -19,6 +19,7 @@ from designer.core import formatting as fmt
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
 from designer.io.filenames import open_dialog_folder, save_dialog_path
+from designer.qt import heap
 
 if TYPE_CHECKING:
     from designer.catalog.loader import Catalog
@@ -109,6 +110,7 @@ class WindowFilesMixin:
         self.canvas.select_ids([], center=False)
         self.canvas.fit_all()
         self._update_title()
+        heap.settle_soon()  # the old design's objects go, the new one's freeze
 
     def new_design(self) -> None:
         """File > New (asks about unsaved changes)."""

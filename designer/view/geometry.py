@@ -13,7 +13,7 @@ from it (two array gathers) whenever links or device rows change.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from operator import attrgetter
 
 import numpy as np
@@ -81,6 +81,9 @@ class Geometry:
         self._remap: np.ndarray | None = None
         self._boxes: np.ndarray | None = None  # per link: x0, x1, y0, y1
         self._links_dirty = False
+        self._links_refresh = False
+        self._link_set_changed = False
+        self._rows_renumbered = False
         self._moved: list[int] = []
 
     # --- the link columns, read from the design's column store ------------------
@@ -118,6 +121,8 @@ class Geometry:
         self.xy = _positions(devs)
         self._remap = None
         self._code_rows = _EMPTY
+        self._rows_renumbered = False
+        self._boxes = None
         self._relink(design)
 
     def apply(self, design: Design, events: Sequence[Event]) -> None:
@@ -126,6 +131,8 @@ class Geometry:
         self._remap = np.arange(len(self.ids), dtype=np.int64)
         self._links_dirty = False
         self._links_refresh = False
+        self._link_set_changed = False
+        self._rows_renumbered = False
         self._moved = []
         dispatch(
             events,
@@ -190,7 +197,7 @@ class Geometry:
             # ... and up by the rows inserted at or before it
             remap = np.where(alive, remap + np.searchsorted(at, remap, "right"), -1)
         self._remap = remap
-        self._code_rows = _EMPTY
+        self._rows_renumbered = True
         self._links_dirty = True
 
     def _on_devices_changed(self, event: Event) -> None:
@@ -204,13 +211,26 @@ class Geometry:
         if keeps_ends(event):
             self._links_refresh = True  # same ends: rows and boxes stay
             return
+        self._link_set_changed = True
         self._links_dirty = True
 
     def _relink(self, design: Design) -> None:
         """Endpoint rows of every link, from the column store's device codes."""
         table = design.links
         self.links = links = table.arrays
-        if len(self._code_rows) != len(links.names):
+        boxes_hold = (
+            self._boxes is not None
+            and self._rows_renumbered
+            and not self._link_set_changed
+            and len(self._boxes) == len(links.ids)
+        )
+        if (
+            self._rows_renumbered
+            and self._remap is not None
+            and 0 < len(self._code_rows) <= len(links.names)
+        ):
+            self._code_rows = self._renumbered_code_rows(table.device_code, links)
+        elif len(self._code_rows) != len(links.names):
             rows = np.full(len(links.names) + 1, -1, np.int64)
             codes = np.fromiter(
                 (
@@ -225,7 +245,32 @@ class Geometry:
         self.la = self._code_rows[links.a].astype(np.int64)
         self.lb = self._code_rows[links.b].astype(np.int64)
         self.version += 1
-        self._boxes = None
+        self._rows_renumbered = False
+        if not boxes_hold:
+            # devices came or went without links: every line is where it was
+            self._boxes = None
+
+    def _renumbered_code_rows(
+        self, device_code: Callable[[str], int | None], links: LinkArrays
+    ) -> np.ndarray:
+        """The code -> row map after devices were added or removed: the old rows
+        moved by ``_remap``, the new devices' codes, and names coded since."""
+        old, remap = self._code_rows, self._remap
+        assert remap is not None
+        rows = np.full(len(links.names), -1, np.int64)
+        kept = old >= 0
+        rows[: len(old)] = np.where(kept, remap[np.where(kept, old, 0)], -1)
+        fresh = np.ones(len(self.ids), bool)
+        fresh[remap[remap >= 0]] = False
+        for r in np.flatnonzero(fresh).tolist():
+            code = device_code(self.ids[r])
+            if code is not None and code < len(rows):
+                rows[code] = r
+        for code in range(len(old), len(rows)):
+            row = self.row_of.get(links.names[code])
+            if row is not None:
+                rows[code] = row
+        return rows
 
     def last_remap(self) -> np.ndarray | None:
         """Old row -> new row (-1: removed) over the last :meth:`apply`, when it

@@ -168,6 +168,26 @@ def test_a_settings_change_reuses_the_whole_index(catalog: Catalog) -> None:
     assert after == _report(design, links, catalog, None)
 
 
+def test_an_unwired_drop_keeps_the_fabric_a_wired_one_does_not(
+    catalog: Catalog,
+) -> None:
+    doc = Document(fat_tree("dgx-h100", 64, "qm9700"))
+    reuse = Reuse()
+    design, links = snapshot(doc.design)
+    _report(design, links, catalog, reuse)
+    doc.execute(AddDevices([Device(id="spare", catalog_id="qm9700", x=0, y=0)]))
+    design, links = snapshot(doc.design)
+    after = _report(design, links, catalog, reuse)
+    assert reuse.hits["topology"] == 1 and reuse.hits["hierarchy"] == 1
+    assert after == _report(design, links, catalog, None)
+    # a compute node is in the fabric even unwired (an island): built afresh
+    doc.execute(AddDevices([Device(id="lone", catalog_id="dgx-h100", x=0, y=0)]))
+    design, links = snapshot(doc.design)
+    after = _report(design, links, catalog, reuse)
+    assert reuse.hits["topology"] == 1
+    assert after == _report(design, links, catalog, None)
+
+
 def test_a_changed_device_is_never_taken_from_the_last_state(
     catalog: Catalog,
 ) -> None:

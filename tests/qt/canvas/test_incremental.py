@@ -13,6 +13,7 @@ from designer.core.commands import (
     AddDevices,
     AddLinks,
     Command,
+    Macro,
     RemoveDevices,
     RemoveLinks,
     SetGroups,
@@ -93,7 +94,20 @@ def _link(i: int, a: str, b: str, cables: int = 1) -> Link:
 def _random_edit(design: Design, rng: random.Random, k: int) -> Command:
     devices = [d.id for d in design.devices]
     kinds = ["move", "add_link", "remove_links", "remove_dev", "add_dev", "regroup"]
-    kind = rng.choice([*kinds, "cables"])
+    kind = rng.choice([*kinds, "cables", "add_dev_linked"])
+    if kind == "add_dev_linked":
+        # a device and its links in one step (a paste): rows and names both
+        # grow; an old device never linked before gets its first link too
+        new_id = f"linked-{k}"
+        to = rng.choice(devices)
+        lonely = [d for d in devices if d.startswith("extra-")]
+        links = [_link(k + 2000, new_id, to), _link(k + 3000, to, new_id)]
+        if lonely:
+            links.append(_link(k + 4000, rng.choice(lonely), to))
+        return Macro(
+            "add linked",
+            [AddDevices([dev(new_id, "dgx-h100", 32.0 * k, 700)]), AddLinks(links)],
+        )
     if kind == "cables" and len(design.links):
         # fields other than the ends: the trunks are re-summed, not rebuilt
         picked = rng.sample(design.links.id, min(4, len(design.links)))
