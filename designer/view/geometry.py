@@ -82,7 +82,7 @@ class Geometry:
         self._boxes: np.ndarray | None = None  # per link: x0, x1, y0, y1
         self._links_dirty = False
         self._links_refresh = False
-        self._link_set_changed = False
+        self._box_splices: list[Event] | None = []
         self._rows_renumbered = False
         self._moved: list[int] = []
 
@@ -131,7 +131,7 @@ class Geometry:
         self._remap = np.arange(len(self.ids), dtype=np.int64)
         self._links_dirty = False
         self._links_refresh = False
-        self._link_set_changed = False
+        self._box_splices = []
         self._rows_renumbered = False
         self._moved = []
         dispatch(
@@ -151,9 +151,14 @@ class Geometry:
             },
         )
         if self._links_dirty:
+            renumbered = self._rows_renumbered
             self._relink(design)
-            return
-        if self._links_refresh:
+            if not self._moved:
+                return
+            if renumbered:  # moved rows named before the renumbering
+                self._boxes = None
+                return
+        elif self._links_refresh:
             self.links = design.links.arrays
             self.version += 1
         if self._moved:
@@ -211,19 +216,17 @@ class Geometry:
         if keeps_ends(event):
             self._links_refresh = True  # same ends: rows and boxes stay
             return
-        self._link_set_changed = True
+        if self._box_splices is not None:
+            if isinstance(event, LinksAdded | LinksRemoved):
+                self._box_splices.append(event)
+            else:
+                self._box_splices = None  # re-ended links: boxes made afresh
         self._links_dirty = True
 
     def _relink(self, design: Design) -> None:
         """Endpoint rows of every link, from the column store's device codes."""
         table = design.links
         self.links = links = table.arrays
-        boxes_hold = (
-            self._boxes is not None
-            and self._rows_renumbered
-            and not self._link_set_changed
-            and len(self._boxes) == len(links.ids)
-        )
         if (
             self._rows_renumbered
             and self._remap is not None
@@ -246,9 +249,27 @@ class Geometry:
         self.lb = self._code_rows[links.b].astype(np.int64)
         self.version += 1
         self._rows_renumbered = False
-        if not boxes_hold:
-            # devices came or went without links: every line is where it was
-            self._boxes = None
+        self._boxes = self._spliced_boxes(len(links.ids))
+
+    def _spliced_boxes(self, n_links: int) -> np.ndarray | None:
+        """The link boxes carried over the step's link insertions and removals
+        (device rows renumbered move no line), the new links' boxes computed;
+        None (made afresh on the next query) when that cannot be done."""
+        boxes, splices = self._boxes, self._box_splices
+        if boxes is None or splices is None:
+            return None
+        for e in splices:
+            pos = np.asarray(e.positions, np.int64)  # type: ignore[attr-defined]
+            if isinstance(e, LinksRemoved):
+                boxes = np.delete(boxes, pos, axis=0)
+            else:  # positions in the table after the insertion, ascending
+                boxes = np.insert(boxes, pos - np.arange(len(pos)), np.nan, axis=0)
+        if len(boxes) != n_links:
+            return None
+        new = np.flatnonzero(np.isnan(boxes[:, 0]))
+        if len(new):
+            boxes[new] = self._boxes_of(new)
+        return boxes
 
     def _renumbered_code_rows(
         self, device_code: Callable[[str], int | None], links: LinkArrays
