@@ -166,35 +166,18 @@ class FloorView(QGraphicsView):
         painter.save()
         painter.resetTransform()
         scale = self.transform().m11()
-        fm = QFontMetricsF(self.label_font)
         painter.setFont(self.label_font)
         panel = self.owner
-        if scale * 2.4 >= fm.height():  # rows 2.4 m apart: labels do not collide
-            painter.setPen(st.TEXT_MUTED)
-            for text, x, y, free in panel.row_labels:
-                row_at = self.mapFromScene(QPointF(x, y))
-                w = min(free * scale - 4, 196.0)
-                if w < fm.horizontalAdvance("su0…"):
-                    continue  # no room in the aisle at this zoom
-                painter.drawText(
-                    QRectF(row_at.x() - w - 2, row_at.y(), w, fm.height()),
-                    int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
-                    fm.elidedText(text, Qt.TextElideMode.ElideRight, w),
-                )
-        for text, x, y in panel.cable_labels:
-            at = self.mapFromScene(QPointF(x, y)).toPointF()
-            box = QRectF(
-                at.x() + 4,
-                at.y() - fm.height() - 2,
-                fm.horizontalAdvance(text) + 8,
-                fm.height() + 2,
-            )
+        vp = self.viewport().rect()
+        painter.setPen(st.TEXT_MUTED)
+        for text, spot, flags in self.row_label_spots():
+            painter.drawText(spot, flags, text)
+        for text, box in self.cable_label_boxes():
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QBrush(QColor(255, 255, 255, 225)))
             painter.drawRect(box)
             painter.setPen(CABLE_PEN)
             painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), text)
-        vp = self.viewport().rect()
         legend = paint_legend(painter, QPointF(8, 8), panel.bands, self.label_font)
         del legend
         metres = scale_length(1.0 / max(scale, 1e-9), 120.0)
@@ -206,6 +189,53 @@ class FloorView(QGraphicsView):
             self.label_font,
         )
         painter.restore()
+
+    def row_label_spots(self) -> list[tuple[str, QRectF, int]]:
+        """Each shown row label: its text, where (viewport pixels) and how.
+
+        A label sits in the aisle left of its row and inside the window; it
+        takes two lines when the rows leave room, and only a label with no
+        room for its whole text is elided."""
+        scale = self.transform().m11()
+        fm = QFontMetricsF(self.label_font)
+        if scale * 2.4 < fm.height():  # rows 2.4 m apart: the labels would collide
+            return []
+        vp = self.viewport().rect()
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+        wrap = int(right | Qt.TextFlag.TextWordWrap)
+        lines = 2 if scale * 2.4 >= 2 * fm.height() else 1
+        out: list[tuple[str, QRectF, int]] = []
+        for text, x, y, free in self.owner.row_labels:
+            row_at = self.mapFromScene(QPointF(x, y))
+            w = min(free * scale - 4, 196.0, row_at.x() - vp.left() - 4)
+            if w < fm.horizontalAdvance("su0…"):
+                continue  # no room in the aisle at this zoom
+            spot = QRectF(row_at.x() - w - 2, row_at.y(), w, lines * fm.height())
+            if fm.boundingRect(spot, wrap, text).height() <= spot.height() + 0.5:
+                out.append((text, spot, wrap))
+            else:
+                spot.setHeight(fm.height())
+                short = fm.elidedText(text, Qt.TextElideMode.ElideRight, w)
+                out.append((short, spot, int(right)))
+        return out
+
+    def cable_label_boxes(self) -> list[tuple[str, QRectF]]:
+        """Each cable label and its box (viewport pixels), kept inside the window."""
+        fm = QFontMetricsF(self.label_font)
+        vp = self.viewport().rect()
+        out: list[tuple[str, QRectF]] = []
+        for text, x, y in self.owner.cable_labels:
+            at = self.mapFromScene(QPointF(x, y)).toPointF()
+            box = QRectF(
+                at.x() + 4,
+                at.y() - fm.height() - 2,
+                fm.horizontalAdvance(text) + 8,
+                fm.height() + 2,
+            )
+            if box.right() > vp.right() - 2:
+                box.moveRight(max(vp.right() - 2, box.width() + 2))
+            out.append((text, box))
+        return out
 
 
 class FloorPlanPanel(QWidget):

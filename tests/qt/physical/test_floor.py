@@ -103,3 +103,32 @@ def test_a_hidden_floor_plan_catches_up_when_shown(
     docks.floor_dock.show()
     QApplication.processEvents()
     assert _colour(floor, "a03") == kw_colour(10.2, floor.bands)
+
+
+def test_labels_stay_whole_and_inside_the_window_at_1280x800(
+    qtbot: Any, main_window: Any
+) -> None:
+    """The 4-SU sample in a 1280x800 window: a long row name wraps beside its row
+    instead of running off the dock's left edge, and a cable label near the
+    right edge is moved inside the window."""
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[3] / "samples"
+    window = main_window()
+    window.resize(1280, 800)
+    assert window.open_path(samples / "dgx-h100-superpod-4su.json")
+    floor = _floor(window)
+    view = floor.view
+    window.canvas.select_ids(["dgx-0013"], center=False)  # a node at su01's end
+    qtbot.waitUntil(lambda: bool(floor.cable_labels), timeout=10_000)
+    QApplication.processEvents()
+    inside = view.viewport().rect().toRectF()
+    spots = view.row_label_spots()
+    assert {text for text, _, _ in spots} >= {"su01", "storage and management"}
+    for text, spot, _ in spots:
+        assert "…" not in text
+        assert inside.contains(spot), (text, spot, inside)
+    boxes = view.cable_label_boxes()
+    assert boxes
+    for text, box in boxes:
+        assert inside.contains(box), (text, box, inside)
