@@ -22,6 +22,7 @@ from designer.catalog.loader import (
     default_catalog,
     use_catalog_dir,
 )
+from designer.cli.argtypes import positive_int
 from designer.core.formatting import plural
 from designer.core.limits import MAX_DEVICES, MAX_LINKS
 from designer.core.model import Design
@@ -53,18 +54,6 @@ EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
 class _Failure(Exception):
     """A clear message for stderr and exit code 2."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number, got {text!r}"
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
 
 
 def _ratios(text: str) -> tuple[float, ...]:
@@ -111,13 +100,13 @@ def _add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     kinds = gen.add_subparsers(dest="kind", required=True, metavar="KIND")
     sp = kinds.add_parser("superpod", help="NVIDIA DGX SuperPOD preset")
     sp.add_argument("--system", required=True, choices=SUPERPOD_SYSTEMS)
-    sp.add_argument("--sus", required=True, type=_positive_int, metavar="N")
+    sp.add_argument("--sus", required=True, type=positive_int, metavar="N")
     _add_output(sp)
     ft = kinds.add_parser("fat-tree", help="leaf-spine(-core) fat tree")
     ft.add_argument("--compute", required=True, metavar="MODEL", help="catalog id")
-    ft.add_argument("--nodes", required=True, type=_positive_int, metavar="N")
+    ft.add_argument("--nodes", required=True, type=positive_int, metavar="N")
     ft.add_argument("--switch", required=True, metavar="MODEL", help="catalog id")
-    ft.add_argument("--su-size", type=_positive_int, metavar="N", default=None)
+    ft.add_argument("--su-size", type=positive_int, metavar="N", default=None)
     ft.add_argument(
         "--rail-optimized", action=argparse.BooleanOptionalAction, default=True
     )
@@ -131,8 +120,8 @@ def _add_generate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ft.add_argument("--tiers", type=_tiers, default=None, metavar="auto|2|3")
     _add_output(ft)
     ka = kinds.add_parser("k-ary", help="Al-Fares k-ary fat tree")
-    ka.add_argument("--k", required=True, type=_positive_int, metavar="K")
-    ka.add_argument("--speed", type=_positive_int, default=400, metavar="GBPS")
+    ka.add_argument("--k", required=True, type=positive_int, metavar="K")
+    ka.add_argument("--speed", type=positive_int, default=400, metavar="GBPS")
     _add_output(ka)
     gen.set_defaults(func=_cmd_generate)
 

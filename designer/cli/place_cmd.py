@@ -8,9 +8,9 @@ written, 2 the input or an option cannot be used, or the output not written.
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any, TextIO
 
+from designer.cli.argtypes import positive_float, positive_int
 from designer.core.formatting import plural
 from designer.core.physical import STANDARD_RACK_TYPES, Cooling
 
@@ -19,56 +19,39 @@ EXIT_OK, EXIT_INPUT = 0, 2
 _AIR_TYPES = [t.id for t in STANDARD_RACK_TYPES if t.cooling is not Cooling.LIQUID]
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number, got {text!r}"
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
-
-
 def add_placement_options(parser: argparse.ArgumentParser) -> None:
     """The placement options (shared by ``place`` and ``generate``)."""
     g = parser.add_argument_group("placement")
     g.add_argument(
         "--per-rack",
-        type=_count,
+        type=positive_int,
         metavar="N",
         help="servers per compute rack (default: 4 for 8-GPU servers, else what "
         "U and power allow)",
     )
     g.add_argument("--rack-type", choices=_AIR_TYPES, default="rack-48u")
     g.add_argument("--network-rack-type", choices=_AIR_TYPES, default="rack-48u")
-    g.add_argument("--racks-per-row", type=_count, default=16, metavar="N")
+    g.add_argument("--racks-per-row", type=positive_int, default=16, metavar="N")
     g.add_argument(
         "--max-cooling",
         choices=("air", "containment"),
         default="containment",
         help="best cooling class an air-cooled rack may get (default containment)",
     )
-    g.add_argument("--air-kw", type=_positive, metavar="KW", help="default 30")
-    g.add_argument("--containment-kw", type=_positive, metavar="KW", help="default 60")
-    g.add_argument("--liquid-kw", type=_positive, metavar="KW", help="default 142")
-    g.add_argument("--pue", type=_positive, metavar="X", help="default 1.3")
+    g.add_argument("--air-kw", type=positive_float, metavar="KW", help="default 30")
     g.add_argument(
-        "--slack-m", type=_positive, metavar="M", help="per cable (default 1.0)"
+        "--containment-kw", type=positive_float, metavar="KW", help="default 60"
+    )
+    g.add_argument("--liquid-kw", type=positive_float, metavar="KW", help="default 142")
+    g.add_argument("--pue", type=positive_float, metavar="X", help="default 1.3")
+    g.add_argument(
+        "--slack-m", type=positive_float, metavar="M", help="per cable (default 1.0)"
     )
     g.add_argument(
-        "--hall-budget-kw", type=_positive, metavar="KW", help="IT power of the hall"
+        "--hall-budget-kw",
+        type=positive_float,
+        metavar="KW",
+        help="IT power of the hall",
     )
 
 

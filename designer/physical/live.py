@@ -57,6 +57,7 @@ from designer.physical.views import (
     RackView,
     RowView,
     fit_problem,
+    rack_view,
 )
 
 _RACK_FIELDS = frozenset({"placement", "catalog_id", "label"})
@@ -382,7 +383,6 @@ class LiveRacks:
         phys = self.phys
         assert phys is not None
         r = self._pos[rack_id]
-        rack = phys.physical.racks[r]
         s = self._s
         members = sorted(s.members[rack_id], key=self._device_order)
         slots: list[DeviceSlot] = []
@@ -408,26 +408,7 @@ class LiveRacks:
                 )
             )
         slots.sort(key=lambda x: x.u)
-        return RackView(
-            id=rack.id,
-            label=rack.label or rack.id,
-            type=rack.type,
-            u=int(phys.rack_u[r]),
-            row=rack.row,
-            hall=phys.hall_ids[int(phys.rack_hall[r])],
-            x_m=float(phys.x[r]),
-            y_m=float(phys.y[r]),
-            width_m=float(phys.width[r]),
-            depth_m=float(phys.depth[r]),
-            kw=s.kw[rack_id],
-            max_kw=float(phys.max_kw[r]),
-            cooling=rack_cooling(phys, r),
-            cooling_kw=float(phys.cool_kw[r]),
-            role=rack.role,
-            group=rack.group,
-            devices=tuple(slots),
-            unracked=tuple(loose),
-        )
+        return rack_view(phys, r, s.kw[rack_id], slots, loose)
 
     def tile(self, rack_id: str) -> RackTile:
         """What the floor plan draws of one rack."""

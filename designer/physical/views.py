@@ -155,6 +155,38 @@ class CableRun:
     """(x, y, z) points from a's ports up to the tray, along it, down to b."""
 
 
+def rack_view(
+    phys: PhysicalIndex,
+    r: int,
+    kw: float,
+    slots: Iterable[DeviceSlot],
+    unracked: Iterable[str],
+) -> RackView:
+    """Rack ``r`` of the arrays as the views show it, with its load and devices
+    (the pure view and the editor's live racks both build them here)."""
+    rack = phys.physical.racks[r]
+    return RackView(
+        id=rack.id,
+        label=rack.label or rack.id,
+        type=rack.type,
+        u=int(phys.rack_u[r]),
+        row=rack.row,
+        hall=phys.hall_ids[int(phys.rack_hall[r])],
+        x_m=float(phys.x[r]),
+        y_m=float(phys.y[r]),
+        width_m=float(phys.width[r]),
+        depth_m=float(phys.depth[r]),
+        kw=kw,
+        max_kw=float(phys.max_kw[r]),
+        cooling=rack_cooling(phys, r),
+        cooling_kw=float(phys.cool_kw[r]),
+        role=rack.role,
+        group=rack.group,
+        devices=tuple(slots),
+        unracked=tuple(unracked),
+    )
+
+
 class PhysicalView:
     """The physical layer of one design state (see module doc)."""
 
@@ -216,33 +248,12 @@ class PhysicalView:
 
     def _build(self, r: int) -> RackView:
         phys = self.phys
-        p = phys.physical
-        rack = p.racks[r]
         members = self._members().get(r, [])
         slots = sorted(
             (self._slot(i) for i in members if phys.u[i] > 0), key=lambda s: s.u
         )
         loose = tuple(self.index.device_ids[i] for i in members if phys.u[i] == 0)
-        return RackView(
-            id=rack.id,
-            label=rack.label or rack.id,
-            type=rack.type,
-            u=int(phys.rack_u[r]),
-            row=rack.row,
-            hall=phys.hall_ids[int(phys.rack_hall[r])],
-            x_m=float(phys.x[r]),
-            y_m=float(phys.y[r]),
-            width_m=float(phys.width[r]),
-            depth_m=float(phys.depth[r]),
-            kw=float(phys.kw[r]),
-            max_kw=float(phys.max_kw[r]),
-            cooling=rack_cooling(phys, r),
-            cooling_kw=float(phys.cool_kw[r]),
-            role=rack.role,
-            group=rack.group,
-            devices=tuple(slots),
-            unracked=loose,
-        )
+        return rack_view(phys, r, float(phys.kw[r]), slots, loose)
 
     def racks(self) -> list[RackView]:
         """Every rack, in the order of the physical block."""

@@ -31,6 +31,7 @@ from designer.qt.physical.paint import (
     paint_rack,
     paint_scale_bar,
     paint_tiles,
+    row_label,
 )
 from designer.view.elevation import (
     LABEL_PT,
@@ -153,7 +154,7 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
         for k, (row, free) in enumerate(zip(plan.rows, rooms, strict=True))
         if k % step == 0 and free * s - 3 >= fm.horizontalAdvance("su0…")
     ]
-    line_room = fm.height() * (2 if pitch * s * step >= 2 * fm.height() else 1)
+    lines = 2 if pitch * s * step >= 2 * fm.height() else 1
     # rack names inside their footprint, turned when the rack is deeper than wide
     tile_labels: list[tuple[str, QRectF, bool]] = []
     for t in plan.racks:
@@ -168,20 +169,11 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
     def texts(p: QPainter) -> None:
         p.setFont(small)
         p.setPen(MUTED)
-        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
-        wrap = int(right | Qt.TextFlag.TextWordWrap)
         for text, at, free in labels:
-            w = min(free, label_w - 3)
             # a long row name takes two lines when the next labelled row leaves room
-            spot = QRectF(at.x() - w - 2, at.y(), w, line_room)
-            if fm.boundingRect(spot, wrap, text).height() <= line_room + 0.5:
-                p.drawText(spot, wrap, text)
-                continue
-            p.drawText(
-                QRectF(at.x() - w - 2, at.y(), w, fm.height()),
-                int(right),
-                fm.elidedText(text, Qt.TextElideMode.ElideRight, w),
-            )
+            w = min(free, label_w - 3)
+            shown, spot, flags = row_label(fm, text, at.x() - 2, at.y(), w, lines)
+            p.drawText(spot, flags, shown)
         p.setPen(QColor("#1d2430"))
         centre = int(Qt.AlignmentFlag.AlignCenter)
         for text, rect, turned in tile_labels:

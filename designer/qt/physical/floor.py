@@ -45,6 +45,7 @@ from designer.qt.physical.paint import (
     paint_legend,
     paint_scale_bar,
     paint_tiles,
+    row_label,
 )
 from designer.view.floor import (
     KwBand,
@@ -201,22 +202,15 @@ class FloorView(QGraphicsView):
         if scale * 2.4 < fm.height():  # rows 2.4 m apart: the labels would collide
             return []
         vp = self.viewport().rect()
-        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
-        wrap = int(right | Qt.TextFlag.TextWordWrap)
         lines = 2 if scale * 2.4 >= 2 * fm.height() else 1
         out: list[tuple[str, QRectF, int]] = []
         for text, x, y, free in self.owner.row_labels:
             row_at = self.mapFromScene(QPointF(x, y))
+            # the aisle to the left, within the window
             w = min(free * scale - 4, 196.0, row_at.x() - vp.left() - 4)
             if w < fm.horizontalAdvance("su0…"):
                 continue  # no room in the aisle at this zoom
-            spot = QRectF(row_at.x() - w - 2, row_at.y(), w, lines * fm.height())
-            if fm.boundingRect(spot, wrap, text).height() <= spot.height() + 0.5:
-                out.append((text, spot, wrap))
-            else:
-                spot.setHeight(fm.height())
-                short = fm.elidedText(text, Qt.TextElideMode.ElideRight, w)
-                out.append((short, spot, int(right)))
+            out.append(row_label(fm, text, row_at.x() - 2, row_at.y(), w, lines))
         return out
 
     def cable_label_boxes(self) -> list[tuple[str, QRectF]]:

@@ -303,6 +303,21 @@ def paint_scale_bar(
     p.drawText(QPointF(x + length + 4, y + fm.ascent() / 2 - 1), label)
 
 
+def row_label(
+    fm: QFontMetricsF, text: str, right: float, top: float, width: float, lines: int
+) -> tuple[str, QRectF, int]:
+    """A row name set right-aligned left of ``right``: the whole text on up to
+    ``lines`` lines when it fits ``width``, else one line elided. Returns what
+    to draw, where and with which flags (screen and print use the same rule)."""
+    align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+    wrap = int(align | Qt.TextFlag.TextWordWrap)
+    spot = QRectF(right - width, top, width, lines * fm.height())
+    if fm.boundingRect(spot, wrap, text).height() <= spot.height() + 0.5:
+        return text, spot, wrap
+    spot.setHeight(fm.height())
+    return fm.elidedText(text, Qt.TextElideMode.ElideRight, width), spot, int(align)
+
+
 def tile_colours(kws: Sequence[float], bands: Sequence[KwBand]) -> list[str]:
     """The fill of each rack."""
     return [kw_colour(kw, bands) for kw in kws]
@@ -315,5 +330,6 @@ __all__ = [
     "paint_rack",
     "paint_scale_bar",
     "paint_tiles",
+    "row_label",
     "tile_colours",
 ]
