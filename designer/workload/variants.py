@@ -153,9 +153,15 @@ def apply_variant(
         spines = [i for i in range(f.index.n_devices) if f.tiers.rank[i] == _SPINE]
         gone = spines[1::2] if key == "half-spines" else spines[:1]
         ids = {f.index.device_ids[i] for i in gone}
-        out = _with_links(design, f.index.cables.copy(), ids)
+        stranded = _stranded(f, set(gone))
+        out = _with_links(design, f.index.cables.copy(), ids | stranded)
         shown = ", ".join(sorted(ids)[:3]) + (", ..." if len(ids) > 3 else "")
         what = f"{len(ids)} of {len(spines)} spines removed ({shown})"
+        if stranded:
+            what += (
+                f", and {len(stranded)} switches above them left without a "
+                "compute-fabric link"
+            )
     name = f"{design.settings.name} ({variant.label.lower()})"
     out.settings = design.settings.model_copy(update={"name": name[:200]})
     return out, what
@@ -223,6 +229,23 @@ def _trim_uplinks(f: _Fabric, tier: int, target: float) -> tuple[np.ndarray, int
             left -= 1
             removed += 1
     return cables, removed
+
+
+def _stranded(f: _Fabric, gone: set[int]) -> set[str]:
+    """Upper-tier switches whose every compute-fabric link ends on ``gone``."""
+    idx, rank = f.index, f.tiers.rank
+    cf = np.flatnonzero(idx.fabric == _COMPUTE)
+    a, b = idx.a[cf], idx.b[cf]
+    lost = np.isin(a, list(gone)) | np.isin(b, list(gone))
+    before = np.bincount(a, minlength=idx.n_devices) + np.bincount(
+        b, minlength=idx.n_devices
+    )
+    after = np.bincount(a[~lost], minlength=idx.n_devices) + np.bincount(
+        b[~lost], minlength=idx.n_devices
+    )
+    top = int(max(rank[list(gone)])) if gone else 0
+    hit = np.flatnonzero((rank > top) & (before > 0) & (after == 0))
+    return {idx.device_ids[i] for i in hit.tolist()}
 
 
 def _with_links(design: Design, cables: np.ndarray, drop: set[str]) -> Design:
