@@ -580,14 +580,14 @@ _ROWS: tuple[tuple[str, str, Callable[[Column], str], str | None, bool], ...] = 
     ("days", "Training time", _in_days("days"), "lower", True),
     (
         "nonblocking_days",
-        "  on a non-blocking fabric",
+        "Training time, non-blocking fabric",
         _in_days("nonblocking_days"),
         "lower",
         True,
     ),
     (
         "effective_days",
-        "  with failures, checkpoints",
+        "Training time with failures",
         _in_days("effective_days"),
         "lower",
         True,
@@ -673,11 +673,12 @@ def headers(cols: Sequence[Column]) -> list[str]:
 
     names = [short(c.file) for c in cols]
     files = [c.file for c in cols]
-    for i, name in enumerate(names):
-        clash = [j for j, n in enumerate(names) if n == name and files[j] != files[i]]
-        if clash:
-            names[i] = files[i]
-    return names
+    return [
+        files[i]
+        if any(n == name and files[j] != files[i] for j, n in enumerate(names))
+        else name
+        for i, name in enumerate(names)
+    ]
 
 
 HEADER_WIDTH = 24
