@@ -325,7 +325,7 @@ def test_a_fabric_aware_estimate_shows_without_a_change(
     assert v.nonblocking_days == pytest.approx(base.days)
     keys = [r.key for r in rows(comp)]
     assert "nonblocking_days" in keys
-    assert "on a non-blocking fabric" in format_comparison(comp)
+    assert "Training time, non-blocking fabric" in format_comparison(comp)
     assert not any(
         n.startswith("MFU is the estimate's fixed default") for n in comp.notes
     )
