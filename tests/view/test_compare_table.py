@@ -90,3 +90,27 @@ def test_headers_are_short_unless_they_would_read_the_same(
 ) -> None:
     cols = [base().model_copy(update={"file": f}) for f in files]
     assert table(comparison(cols)).headers == shown
+
+
+def test_the_workload_summary_gives_the_fabrics_price_when_the_estimate_has_it() -> (
+    None
+):
+    """Issue 17: "on a non-blocking fabric of the same GPUs: N days", a line of
+    the panel's summary (and the report page) once the estimate gives it."""
+    from designer.view.workload_summary import fabric_price, summary
+    from designer.workload import estimate
+    from designer.workload.variants import apply_variant
+    from tests.workload.fabric_aware import fabric_aware
+
+    job = Workload(model="llama3-8b", tokens=1e12)
+    tree = dgx_tree(64)
+    assert fabric_price(estimate(tree, overrides=job)) is None  # not given: no line
+    flat = fabric_aware(tree, overrides=job)
+    line = fabric_price(flat)
+    assert line is not None and "this fabric costs no time" in line.text
+    assert line in summary(flat)
+    slow = fabric_aware(apply_variant(tree, "leaf-2:1")[0], overrides=job)
+    line = fabric_price(slow)
+    assert line is not None
+    assert f"{slow.nonblocking_days:,.1f} days on a non-blocking fabric" in line.text
+    assert "this fabric adds" in line.text and "(+" in line.text

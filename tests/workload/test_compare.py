@@ -9,12 +9,10 @@ the validator and against the generator's own oversubscribed fat trees.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 import pytest
 
 from designer.analysis import analyze
-from designer.core.model import Design
 from designer.core.workload import Workload
 from designer.generate import fat_tree
 from designer.io import load_design
@@ -28,9 +26,9 @@ from designer.workload.compare import (
     format_comparison,
     rows,
 )
-from designer.workload.result import Estimate, Step
 from designer.workload.variants import VariantError, apply_variant, offered
 from tests.workload.conftest import SAMPLES, dgx_tree
+from tests.workload.fabric_aware import fabric_aware
 
 JOB = Workload(model="llama3-8b", tokens=1e12)
 
@@ -276,42 +274,12 @@ def test_json_keys_are_stable() -> None:
     assert set(ISSUE_KEYS) <= set(data["designs"][0])
 
 
-class _ModelStep(Step):
-    """A step as a step-time model gives it (issue 17's new keys)."""
-
-    mfu: float | None = None
-    mfu_source: str | None = None
-    tokens_per_s: float | None = None
-
-
-class _ModelEstimate(Estimate):
-    step: _ModelStep
-    nonblocking_days: float | None = None
-
-
-def _fabric_aware(design: Design, *args: Any, **kwargs: Any) -> Estimate:
-    """The real estimate with days that grow as the fabric factor shrinks, and
-    the step model's MFU, tokens/s and non-blocking days."""
-    est = estimate(design, *args, **kwargs)
-    data = est.model_dump()
-    factor = est.step.fabric_factor or 1.0
-    days = est.days / factor**0.5  # type: ignore[operator]
-    mfu = 0.4 * factor**0.5
-    data["days"] = days
-    data["gpu_hours"] = days * 24 * est.parallelism.gpus_used
-    data["nonblocking_days"] = est.days
-    data["step"].update(
-        mfu=mfu, mfu_source="model", tokens_per_s=1e12 / (days * 86_400)
-    )
-    return _ModelEstimate.model_validate(data)
-
-
-def test_a_fabric_aware_estimate_shows_without_a_change(
+def test_afabric_aware_estimate_shows_without_a_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """When the estimate's days depend on the fabric (issue 17's step model),
     the comparison shows its days, MFU, tokens/s and non-blocking days."""
-    monkeypatch.setattr(compare_mod, "estimate", _fabric_aware)
+    monkeypatch.setattr(compare_mod, "estimate", fabric_aware)
     tree = dgx_tree(64)
     comp = compare(
         [("1:1", tree), ("2:1", apply_variant(tree, "leaf-2:1")[0])], overrides=JOB
