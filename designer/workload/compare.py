@@ -88,7 +88,8 @@ class Column(_Out):
     precision: str | None
     tokens: float | None
     plan: str | None = Field(
-        description="TP x PP x DP (inference: GPUs per replica x replicas)"
+        description="TP x PP x DP and the GPUs left idle (inference: GPUs per "
+        "replica x replicas)"
     )
     zero_recompute: str | None = Field(description="ZeRO stage, recompute")
     gpus_used: int | None
@@ -182,7 +183,8 @@ def from_estimate(
     has_model = est.model.name != "none"
     plan = zero = None
     if has_model and trains:
-        plan = f"{p.tp} x {p.pp} x {p.dp:,}"
+        idle = est.gpus - p.gpus_used
+        plan = f"{p.tp} x {p.pp} x {p.dp:,}" + (f", {idle:,} idle" if idle > 0 else "")
         zero = f"ZeRO {p.zero_stage}, {p.recompute}"
     elif has_model:
         plan = f"{p.tp * p.pp} x {p.dp:,} replicas"

@@ -238,3 +238,20 @@ def test_every_row_is_visible_at_common_sizes(
     image = dialog.grab()
     assert (image.width(), image.height()) == size
     image.save(str(tmp_path / f"compare-{size[0]}x{size[1]}.png"))
+
+
+def test_variants_that_do_not_apply_are_disabled_with_the_reason(
+    qtbot: Any, main_window: Any
+) -> None:
+    sample = Path(__file__).resolve().parents[2] / "samples"
+    _, dialog = open_compare(
+        qtbot, main_window, sample / "minimum-viable-enterprise.json"
+    )
+    actions = {a.data(): a for a in dialog.variant_menu.actions()}
+    assert not actions["half-spines"].isEnabled()
+    assert "no spine tier" in actions["half-spines"].toolTip()
+    assert not actions["spine-2:1"].isEnabled()
+    _, dialog = open_compare(qtbot, main_window, sample / "dgx-h100-superpod-4su.json")
+    actions = {a.data(): a for a in dialog.variant_menu.actions()}
+    assert actions["half-spines"].isEnabled() and actions["leaf-2:1"].isEnabled()
+    assert "no core tier" in actions["spine-2:1"].toolTip()

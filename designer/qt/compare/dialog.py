@@ -334,7 +334,18 @@ class CompareDialog(QDialog):
 
     def _on_outcome(self, scenario: int, outcome: Outcome) -> None:
         self.outcomes[scenario] = outcome
+        if outcome.offered is not None:
+            self._offer(outcome.offered)
         self._show()
+
+    def _offer(self, applies: dict[str, str | None]) -> None:
+        """Enable the variants that apply to the open design; say why not."""
+        for action in self.variant_menu.actions():
+            key = action.data()
+            v = next(v for v in VARIANTS if v.key == key)
+            why = applies.get(key)
+            action.setEnabled(why is None)
+            action.setToolTip(v.description if why is None else f"Not here: {why}")
 
     # --- showing -------------------------------------------------------------
 

@@ -46,6 +46,8 @@ class Outcome:
     error: str | None
     changed: str | None
     seconds: float
+    offered: dict[str, str | None] | None = None
+    """The open design's variants: key -> None when it applies, else why not."""
 
 
 class _Signals(QObject):
@@ -73,20 +75,26 @@ class _Job(QRunnable):
         start = time.perf_counter()
         column: Column | None = None
         error = changed = None
+        offered: dict[str, str | None] | None = None
         try:
-            column, changed = _column(self.scenario, self.workload, self.catalog)
+            column, changed, offered = _column(
+                self.scenario, self.workload, self.catalog
+            )
         except Exception as exc:  # shown in the column, never a crash
             error = str(exc) or type(exc).__name__
-        outcome = Outcome(column, error, changed, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        outcome = Outcome(column, error, changed, seconds, offered)
         self.signals.finished.emit((self.generation, self.scenario.id, outcome))
 
 
 def _column(
     s: Scenario, workload: Workload | None, catalog: Catalog | None
-) -> tuple[Column, str | None]:
+) -> tuple[Column, str | None, dict[str, str | None] | None]:
+    """The scenario's column, what its variant changed, and for the open
+    design itself which variants apply."""
     from designer.io import load_design
     from designer.workload.compare import column
-    from designer.workload.variants import apply_variant
+    from designer.workload.variants import apply_variant, offered
 
     if s.path is not None:
         design = load_design(s.path)
@@ -97,11 +105,13 @@ def _column(
         # one workload for every design: it replaces each design's own block
         design = design.model_copy(update={"workload": None})
     changed = None
+    applies = None
     if s.variant is not None:
         design, changed = apply_variant(design, s.variant, catalog)
-    return column(
-        s.label, design, catalog, overrides=workload, origin="editor"
-    ), changed
+    elif s.path is None:
+        applies = {v.key: why for v, why in offered(design, catalog)}
+    col = column(s.label, design, catalog, overrides=workload, origin="editor")
+    return col, changed, applies
 
 
 class CompareRunner(QObject):
