@@ -304,7 +304,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         dialog = CompareDialog(
             self.document,
             self.catalog,
-            name=self.display_name(),
+            name=self.display_name,
             folder=str(self.path.parent) if self.path else self.last_folder(),
             parent=self,
         )

@@ -182,7 +182,9 @@ def from_estimate(
     trains = est.job != "inference"
     has_model = est.model.name != "none"
     plan = zero = None
-    if has_model and trains:
+    if not est.gpus:
+        unknown["plan"] = unknown["zero_recompute"] = "the design has no GPUs"
+    elif has_model and trains:
         idle = est.gpus - p.gpus_used
         plan = f"{p.tp} x {p.pp} x {p.dp:,}" + (f", {idle:,} idle" if idle > 0 else "")
         zero = f"ZeRO {p.zero_stage}, {p.recompute}"
@@ -271,7 +273,7 @@ def from_estimate(
         tokens=tokens,
         plan=plan,
         zero_recompute=zero,
-        gpus_used=p.gpus_used if has_model else None,
+        gpus_used=p.gpus_used if has_model and est.gpus else None,
         fits=est.fits if has_model else None,
         mfu=mfu,
         mfu_source=mfu_source,

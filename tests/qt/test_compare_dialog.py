@@ -191,6 +191,17 @@ def test_edits_make_it_stale_and_refresh_takes_the_design_again(
     assert not dialog.stale
     assert after.days == pytest.approx(2 * before.days)
     assert after.usd_per_run_cloud == pytest.approx(2 * before.usd_per_run_cloud)
+    # another file opened in the window: Refresh compares it, under its name
+    other = tree_file.with_name("other.json")
+    save_design(dgx_tree(16).model_copy(update={"workload": JOB}), other)
+    window.document.mark_clean()
+    assert window.open_path(other)
+    assert dialog.stale
+    dialog.refresh()
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=60_000)
+    assert dialog.scenarios[0].label == "other.json"
+    assert dialog.comparison.designs[0].gpus == 128
+    assert dialog.windowTitle() == "Compare — other.json"
 
 
 def test_save_json_and_copy(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -92,15 +93,15 @@ class CompareDialog(QDialog):
         document: Document,
         catalog: Catalog | None,
         *,
-        name: str,
+        name: Callable[[], str],
         folder: str | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Compare — {name}")
         self.setModal(False)
         self.document = document
-        self.name = name
+        self._name_of = name
+        self.name = name()
         self.folder = folder
         self.runner = CompareRunner(catalog, self)
         self.runner.outcome.connect(self._on_outcome)
@@ -243,6 +244,8 @@ class CompareDialog(QDialog):
 
     def _take_open_design(self) -> None:
         """Snapshot the open design for it and its variants."""
+        self.name = self._name_of()
+        self.setWindowTitle(f"Compare — {self.name}")
         light, links = snapshot(self.document.design)
         self._light, self._links = light, links
         self.stale = False
