@@ -47,6 +47,7 @@ __all__ = [
     "column",
     "compare",
     "comparison",
+    "days_text",
     "delta",
     "format_comparison",
     "from_estimate",
@@ -481,7 +482,8 @@ class CompareRow:
     """Scales with the cluster's size: marked when GPU counts differ."""
 
 
-def _days(x: float) -> str:
+def days_text(x: float) -> str:
+    """Days as read: ``210.8 days``, or hours under a day (``15.2 hours``)."""
     return f"{x:,.1f} days" if x >= 1 else f"{x * 24:,.1f} hours"
 
 
@@ -532,7 +534,7 @@ def _hourly(key: str) -> Callable[[Column], str]:
 
 
 def _in_days(key: str) -> Callable[[Column], str]:
-    return lambda c: _days(getattr(c, key))
+    return lambda c: days_text(getattr(c, key))
 
 
 _ROWS: tuple[tuple[str, str, Callable[[Column], str], str | None, bool], ...] = (

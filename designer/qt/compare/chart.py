@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from designer.core import formatting as fmt
 from designer.qt.charts import _plot
 from designer.view.compare_table import Bars
+from designer.workload.compare import days_text
 
 DAYS_COLOUR = "#4a7fb5"
 OWNED_COLOUR = "#4c9f70"
@@ -125,6 +126,4 @@ class CompareChart(QWidget):
 
 
 def _days(d: float | None) -> str:
-    if d is None:
-        return "unknown"
-    return f"{d:,.1f} days" if d >= 1 else f"{d * 24:,.1f} h"
+    return "unknown" if d is None else days_text(d)
