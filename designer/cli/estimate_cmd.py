@@ -125,9 +125,15 @@ _OPTIONS: tuple[tuple[str, str, Any, str, str], ...] = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the estimate options on ``parser``."""
+    parser.add_argument("file", metavar="DESIGN", help="design file (.json)")
+    add_workload_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the JSON object")
+
+
+def add_workload_options(parser: argparse.ArgumentParser) -> None:
+    """The workload options (``--model`` ... ``--job``); ``compare`` takes them too."""
     from designer.workload.presets import PRESETS
 
-    parser.add_argument("file", metavar="DESIGN", help="design file (.json)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--model",
@@ -140,7 +146,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--job", choices=("pretrain", "finetune", "lora", "inference"), default=None
     )
-    parser.add_argument("--json", action="store_true", help="print the JSON object")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,6 +6,7 @@ Opening, saving and closing files is :mod:`designer.qt.window_files`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QByteArray,
@@ -42,6 +43,9 @@ from designer.qt.window_actions import WindowActions
 from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
 
+if TYPE_CHECKING:
+    from designer.qt.compare import CompareDialog
+
 APP_NAME = "GPU Cluster Designer"
 #: Version of the dock arrangement. A saved window state from another version
 #: is not restored (its docks may be too wide for the canvas, or missing); bump
@@ -72,6 +76,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.document = Document()
         self.path: Path | None = None
         self.latest_report: Report | None = None
+        self.compare_dialog: CompareDialog | None = None
         self.headless = False  # errors go to stderr instead of dialogs
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
@@ -286,6 +291,27 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         )
         dialog.exec()
 
+    def compare_with(self) -> None:
+        """Design > Compare with… (a dialog beside the window, not modal)."""
+        from designer.qt.compare import CompareDialog
+
+        if self.compare_dialog is not None and self.compare_dialog.isVisible():
+            self.compare_dialog.raise_()
+            self.compare_dialog.activateWindow()
+            return
+        if self.compare_dialog is not None:
+            self.compare_dialog.deleteLater()
+        dialog = CompareDialog(
+            self.document,
+            self.catalog,
+            name=self.display_name,
+            folder=str(self.path.parent) if self.path else self.last_folder(),
+            parent=self,
+        )
+        dialog.resize(max(900, self.width() * 4 // 5), max(620, self.height() * 4 // 5))
+        dialog.show()
+        self.compare_dialog = dialog
+
     # --- drag and drop of files ----------------------------------------------
 
     @staticmethod
@@ -325,6 +351,8 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.autosave.shutdown()  # saved or discarded: no copy to keep
         self.runner.shutdown()
         self.estimate_runner.shutdown()
+        if self.compare_dialog is not None:
+            self.compare_dialog.shutdown()
         self.physical_docks.shutdown()
         event.accept()
 

@@ -45,6 +45,7 @@ class ActionHost(Protocol):
     def export(self, selection_only: bool = False) -> None: ...
     def close_design(self) -> bool: ...
     def set_show_cut(self, on: bool) -> None: ...
+    def compare_with(self) -> None: ...
 
 
 class WindowActions:
@@ -194,6 +195,13 @@ class WindowActions:
             "Auto-&Layout by Tier", lambda: canvas().auto_layout(), "Ctrl+L"
         )
         self.settings = act("Design &Settings…", self._design_settings)
+        self.compare = act(
+            "&Compare with…",
+            h.compare_with,
+            "Ctrl+Shift+K",
+            "Compare this design with design files, or with variants of its fabric "
+            "(2:1 leaf uplinks, half the spines, ...): days, $ per run, TCO",
+        )
 
         self._build_menus()
         self._build_toolbar()
@@ -234,6 +242,8 @@ class WindowActions:
         design.addActions([self.connect_oob, self.all_to_all, self.rail])
         design.addSeparator()
         design.addActions([self.group_su, self.group_pod, self.auto_layout])
+        design.addSeparator()
+        design.addAction(self.compare)
         design.addSeparator()
         design.addAction(self.settings)
 

@@ -104,6 +104,9 @@ def summary(est: Estimate) -> list[Line]:
         )
     else:
         lines.append(Line("Time", v("days"), ("days",)))
+    price = fabric_price(est)
+    if price is not None:
+        lines.append(price)
     n1 = est.n_minus_1
     if n1.worst_device is not None:
         text = (
@@ -169,6 +172,24 @@ def summary(est: Estimate) -> list[Line]:
             )
         )
     return lines
+
+
+def fabric_price(est: Estimate) -> Line | None:
+    """What the fabric costs in days: the estimate's days against its
+    ``nonblocking_days`` (the same GPUs on a non-blocking fabric), when the
+    estimate gives them (issue 17's step model); None otherwise."""
+    ideal = getattr(est, "nonblocking_days", None)
+    if ideal is None or est.days is None:
+        return None
+    extra = est.days - ideal
+    text = (
+        f"{ESTIMATE_MARK} {ideal:,.1f} days on a non-blocking fabric of the same GPUs"
+    )
+    if ideal > 0 and extra / ideal >= 0.0005:
+        text += f"; this fabric adds {extra:,.1f} days ({extra / ideal:+.1%})"
+    else:
+        text += "; this fabric costs no time"
+    return Line("Fabric's price", text, ("nonblocking_days", "days"))
 
 
 def sources_of(est: Estimate, paths: tuple[str, ...]) -> str:

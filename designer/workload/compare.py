@@ -1,0 +1,771 @@
+"""Scenario compare: the same workload on several designs, side by side (no Qt).
+
+:func:`column` runs the validator's analysis and :func:`~designer.workload.estimate`
+once for one design and keeps what an architect compares: GPUs, bisection and
+its ratio, oversubscription, cost, power, MFU, tokens/s, days, dollars per run
+(owned and cloud) and TCO. :func:`comparison` puts columns side by side and says
+where they are not like for like (GPU counts, GPU models, different workloads,
+figures that could not be computed and why). The ``compare --json`` object is
+:meth:`Comparison.model_dump` (docs/estimate-json.md, "compare --json").
+
+Every figure is read from the estimate's result, never recomputed here, so a
+better estimate (a step-time model whose MFU depends on the fabric, its
+``nonblocking_days``) shows in the comparison without a change to this module.
+The only arithmetic of its own is the dollars per run:
+
+* owned: the design's GPUs x training hours x the owned cost per busy GPU-hour
+  (``tco.owned_usd_per_used_gpu_hour``): the run occupies the cluster you own;
+* cloud: the GPUs the plan uses x training hours x the cloud rate
+  (``gpu_hours`` x ``tco.cloud_usd_per_gpu_hour``): you rent what you use.
+
+Training hours are the estimate's ``days`` x 24 (no failures; the days with
+failures and checkpoints are a row of their own).
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from designer.catalog.loader import Catalog
+from designer.core import formatting as fmt
+from designer.core.model import Design
+from designer.core.workload import Workload
+from designer.workload.engine import estimate
+from designer.workload.fabric import read_design
+from designer.workload.result import Estimate
+
+__all__ = [
+    "Column",
+    "CompareRow",
+    "Comparison",
+    "column",
+    "compare",
+    "comparison",
+    "days_text",
+    "delta",
+    "format_comparison",
+    "from_estimate",
+    "headers",
+    "rows",
+    "unknown_lines",
+]
+
+HOURS_PER_DAY = 24.0
+MFU_SOURCES = ("model", "given", "default")
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Column(_Out):
+    """One design of a comparison (one entry of ``designs`` in ``compare --json``)."""
+
+    file: str = Field(description="the file as given, or the scenario's name")
+    name: str = Field(description="the design's name (settings.name)")
+    gpus: int
+    gpu_model: str | None
+    compute_nodes: int
+    bisection_gbps: float
+    bisection_ratio: float | None
+    bisection_ratio_lower: float | None = Field(
+        description="proven floor of the ratio (equal to it when exact)"
+    )
+    bisection_exact: bool
+    oversubscription: dict[str, float | None] = Field(
+        description="tier -> down:up ratio (null: the top tier)"
+    )
+    cost_usd: float = Field(description="hardware capex build-up")
+    cost_per_gpu_usd: float | None
+    power_kw: float
+    model: str | None = Field(description="the model estimated (null: none given)")
+    job: str
+    precision: str | None
+    tokens: float | None
+    plan: str | None = Field(
+        description="TP x PP x DP and the GPUs left idle (inference: GPUs per "
+        "replica x replicas)"
+    )
+    zero_recompute: str | None = Field(description="ZeRO stage, recompute")
+    gpus_used: int | None
+    fits: bool | None
+    mfu: float | None
+    mfu_source: str | None = Field(description="model, given or default")
+    tokens_per_s: float | None
+    exposed_comm_fraction: float | None
+    days: float | None
+    nonblocking_days: float | None
+    effective_days: float | None
+    usd_per_run_owned: float | None
+    usd_per_run_cloud: float | None
+    owned_usd_per_gpu_hour: float | None
+    cloud_usd_per_gpu_hour: float | None
+    tco_owned_5y: float | None
+    tco_cloud_5y: float | None
+    bisection_ratio_after_n1: float | None
+    unknown: dict[str, str] = Field(description="field -> why it is null")
+
+
+class Comparison(_Out):
+    """The ``compare --json`` object."""
+
+    designs: list[Column]
+    baseline: str | None = Field(description="the first design's file")
+    like_for_like: bool = Field(description="same GPU count and GPU model")
+    workload: str = Field(description="what was estimated, in words")
+    notes: list[str]
+
+
+def column(
+    label: str,
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    overrides: Workload | None = None,
+    origin: str = "command line",
+) -> Column:
+    """Analyse and estimate ``design`` (its workload block with ``overrides``).
+
+    Raises :class:`~designer.workload.EstimateInputError` when the inputs
+    cannot be used (an unknown preset, say), as ``estimate`` does.
+    """
+    facts = read_design(design, catalog)
+    est = estimate(
+        design, catalog, overrides=overrides, origin=origin, design_facts=facts
+    )
+    report = facts.report
+    return from_estimate(
+        label,
+        design.settings.name,
+        est,
+        compute_nodes=report.compute_nodes,
+        bisection_gbps=report.bisection.gbps,
+        bisection_ratio=report.bisection.ratio,
+        bisection_ratio_lower=(
+            report.bisection.lower_gbps / report.bisection.full_gbps
+            if report.bisection.ratio is not None and report.bisection.full_gbps > 0
+            else None
+        ),
+        bisection_exact=report.bisection.exact,
+        oversubscription=dict(report.oversubscription),
+        cost_usd=report.cost_usd.total,
+        power_kw=report.power_kw,
+    )
+
+
+def from_estimate(
+    label: str,
+    name: str,
+    est: Estimate,
+    *,
+    compute_nodes: int,
+    bisection_gbps: float,
+    bisection_ratio: float | None,
+    bisection_ratio_lower: float | None,
+    bisection_exact: bool,
+    oversubscription: dict[str, float | None],
+    cost_usd: float,
+    power_kw: float,
+) -> Column:
+    """A column from an estimate and the validator's figures of its design."""
+    unknown: dict[str, str] = {}
+
+    def why(key: str, path: str, default: str) -> None:
+        unknown[key] = est.unknown.get(path) or default
+
+    p = est.parallelism
+    trains = est.job != "inference"
+    has_model = est.model.name != "none"
+    plan = zero = None
+    if not est.gpus:
+        unknown["plan"] = unknown["zero_recompute"] = "the design has no GPUs"
+    elif has_model and trains:
+        idle = est.gpus - p.gpus_used
+        plan = f"{p.tp} x {p.pp} x {p.dp:,}" + (f", {idle:,} idle" if idle > 0 else "")
+        zero = f"ZeRO {p.zero_stage}, {p.recompute}"
+    elif has_model:
+        plan = f"{p.tp * p.pp} x {p.dp:,} replicas"
+    mfu, mfu_source = _mfu(est) if trains and has_model else (None, None)
+    days = est.days
+    hours = None if days is None else days * HOURS_PER_DAY
+    tokens = _tokens(est)
+    tokens_per_s = _tokens_per_s(est, tokens)
+    tco = est.tco
+    owned_rate = tco.owned_usd_per_used_gpu_hour
+    cloud_rate = tco.cloud_usd_per_gpu_hour
+    owned_run = (
+        None if hours is None or owned_rate is None else est.gpus * hours * owned_rate
+    )
+    cloud_run = (
+        None
+        if hours is None or cloud_rate is None
+        else p.gpus_used * hours * cloud_rate
+    )
+    nonblocking = getattr(est, "nonblocking_days", None)
+    effective = est.reliability.effective_days
+    if days is None:
+        for key in ("days", "tokens_per_s", "usd_per_run_owned", "usd_per_run_cloud"):
+            why(key, "days", "no training time")
+    else:
+        if tokens_per_s is None:
+            why("tokens_per_s", "step.tokens_per_s", "no token count")
+        if owned_run is None:
+            why("usd_per_run_owned", "tco.owned_usd_per_gpu_hour", "no owned cost")
+        if cloud_run is None:
+            why("usd_per_run_cloud", "tco.cloud_usd_per_gpu_hour", "no cloud rate")
+    if mfu is None:
+        why(
+            "mfu",
+            "step.mfu",
+            "no model given" if not has_model else "inference: no training MFU",
+        )
+    if nonblocking is None:
+        why(
+            "nonblocking_days",
+            "nonblocking_days",
+            "no training time"
+            if days is None
+            else "this estimate does not give the days on a non-blocking fabric",
+        )
+    if effective is None:
+        why("effective_days", "reliability.effective_days", "no training time")
+    if est.step.exposed_comm_fraction is None:
+        why("exposed_comm_fraction", "step.exposed_comm_fraction", "no training step")
+    for key, path in (
+        ("owned_usd_per_gpu_hour", "tco.owned_usd_per_gpu_hour"),
+        ("cloud_usd_per_gpu_hour", "tco.cloud_usd_per_gpu_hour"),
+        ("tco_owned_5y", "tco.total_usd.owned_5y"),
+        ("tco_cloud_5y", "tco.total_usd.cloud_5y"),
+        ("bisection_ratio_after_n1", "n_minus_1.bisection_ratio_after"),
+    ):
+        value = est.value(path)
+        if value is None:
+            why(key, path, "unknown")
+    if not has_model:
+        for key in ("model", "plan", "zero_recompute", "gpus_used", "fits"):
+            unknown[key] = "no model given"
+    if tokens is None and trains:
+        why("tokens", "days", "no token count")
+    if bisection_ratio is None:
+        unknown["bisection_ratio"] = "fewer than two compute nodes: no bisection"
+    return Column(
+        file=label,
+        name=name,
+        gpus=est.gpus,
+        gpu_model=est.gpu_model,
+        compute_nodes=compute_nodes,
+        bisection_gbps=bisection_gbps,
+        bisection_ratio=bisection_ratio,
+        bisection_ratio_lower=bisection_ratio_lower,
+        bisection_exact=bisection_exact,
+        oversubscription=oversubscription,
+        cost_usd=cost_usd,
+        cost_per_gpu_usd=cost_usd / est.gpus if est.gpus else None,
+        power_kw=power_kw,
+        model=est.model.name if has_model else None,
+        job=est.job,
+        precision=_precision(est),
+        tokens=tokens,
+        plan=plan,
+        zero_recompute=zero,
+        gpus_used=p.gpus_used if has_model and est.gpus else None,
+        fits=est.fits if has_model else None,
+        mfu=mfu,
+        mfu_source=mfu_source,
+        tokens_per_s=tokens_per_s,
+        exposed_comm_fraction=est.step.exposed_comm_fraction,
+        days=days,
+        nonblocking_days=nonblocking,
+        effective_days=effective,
+        usd_per_run_owned=owned_run,
+        usd_per_run_cloud=cloud_run,
+        owned_usd_per_gpu_hour=tco.owned_usd_per_gpu_hour,
+        cloud_usd_per_gpu_hour=cloud_rate,
+        tco_owned_5y=tco.total_usd.owned_5y,
+        tco_cloud_5y=tco.total_usd.cloud_5y,
+        bisection_ratio_after_n1=est.n_minus_1.bisection_ratio_after,
+        unknown=unknown,
+    )
+
+
+def _assumption(est: Estimate, name: str) -> Any:
+    for a in est.assumptions:
+        if a.name == name:
+            return a
+    return None
+
+
+def _mfu(est: Estimate) -> tuple[float | None, str | None]:
+    """The estimate's MFU and where it came from: the step model's output
+    (``step.mfu``) when the estimate has one, else the MFU it assumed."""
+    modelled = getattr(est.step, "mfu", None)
+    if modelled is not None:
+        source = getattr(est.step, "mfu_source", None) or "model"
+        return float(modelled), str(source)
+    a = _assumption(est, "mfu")
+    if a is None or a.value is None:
+        return None, None
+    return float(a.value), "default" if a.origin == "default" else "given"
+
+
+def _precision(est: Estimate) -> str | None:
+    a = _assumption(est, "precision")
+    return None if a is None or a.value is None else str(a.value)
+
+
+def _tokens(est: Estimate) -> float | None:
+    a = _assumption(est, "tokens")
+    return None if a is None or a.value is None else float(a.value)
+
+
+def _tokens_per_s(est: Estimate, tokens: float | None) -> float | None:
+    """The step's tokens/s when the estimate gives it, else the run's tokens
+    over its days (the same figure under a fixed MFU)."""
+    given = getattr(est.step, "tokens_per_s", None)
+    if given is not None:
+        return float(given)
+    if tokens is None or not est.days:
+        return None
+    return tokens / (est.days * 86_400.0)
+
+
+def comparison(columns: Sequence[Column], *, options_given: bool = False) -> Comparison:
+    """Put ``columns`` side by side and say where they are not like for like.
+
+    ``options_given``: workload options were given on top of the designs'
+    blocks (else each design is estimated with its own block).
+    """
+    cols = list(columns)
+    names = headers(cols)
+    notes: list[str] = []
+
+    def listed(pick: Sequence[int]) -> str:
+        return ", ".join(names[i] for i in pick)
+
+    def grouped(values: Sequence[str]) -> str:
+        groups: dict[str, list[int]] = {}
+        for i, v in enumerate(values):
+            groups.setdefault(v, []).append(i)
+        return "; ".join(f"{v}: {listed(ix)}" for v, ix in groups.items())
+
+    gpus = {c.gpus for c in cols}
+    models = {c.gpu_model for c in cols}
+    like = len(gpus) <= 1 and len(models) <= 1
+    if len(gpus) > 1:
+        counts = grouped([f"{c.gpus:,} GPUs" for c in cols])
+        notes.append(
+            f"Not like for like: the designs differ in GPU count ({counts}). The "
+            "rows marked * scale with the cluster's size (more GPUs: more bisection, "
+            "cost, power and tokens/s, fewer days); cost per GPU, $ per GPU-hour and "
+            "$ per run compare across sizes."
+        )
+    if len(models) > 1:
+        which = grouped([c.gpu_model or "no GPUs" for c in cols])
+        notes.append(f"Not like for like: different GPU models ({which}).")
+    with_model = [i for i, c in enumerate(cols) if c.model is not None]
+    jobs = {_job_words(cols[i]) for i in with_model}
+    if len(jobs) > 1:
+        what = grouped([_job_words(c) for c in cols])
+        notes.append(
+            f"The designs estimate different workloads ({what}): give the same "
+            "--model (or --params), --job, --tokens and --precision for all."
+        )
+    missing = [i for i, c in enumerate(cols) if c.model is None]
+    if missing:
+        where = (
+            "the options name no model"
+            if options_given
+            else "no workload options were given"
+        )
+        notes.append(
+            f"No workload for {listed(missing)}: "
+            f"{'it has' if len(missing) == 1 else 'they have'} no workload block and "
+            f"{where}. Give --model NAME (or --params N) and, for fine-tuning or a "
+            "model without published training tokens, --tokens T; the fabric, cost "
+            "and power rows are compared without it."
+        )
+    no_tokens = [
+        i
+        for i in with_model
+        if cols[i].unknown.get("days", "").startswith("no token count")
+    ]
+    if no_tokens:
+        notes.append(
+            f"No training time for {listed(no_tokens)}: give --tokens T (training "
+            "tokens)."
+        )
+    for i, c in enumerate(cols):
+        if c.fits is False:
+            notes.append(
+                f"{names[i]}: {c.unknown.get('days', 'the job does not fit')}."
+            )
+    mfu_sources = {c.mfu_source for c in cols if c.mfu_source}
+    if mfu_sources == {"default"}:
+        notes.append(
+            "MFU is the estimate's fixed default on every design: days and $ per run "
+            "do not see the fabric; the communication share of the step does."
+        )
+    bounds = [
+        i for i, c in enumerate(cols) if not c.bisection_exact and c.bisection_ratio
+    ]
+    if bounds:
+        notes.append(
+            f"Bisection of {listed(bounds)}: bounds, not exact; the true ratio lies "
+            "in the range shown."
+        )
+    return Comparison(
+        designs=cols,
+        baseline=cols[0].file if cols else None,
+        like_for_like=like,
+        workload=_workload_words(cols),
+        notes=notes,
+    )
+
+
+def compare(
+    designs: Sequence[tuple[str, Design]],
+    catalog: Catalog | None = None,
+    *,
+    overrides: Workload | None = None,
+    origin: str = "command line",
+) -> Comparison:
+    """Estimate each ``(label, design)`` with the same overrides; compare them."""
+    options = overrides is not None and bool(overrides.model_dump(exclude_none=True))
+    cols = [
+        column(label, d, catalog, overrides=overrides, origin=origin)
+        for label, d in designs
+    ]
+    return comparison(cols, options_given=options)
+
+
+def _job_words(c: Column) -> str:
+    if c.model is None:
+        return "no model"
+    tokens = ""
+    if c.tokens:
+        tokens = (
+            f", {c.tokens / 1e12:.3g}T tokens"
+            if c.tokens >= 1e11
+            else f", {c.tokens / 1e9:.3g}B tokens"
+        )
+    mfu = f", MFU {c.mfu:.0%} given" if c.mfu_source == "given" else ""
+    return f"{c.model} {c.job}, {c.precision}{tokens}{mfu}"
+
+
+def _workload_words(cols: Sequence[Column]) -> str:
+    words = {_job_words(c) for c in cols}
+    if len(words) == 1:
+        return next(iter(words))
+    return "different per design"
+
+
+# --- rows: one table for the CLI, the dialog and its chart ---------------------
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One figure across the designs: numbers (for deltas and charts) and text."""
+
+    key: str
+    label: str
+    values: tuple[float | None, ...]
+    texts: tuple[str, ...]
+    better: str | None = None
+    """``lower`` or ``higher`` is better (None: neither, or not a number)."""
+    sized: bool = False
+    """Scales with the cluster's size: marked when GPU counts differ."""
+
+
+def days_text(x: float) -> str:
+    """Days as read: ``210.8 days``, or hours under a day (``15.2 hours``)."""
+    return f"{x:,.1f} days" if x >= 1 else f"{x * 24:,.1f} hours"
+
+
+def _tokens_rate(x: Any) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:,.3g}M tokens/s"
+    if x >= 1e3:
+        return f"{x / 1e3:,.3g}K tokens/s"
+    return f"{x:,.0f} tokens/s"
+
+
+def _share(x: Any) -> str:
+    return f"{x:.1%}"
+
+
+def _ratio_text(c: Column) -> str:
+    if c.bisection_ratio is None:
+        return "n/a"
+    low = c.bisection_ratio_lower
+    if c.bisection_exact or low is None or f"{low:.2f}" == f"{c.bisection_ratio:.2f}":
+        return f"{c.bisection_ratio:.2f}" + (" exact" if c.bisection_exact else "")
+    return f"{low:.2f}-{c.bisection_ratio:.2f} (bounds)"
+
+
+def _over_text(c: Column) -> str:
+    tiers = [(t, r) for t, r in c.oversubscription.items() if r is not None]
+    if not tiers:
+        return "single tier" if c.oversubscription else "no fabric"
+    return ", ".join(f"{t} {fmt.ratio(r)}" for t, r in tiers)
+
+
+def _worst_over(c: Column) -> float | None:
+    values = [r for r in c.oversubscription.values() if r is not None]
+    return max(values) if values else None
+
+
+def _mfu_text(c: Column) -> str:
+    assert c.mfu is not None
+    return f"{c.mfu:.1%} ({c.mfu_source})"
+
+
+def _money(key: str) -> Callable[[Column], str]:
+    return lambda c: fmt.usd(getattr(c, key))
+
+
+def _hourly(key: str) -> Callable[[Column], str]:
+    return lambda c: f"${getattr(c, key):,.2f}"
+
+
+def _in_days(key: str) -> Callable[[Column], str]:
+    return lambda c: days_text(getattr(c, key))
+
+
+_ROWS: tuple[tuple[str, str, Callable[[Column], str], str | None, bool], ...] = (
+    # key, label, text of a known value, which way is better, scales with size
+    ("gpus", "GPUs", lambda c: f"{c.gpus:,}", None, True),
+    ("gpu_model", "GPU model", lambda c: str(c.gpu_model), None, False),
+    (
+        "bisection_gbps",
+        "Bisection",
+        lambda c: fmt.gbps(c.bisection_gbps),
+        "higher",
+        True,
+    ),
+    ("bisection_ratio", "Bisection ratio", _ratio_text, "higher", False),
+    ("oversubscription", "Oversubscription", _over_text, "lower", False),
+    (
+        "bisection_ratio_after_n1",
+        "Bisection ratio, worst switch lost",
+        lambda c: f"{c.bisection_ratio_after_n1:.2f}",
+        "higher",
+        False,
+    ),
+    ("cost_usd", "Cost (hardware)", _money("cost_usd"), "lower", True),
+    ("cost_per_gpu_usd", "Cost per GPU", _money("cost_per_gpu_usd"), "lower", False),
+    ("power_kw", "Power", lambda c: fmt.kw(c.power_kw), "lower", True),
+    ("plan", "Plan, TP x PP x DP", lambda c: str(c.plan), None, False),
+    (
+        "zero_recompute",
+        "  ZeRO, recompute",
+        lambda c: str(c.zero_recompute),
+        None,
+        False,
+    ),
+    ("mfu", "MFU", _mfu_text, "higher", False),
+    (
+        "tokens_per_s",
+        "Tokens/s",
+        lambda c: _tokens_rate(c.tokens_per_s),
+        "higher",
+        True,
+    ),
+    (
+        "exposed_comm_fraction",
+        "Communication share of a step",
+        lambda c: _share(c.exposed_comm_fraction),
+        "lower",
+        False,
+    ),
+    ("days", "Training time", _in_days("days"), "lower", True),
+    (
+        "nonblocking_days",
+        "Training time, non-blocking fabric",
+        _in_days("nonblocking_days"),
+        "lower",
+        True,
+    ),
+    (
+        "effective_days",
+        "Training time with failures",
+        _in_days("effective_days"),
+        "lower",
+        True,
+    ),
+    (
+        "usd_per_run_owned",
+        "$ per run, owned",
+        _money("usd_per_run_owned"),
+        "lower",
+        False,
+    ),
+    (
+        "usd_per_run_cloud",
+        "$ per run, cloud",
+        _money("usd_per_run_cloud"),
+        "lower",
+        False,
+    ),
+    (
+        "owned_usd_per_gpu_hour",
+        "Owned $ per GPU-hour",
+        _hourly("owned_usd_per_gpu_hour"),
+        "lower",
+        False,
+    ),
+    (
+        "cloud_usd_per_gpu_hour",
+        "Cloud $ per GPU-hour",
+        _hourly("cloud_usd_per_gpu_hour"),
+        None,
+        False,
+    ),
+    ("tco_owned_5y", "TCO owned, 5 years", _money("tco_owned_5y"), "lower", True),
+    ("tco_cloud_5y", "TCO cloud, 5 years", _money("tco_cloud_5y"), "lower", True),
+)
+ROW_KEYS = tuple(r[0] for r in _ROWS)
+"""The figures of a comparison, in the order an architect reads them."""
+
+
+def _value(c: Column, key: str) -> float | None:
+    """A row's number for deltas and charts (None: unknown or not a number)."""
+    if key == "oversubscription":
+        return _worst_over(c)
+    raw = getattr(c, key)
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return float(raw)
+
+
+def rows(comp: Comparison) -> list[CompareRow]:
+    """The figures of ``comp`` as rows (the days on a non-blocking fabric only
+    when the estimate gives them)."""
+    cols = comp.designs
+    out: list[CompareRow] = []
+    for key, label, text, better, sized in _ROWS:
+        if key == "nonblocking_days" and all(c.nonblocking_days is None for c in cols):
+            continue
+        texts = tuple(
+            text(c)
+            if getattr(c, key) is not None
+            else ("unknown" if key in c.unknown else "-")
+            for c in cols
+        )
+        values = tuple(_value(c, key) for c in cols)
+        out.append(CompareRow(key, label, values, texts, better, sized))
+    return out
+
+
+def delta(value: float | None, base: float | None) -> float | None:
+    """Relative change of ``value`` against ``base`` (None when undefined)."""
+    if value is None or base is None or base == 0 or not math.isfinite(base):
+        return None
+    return (value - base) / abs(base)
+
+
+def headers(cols: Sequence[Column]) -> list[str]:
+    """Short column titles: the file names without folder and ``.json`` (the
+    paths as given when two names would read the same)."""
+
+    def short(text: str) -> str:
+        name = text.replace("\\", "/").rsplit("/", 1)[-1]
+        return name.replace(".json", "", 1) if ".json" in name else name
+
+    names = [short(c.file) for c in cols]
+    files = [c.file for c in cols]
+    return [
+        files[i]
+        if any(n == name and files[j] != files[i] for j, n in enumerate(names))
+        else name
+        for i, name in enumerate(names)
+    ]
+
+
+HEADER_WIDTH = 24
+"""Column titles longer than this wrap onto more lines in the CLI table."""
+
+
+def format_comparison(comp: Comparison, title: str = "") -> str:
+    """The side-by-side table of ``cluster-designer compare``."""
+    cols = comp.designs
+    table = rows(comp)
+    sized = len({c.gpus for c in cols}) > 1
+    labels = [r.label + (" *" if sized and r.sized else "") for r in table]
+    first = max([len(s) for s in labels] + [0]) + 2
+    cells = [max([0] + [len(r.texts[i]) for r in table]) for i in range(len(cols))]
+    heads = [
+        textwrap.wrap(
+            h,
+            max(HEADER_WIDTH, cells[i]),
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+        or [""]
+        for i, h in enumerate(headers(cols))
+    ]
+    widths = [max([cells[i]] + [len(x) for x in h]) + 2 for i, h in enumerate(heads)]
+    lines = [title or f"Compare {len(cols)} designs: {comp.workload}"]
+    lines.append("")
+    for k in range(max(len(h) for h in heads) if heads else 0):
+        line = "".join(
+            (h[k] if k < len(h) else "").ljust(w)
+            for h, w in zip(heads, widths, strict=True)
+        )
+        lines.append((" " * first + line).rstrip())
+    for label, r in zip(labels, table, strict=True):
+        row = "".join(t.ljust(w) for t, w in zip(r.texts, widths, strict=True))
+        lines.append((label.ljust(first) + row).rstrip())
+    if comp.notes:
+        lines.append("")
+        lines.append("Notes")
+        lines.extend(_wrapped(n) for n in comp.notes)
+    unknown = unknown_lines(comp, table)
+    if unknown:
+        lines.append("")
+        lines.append("Unknown figures")
+        lines.extend(_wrapped(u) for u in unknown)
+    lines.append("")
+    lines.append(_wrapped(FOOTNOTE, indent=""))
+    return "\n".join(lines)
+
+
+FOOTNOTE = (
+    "All workload figures are estimates (cluster-designer estimate FILE lists every "
+    "input and its source). $ per run: owned = the design's GPUs x days x 24 x the "
+    "owned $ per busy GPU-hour; cloud = the GPUs used x days x 24 x the cloud rate."
+)
+TEXT_WIDTH = 100
+
+
+def _wrapped(text: str, indent: str = "  ") -> str:
+    return textwrap.fill(
+        text,
+        TEXT_WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+
+
+def unknown_lines(comp: Comparison, table: Sequence[CompareRow] = ()) -> list[str]:
+    """Why figures are unknown, one line per design and reason (the figures
+    named by their row labels; "no model given" is the notes' business)."""
+    table = table or rows(comp)
+    label = {r.key: r.label.strip() for r in table}
+    out: list[str] = []
+    for name, c in zip(headers(comp.designs), comp.designs, strict=True):
+        by_reason: dict[str, list[str]] = {}
+        for key, why in c.unknown.items():
+            if key in label and why != "no model given":
+                by_reason.setdefault(why, []).append(label[key])
+        out.extend(
+            f"{name}: {why} ({', '.join(keys)})" for why, keys in by_reason.items()
+        )
+    return out
