@@ -211,7 +211,9 @@ def _algorithms(op: Op, lay: Layout) -> tuple[str, ...]:
     return ("ring",)
 
 
-def _volumes(op: Op, size: float, n: int, lay: Layout, algorithm: str) -> tuple[float, float]:
+def _volumes(
+    op: Op, size: float, n: int, lay: Layout, algorithm: str
+) -> tuple[float, float]:
     """(NVLink bytes per GPU, NIC bytes per GPU)."""
     g, m = lay.g, lay.m
     if op is Op.ALL_REDUCE:
@@ -307,8 +309,9 @@ def _latency(op: Op, n: int, lay: Layout, algorithm: str) -> float:
     if op is Op.SEND_RECV:
         return hop
     if algorithm == "tree":
-        return 2.0 * math.ceil(math.log2(lay.m)) * NET_LATENCY_S + 2.0 * (
-            lay.g - 1
-        ) * NVLINK_LATENCY_S
+        return (
+            2.0 * math.ceil(math.log2(lay.m)) * NET_LATENCY_S
+            + 2.0 * (lay.g - 1) * NVLINK_LATENCY_S
+        )
     steps = 2 * (n - 1) if op is Op.ALL_REDUCE else n - 1
     return steps * hop

@@ -539,9 +539,7 @@ def fabric_view(facts: DesignFacts) -> FabricView:
     for t in range(1, top + 1):
         member = comp | ((rank > 0) & (rank <= t))
         keep = member[a] & member[b]
-        graph = csr_matrix(
-            (np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n)
-        )
+        graph = csr_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n))
         _, label = connected_components(graph, directed=False)
         low_a = (rank[a] > 0) & (rank[a] <= t) & (rank[b] > t)
         low_b = (rank[b] > 0) & (rank[b] <= t) & (rank[a] > t)

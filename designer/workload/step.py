@@ -16,7 +16,9 @@ the design's fabric by :mod:`designer.workload.collectives`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from designer.core.workload import Precision, Recompute
 from designer.workload.collectives import FabricView, Group, Op, Timing, collective
@@ -114,6 +116,7 @@ def model_flops_per_token(spec: ModelSpec, seq: int) -> float:
     return 6.0 * active + attn
 
 
+@cache
 def expert_params(spec: ModelSpec) -> float:
     """Routed-expert parameters: total - dense, from the total and active counts
     and the routing (active = dense + k/E x experts)."""
@@ -130,6 +133,46 @@ def layers_per_stage(layers: int, pp: int, vpp: int) -> int:
     return math.ceil(layers / (pp * vpp)) * vpp
 
 
+def compute_per_microbatch(
+    spec: ModelSpec, plan: StepPlan, hw: Hardware, seq: int
+) -> tuple[float, float]:
+    """(forward, recompute) seconds of one micro-batch on the busiest stage."""
+    fwd, extra, _ = _compute(spec, plan, hw, seq)
+    return fwd, extra
+
+
+def _compute(
+    spec: ModelSpec, plan: StepPlan, hw: Hardware, seq: int
+) -> tuple[float, float, float]:
+    """(forward, recompute, attention forward) seconds of one micro-batch."""
+    assert spec.layers and spec.hidden and spec.heads
+    L, h = spec.layers, spec.hidden
+    tp, cp = plan.tp, plan.cp
+    mb_tokens = plan.micro_batch * seq / cp
+    ls = layers_per_stage(L, plan.pp, plan.vpp)
+    vocab = spec.vocab or 0
+    q = spec.attention_head_dim or spec.head_dim or 0
+    active = spec.active or 0.0
+    layer_params = max(0.0, active - 2.0 * vocab * h) / L
+    # forward FLOPs per GPU of one micro-batch on the busiest stage
+    gemm_f = 2.0 * layer_params * ls * mb_tokens / tp
+    # the output head runs on the last stage; pipelines balance the stages
+    # around it (Llama 3 drops a layer from the first and the last stage)
+    gemm_f += 2.0 * vocab * h * mb_tokens / tp / plan.pp
+    attn_f = 4.0 * spec.heads * q * seq * mb_tokens * ls / tp
+    matrix = hw.peak_flops * hw.eff.matrix
+    attention = hw.bf16_flops * min(hw.eff.attention, hw.eff.matrix)
+    attn_fwd = attn_f / attention
+    fwd = gemm_f / matrix + attn_fwd
+    if plan.recompute is Recompute.FULL:
+        extra = fwd
+    elif plan.recompute is Recompute.SELECTIVE:
+        extra = attn_fwd
+    else:
+        extra = 0.0
+    return fwd, extra, attn_fwd
+
+
 def step(
     spec: ModelSpec,
     plan: StepPlan,
@@ -138,6 +181,7 @@ def step(
     *,
     seq: int,
     batch_tokens: float,
+    timer: Callable[[FabricView, Op, float, Group], Timing] = collective,
 ) -> StepResult:
     """Time one training step of ``plan``; ``batch_tokens`` is the global batch
     (rounded up to whole micro-batches of every DP rank)."""
@@ -148,30 +192,11 @@ def step(
     seqs = max(1, math.ceil(batch_tokens / seq))
     m = max(1, math.ceil(seqs / (dp * b)))
     tokens = float(m * dp * b * seq)
-    mb_tokens = b * seq / cp  # tokens of one micro-batch on one CP rank
     ls = layers_per_stage(L, pp, v)
     moe_share = (spec.moe_layers or L) / L if spec.is_moe else 0.0
     moe_ls = ls * moe_share
-    vocab = spec.vocab or 0
     q = spec.attention_head_dim or spec.head_dim or 0
-    active = spec.active or 0.0
-    layer_params = max(0.0, active - 2.0 * vocab * h) / L
-    # forward FLOPs per GPU of one micro-batch on the busiest stage
-    gemm_f = 2.0 * layer_params * ls * mb_tokens / tp
-    # the output head runs on the last stage; pipelines balance the stages
-    # around it (Llama 3 drops a layer from the first and the last stage)
-    gemm_f += 2.0 * vocab * h * mb_tokens / tp / pp
-    attn_f = 4.0 * spec.heads * q * seq * mb_tokens * ls / tp
-    matrix = hw.peak_flops * hw.eff.matrix
-    attention = hw.bf16_flops * min(hw.eff.attention, hw.eff.matrix)
-    fwd = gemm_f / matrix + attn_f / attention
-    attn_fwd = attn_f / attention
-    if plan.recompute is Recompute.FULL:
-        extra = fwd
-    elif plan.recompute is Recompute.SELECTIVE:
-        extra = attn_fwd
-    else:
-        extra = 0.0
+    fwd, extra, attn_fwd = _compute(spec, plan, hw, seq)
     compute_mb = 3.0 * fwd + extra
     timings: dict[str, Timing] = {}
     notes: list[str] = []
@@ -183,8 +208,8 @@ def step(
     tp_mb = 0.0
     if tp > 1:
         act = b * seq / cp * h * ACT_BYTES
-        t_ag = collective(view, Op.ALL_GATHER, act, Group(tp, 1))
-        t_rs = collective(view, Op.REDUCE_SCATTER, act, Group(tp, 1))
+        t_ag = timer(view, Op.ALL_GATHER, act, Group(tp, 1))
+        t_rs = timer(view, Op.REDUCE_SCATTER, act, Group(tp, 1))
         timings["tp"] = t_ag
         per_pass = 2.0 * (t_ag.time_s + t_rs.time_s) * ls
         passes = 2.0 + (1.0 if plan.recompute is Recompute.FULL else 0.0)
@@ -201,7 +226,7 @@ def step(
     if cp > 1:
         kv = spec.kv_heads or spec.heads
         chunk = 2.0 * b * seq / cp * kv * (spec.head_dim or q) * ACT_BYTES / tp
-        t = collective(view, Op.SEND_RECV, chunk, Group(cp, tp))
+        t = timer(view, Op.SEND_RECV, chunk, Group(cp, tp))
         timings["cp"] = t
         per_layer_f = (cp - 1) * t.time_s
         cp_mb = 3.0 * per_layer_f * ls
@@ -215,7 +240,7 @@ def step(
         # (DeepSeek-V3: 4), once per node, then over NVLink to its experts
         copies = min(spec.top_k, spec.route_nodes or spec.top_k)
         size = b * seq / (cp * tp) * h * copies * ACT_BYTES
-        t = collective(view, Op.ALL_TO_ALL, size, Group(plan.ep, tp * cp))
+        t = timer(view, Op.ALL_TO_ALL, size, Group(plan.ep, tp * cp))
         timings["ep"] = t
         passes = 4.0 + (2.0 if plan.recompute is Recompute.FULL else 0.0)
         ep_mb = passes * t.time_s * moe_ls
@@ -228,7 +253,7 @@ def step(
     pp_total = pp_exp = 0.0
     if pp > 1:
         act = b * seq / cp * h * ACT_BYTES / tp
-        t = collective(view, Op.SEND_RECV, act, Group(pp, tp * cp * dp))
+        t = timer(view, Op.SEND_RECV, act, Group(pp, tp * cp * dp))
         timings["pp"] = t
         pp_total = 2.0 * m * v * t.time_s
         pp_exp = 2.0 * (pp - 1) * t.time_s
@@ -243,8 +268,8 @@ def step(
         fwd_stage = fwd  # one micro-batch through the stage, forward
         bwd_stage = 2.0 * fwd + extra
         if plan.zero >= 3:
-            gather = collective(view, Op.ALL_GATHER, local * PARAM_BYTES, group)
-            scatter = collective(view, Op.REDUCE_SCATTER, local * GRAD_BYTES, group)
+            gather = timer(view, Op.ALL_GATHER, local * PARAM_BYTES, group)
+            scatter = timer(view, Op.REDUCE_SCATTER, local * GRAD_BYTES, group)
             timings["dp"] = scatter
             per_mb = 2.0 * gather.time_s + scatter.time_s
             dp_total = m * per_mb
@@ -252,11 +277,11 @@ def step(
             dp_exp = m * max(0.0, per_mb - (fwd_stage + bwd_stage)) + first
         else:
             if plan.zero == 0:
-                red = collective(view, Op.ALL_REDUCE, local * GRAD_BYTES, group)
+                red = timer(view, Op.ALL_REDUCE, local * GRAD_BYTES, group)
                 gat = None
             else:
-                red = collective(view, Op.REDUCE_SCATTER, local * GRAD_BYTES, group)
-                gat = collective(view, Op.ALL_GATHER, local * PARAM_BYTES, group)
+                red = timer(view, Op.REDUCE_SCATTER, local * GRAD_BYTES, group)
+                gat = timer(view, Op.ALL_GATHER, local * PARAM_BYTES, group)
             timings["dp"] = red
             buckets = max(1.0, local / BUCKET_PARAMS)
             last = red.time_s / buckets
