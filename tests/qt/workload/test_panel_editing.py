@@ -264,3 +264,21 @@ def test_dock_is_tabbed_with_the_validator_and_the_canvas_keeps_half(
     assert panel.width() <= window.width() - window.canvas.width()
     window.document.mark_clean()
     window.close()
+
+
+def test_the_estimate_reads_the_validators_analysis(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Issue 17: the editor's estimate takes the worker's report and index of
+    the current state; it never analyses the design a second time."""
+    window = open_sample(qtbot, main_window, BIG)
+    runner = window.estimate_runner
+    window.document.execute(
+        AddDevices([Device(id="extra-dgx-2", catalog_id="dgx-h100", x=0, y=900)])
+    )
+    est = wait_estimate(qtbot, window)
+    assert est.gpus == 1016 + 8
+    assert runner.own_analyses == 0
+    facts = runner._cache.facts
+    assert facts is not None and facts.report is window.runner._last_report
+    assert facts._index is window.runner.latest_index
