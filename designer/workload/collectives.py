@@ -180,21 +180,23 @@ def collective(
     group: Group,
     *,
     concurrent: bool = True,
+    algorithm: str | None = None,
 ) -> Timing:
     """Time of ``op`` on ``size`` bytes over ``group`` on ``view``.
 
     ``concurrent``: every GPU of each tier group runs the same collective at
     the same time (training: all DP groups reduce at once), so a group's
     uplinks are shared by all its GPUs; otherwise only this group's ranks use
-    them (``estimate --collective``).
+    them (``estimate --collective``). ``algorithm``: force one (``ring``,
+    ``tree``); otherwise the faster, as NCCL's tuner picks.
     """
     n = max(group.n, 1)
     if n == 1 or size <= 0:
         return Timing(op, size, n, "none", 0.0, math.inf, math.inf, "none", {}, False)
     lay = layout(view, group)
     best: Timing | None = None
-    for algorithm in _algorithms(op, lay):
-        t = _timing(view, op, size, n, lay, algorithm, concurrent)
+    for algo in (algorithm,) if algorithm else _algorithms(op, lay):
+        t = _timing(view, op, size, n, lay, algo, concurrent)
         if best is None or t.time_s < best.time_s:
             best = t
     assert best is not None

@@ -49,7 +49,14 @@ def test_an_edit_is_one_undo_step_and_updates_the_results(
     assert window.document.history.undo_label == "Set MFU"
     assert window.document.design.workload.mfu == 0.5
     est = wait_estimate(qtbot, window)
-    assert est.days == pytest.approx(days * 0.4 / 0.5)
+    # a given MFU overrides the modelled one and says so (issue 17)
+    assert est.step.mfu_source == "given"
+    assert est.flops_total is not None
+    peak = 989e12  # H100 SXM BF16, the catalog's dense peak
+    assert est.days == pytest.approx(
+        est.flops_total / (est.parallelism.gpus_used * peak * 0.5 * 86_400)
+    )
+    assert est.days != pytest.approx(days)
     row = window.workload_panel.tree.by_path["days"]
     assert f"{est.days:,.0f} days" in row.text(1)
     window.document.undo()
