@@ -107,8 +107,9 @@ class StepResult:
 
 
 def model_flops_per_token(spec: ModelSpec, seq: int) -> float:
-    """6 N (active) + 12 L H Q T, the attention term of PaLM appendix B."""
-    active = spec.active or 0.0
+    """6 N + 12 L H Q T (PaLM appendix B), N the active parameters less the
+    input embedding (a table lookup, no matrix math; the output head counts)."""
+    active = max(0.0, (spec.active or 0.0) - (spec.vocab or 0) * (spec.hidden or 0))
     attn = 0.0
     if spec.layers and spec.heads:
         q = spec.attention_head_dim or spec.head_dim or 0
