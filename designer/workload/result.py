@@ -77,6 +77,7 @@ class MemoryPerGpu(_Out):
     kv_cache: float | None
     total: float | None
     capacity: float | None
+    transient: float | None = None
 
 
 class Alternative(_Out):

@@ -15,7 +15,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("n_minus_1", "N-1: worst single switch failure"),
     ("tco", "Owned vs cloud"),
 )
-_TIME = {"flops_total", "flops_6nd", "days", "gpu_hours"}
+_TIME = {"flops_total", "flops_6nd", "days", "gpu_hours", "nonblocking_days"}
 _SHARES = ("fraction", "ratio", "utilization", "goodput", "factor")
 
 
@@ -99,11 +99,7 @@ def step_lines(est: Estimate) -> list[str]:
         out.append(
             f"  on a non-blocking fabric of the same GPUs: "
             f"{est.nonblocking_days:,.1f} days"
-            + (
-                f" (this design: {est.days:,.1f} days)"
-                if est.days is not None
-                else ""
-            )
+            + (f" (this design: {est.days:,.1f} days)" if est.days is not None else "")
         )
     for i, alt in enumerate(p.alternatives, 2):
         out.append(
@@ -130,7 +126,9 @@ def format_collective(est: Estimate, title: str) -> str:
         + ", ".join(f"{k} {v * 1e3:,.3f} ms" for k, v in c.terms_s.items()),
     ]
     if c.spans_nvlink_domains:
-        lines.append("  the group spans NVLink domains: it crosses the scale-out fabric")
+        lines.append(
+            "  the group spans NVLink domains: it crosses the scale-out fabric"
+        )
     return "\n".join(lines)
 
 
