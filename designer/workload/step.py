@@ -161,7 +161,9 @@ def _compute(
     # around it (Llama 3 drops a layer from the first and the last stage)
     gemm_f += 2.0 * vocab * h * mb_tokens / tp / plan.pp
     attn_f = 4.0 * spec.heads * q * seq * mb_tokens * ls / tp
-    matrix = hw.peak_flops * hw.eff.matrix
+    # small GEMMs (a thin shard of a micro-batch) run below the large-GEMM share
+    per_gemm = gemm_f / max(ls * GEMMS_PER_LAYER, 1)
+    matrix = hw.peak_flops * hw.eff.matrix * gemm_scale(per_gemm)
     attention = hw.bf16_flops * min(hw.eff.attention, hw.eff.matrix)
     attn_fwd = attn_f / attention
     fwd = gemm_f / matrix + attn_fwd
@@ -332,6 +334,26 @@ def step(
         timings=timings,
         notes=notes,
     )
+
+
+GEMMS_PER_LAYER = 4
+"""QKV, attention output, MLP up (with gate) and down projections."""
+GEMM_EFFICIENCY = ((128e9, 0.95), (16e9, 0.9), (1e9, 0.6), (0.0, 0.1))
+"""Matrix efficiency by GEMM size (FLOPs): Calculon's A100 and H100 system
+files (repo calculon-ai/calculon, systems/*.json, matrix gflops_efficiency)
+[P]; used relative to its large-GEMM 0.95."""
+
+
+def gemm_scale(flops: float) -> float:
+    """Share of the large-GEMM efficiency a GEMM of ``flops`` FLOPs reaches
+    (linear between Calculon's points)."""
+    top = GEMM_EFFICIENCY[0][1]
+    for (hi, e_hi), (lo, e_lo) in zip(GEMM_EFFICIENCY, GEMM_EFFICIENCY[1:]):
+        if flops >= hi:
+            return e_hi / top
+        if flops >= lo:
+            return (e_lo + (e_hi - e_lo) * (flops - lo) / (hi - lo)) / top
+    return GEMM_EFFICIENCY[-1][1] / top
 
 
 TP_EXPOSED = 0.5
