@@ -260,14 +260,9 @@ def _collective(args: argparse.Namespace, design: Any, out: TextIO, err: TextIO)
         json.dump(body, out, indent=2)
         out.write("\n")
         return EXIT_OK
-    from designer.workload.result import Estimate
-
-    shown = Estimate.model_construct(
-        gpu_model=facts.gpu_model,
-        collective=c,
-        parallelism=type("P", (), {"nvlink_domain": facts.nvlink_domain})(),
-    )
-    out.write(format_collective(shown, f"Collective on {args.file}") + "\n")
+    title = f"Collective on {args.file}"
+    out.write(format_collective(c, facts.gpu_model, facts.nvlink_domain, title))
+    out.write("\n")
     return EXIT_OK
 
 

@@ -161,6 +161,10 @@ def estimate(
         step = Step()
         for name in Step.model_fields:
             led.why(f"step.{name}", "no model given" if spec is None else "no GPUs")
+    if not model_step:
+        reason = _why_not_modelled(job, spec, pk.flops, eff, gpus, capacity)
+        for name in _MODELLED:
+            led.why(f"step.{name}", reason)
     if nonblocking_days is None:
         led.why(
             "nonblocking_days",
@@ -243,6 +247,46 @@ def estimate(
 
 
 _E = TypeVar("_E", Job, Precision)
+
+
+_MODELLED = (
+    "hfu",
+    "tflops_per_gpu",
+    "tokens_per_s",
+    "step_s",
+    "bubble_s",
+    "tp_comm_s",
+    "cp_comm_s",
+    "ep_comm_s",
+    "exposed_comm_s",
+)
+
+
+def _why_not_modelled(
+    job: Job,
+    spec: ModelSpec | None,
+    peak: float | None,
+    eff: object,
+    gpus: int,
+    capacity: float,
+) -> str:
+    """Why the estimate could not time a step with the step model."""
+    if job is Job.INFERENCE:
+        return "inference job: no training step"
+    if spec is None:
+        return "no model given"
+    if not gpus or capacity <= 0:
+        return "the design has no GPUs with known memory"
+    if not spec.has_shape:
+        return (
+            "the model's shape (layers, hidden, heads, sequence) is not known: the "
+            "step is not modelled, the MFU is the default"
+        )
+    if peak is None:
+        return "the GPU's dense peak is not known (give --peak-tflops)"
+    if eff is None:
+        return "no efficiency default for these GPUs at this precision (give --mfu)"
+    return "the step is not modelled"
 
 
 def _choice(led: Ledger, name: str, default: _E, source: str) -> _E:

@@ -278,7 +278,6 @@ class Estimate(_Out):
     unknown: dict[str, str]
     findings: list[Finding]
     nonblocking_days: float | None = None
-    collective: CollectiveOut | None = None
 
     def value(self, path: str) -> Any:
         """The figure at a dotted path such as ``step.dp_comm_s``."""

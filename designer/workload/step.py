@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 
 from designer.core.workload import Precision, Recompute
 from designer.workload.collectives import FabricView, Group, Op, Timing, collective
@@ -348,7 +349,7 @@ def gemm_scale(flops: float) -> float:
     """Share of the large-GEMM efficiency a GEMM of ``flops`` FLOPs reaches
     (linear between Calculon's points)."""
     top = GEMM_EFFICIENCY[0][1]
-    for (hi, e_hi), (lo, e_lo) in zip(GEMM_EFFICIENCY, GEMM_EFFICIENCY[1:]):
+    for (hi, e_hi), (lo, e_lo) in pairwise(GEMM_EFFICIENCY):
         if flops >= hi:
             return e_hi / top
         if flops >= lo:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.workload.result import Estimate, Row
+from designer.workload.result import CollectiveOut, Estimate, Row
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("", "Design"),
@@ -40,6 +40,9 @@ def format_value(row: Row) -> str:
         return value
     if isinstance(value, int) and not row.unit:
         return f"{value:,}"
+    if isinstance(value, list):
+        # the plan search's runners-up: one line each follows the plan line
+        return f"{len(value)} (listed under the plan)" if value else "none"
     x = float(value)
     name = row.path.rsplit(".", 1)[-1]
     if (not row.unit and any(s in name for s in _SHARES)) or "by_tier." in row.path:
@@ -110,14 +113,14 @@ def step_lines(est: Estimate) -> list[str]:
     return out
 
 
-def format_collective(est: Estimate, title: str) -> str:
+def format_collective(
+    c: CollectiveOut, gpu_model: str | None, domain: int, title: str
+) -> str:
     """``estimate --collective``: the time, algorithm, bandwidths, bottleneck."""
-    c = est.collective
-    assert c is not None
     lines = [
         title,
         f"  {c.op} of {c.bytes:,.0f} B over {c.gpus:,} GPUs "
-        f"({est.gpu_model or '?'}, NVLink domain {est.parallelism.nvlink_domain})",
+        f"({gpu_model or '?'}, NVLink domain {domain})",
         f"  time {c.time_s * 1e3:,.3f} ms, algorithm {c.algorithm}",
         f"  algbw {c.algbw_gbytes_s:,.1f} GB/s, busbw {c.busbw_gbytes_s:,.1f} GB/s "
         "(nccl-tests definitions)",
