@@ -155,9 +155,20 @@ def _compute(
     vocab = spec.vocab or 0
     q = spec.attention_head_dim or spec.head_dim or 0
     active = spec.active or 0.0
-    layer_params = max(0.0, active - 2.0 * vocab * h) / L
+    # routed experts: k of E experts per token in the MoE layers; their GEMMs
+    # get the tokens of the whole EP group, split over the experts
+    expert_active = 0.0
+    expert_gemm = 0.0
+    if spec.is_moe:
+        assert spec.experts and spec.top_k
+        moe_layers = spec.moe_layers or L
+        per_expert = expert_params(spec) / (moe_layers * spec.experts)
+        expert_active = spec.top_k * per_expert * moe_layers
+        moe_ls = ls * moe_layers / L
+        expert_gemm = 2.0 * spec.top_k * per_expert * moe_ls * mb_tokens / tp
+    dense_params = max(0.0, active - 2.0 * vocab * h - expert_active) / L
     # forward FLOPs per GPU of one micro-batch on the busiest stage
-    gemm_f = 2.0 * layer_params * ls * mb_tokens / tp
+    gemm_f = 2.0 * dense_params * ls * mb_tokens / tp
     # the output head runs on the last stage; pipelines balance the stages
     # around it (Llama 3 drops a layer from the first and the last stage)
     gemm_f += 2.0 * vocab * h * mb_tokens / tp / plan.pp
@@ -165,9 +176,18 @@ def _compute(
     # small GEMMs (a thin shard of a micro-batch) run below the large-GEMM share
     per_gemm = gemm_f / max(ls * GEMMS_PER_LAYER, 1)
     matrix = hw.peak_flops * hw.eff.matrix * gemm_scale(per_gemm)
+    expert_s = 0.0
+    if expert_gemm > 0:
+        assert spec.experts and spec.top_k
+        tokens = max(plan.ep, 1) * mb_tokens * spec.top_k / spec.experts
+        one = 2.0 * tokens * expert_params(spec) / (
+            (spec.moe_layers or L) * spec.experts * tp * EXPERT_GEMMS
+        )
+        rate = hw.peak_flops * hw.eff.matrix * gemm_scale(one)
+        expert_s = expert_gemm / rate
     attention = hw.bf16_flops * min(hw.eff.attention, hw.eff.matrix)
     attn_fwd = attn_f / attention
-    fwd = gemm_f / matrix + attn_fwd
+    fwd = gemm_f / matrix + expert_s + attn_fwd
     if plan.recompute is Recompute.FULL:
         extra = fwd
     elif plan.recompute is Recompute.SELECTIVE:
@@ -337,6 +357,8 @@ def step(
     )
 
 
+EXPERT_GEMMS = 3
+"""Gate, up and down projections of one expert (SwiGLU)."""
 GEMMS_PER_LAYER = 4
 """QKV, attention output, MLP up (with gate) and down projections."""
 GEMM_EFFICIENCY = ((128e9, 0.95), (16e9, 0.9), (1e9, 0.6), (0.0, 0.1))
