@@ -82,10 +82,14 @@ def summary(est: Estimate) -> list[Line]:
             f"{p.gpus_used:,} GPUs ({p.chosen})"
         )
     else:
+        from designer.workload.text import plan_text
+
         plan = (
-            f"TP {p.tp} x PP {p.pp} x DP {p.dp:,} = {p.gpus_used:,} GPUs, "
-            f"ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
+            f"{plan_text(p.tp, p.cp, p.pp, p.vpp, p.dp, p.ep)} = {p.gpus_used:,} "
+            f"GPUs, ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
         )
+        if p.idle_gpus:
+            plan += f"; {p.idle_gpus:,} GPUs idle"
     plan += (
         f"; TP inside the NVLink domain of {p.nvlink_domain}"
         if p.tp_within_nvlink
@@ -104,6 +108,23 @@ def summary(est: Estimate) -> list[Line]:
         )
     else:
         lines.append(Line("Time", v("days"), ("days",)))
+    st = est.step
+    if st.step_s is not None and st.mfu is not None:
+        step = (
+            f"{v('step.step_s', False)}, {v('step.tokens_per_s', False)}, MFU "
+            f"{v('step.mfu', False)}"
+            + (" (given)" if st.mfu_source == "given" else " (modelled)")
+        )
+        lines.append(Line("Step", step, ("step.step_s", "step.mfu")))
+    if est.nonblocking_days is not None:
+        lines.append(
+            Line(
+                "Fabric",
+                "on a non-blocking fabric of the same GPUs: "
+                f"{v('nonblocking_days', False)}",
+                ("nonblocking_days",),
+            )
+        )
     n1 = est.n_minus_1
     if n1.worst_device is not None:
         text = (

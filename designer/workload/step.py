@@ -180,8 +180,11 @@ def _compute(
     if expert_gemm > 0:
         assert spec.experts and spec.top_k
         tokens = max(plan.ep, 1) * mb_tokens * spec.top_k / spec.experts
-        one = 2.0 * tokens * expert_params(spec) / (
-            (spec.moe_layers or L) * spec.experts * tp * EXPERT_GEMMS
+        one = (
+            2.0
+            * tokens
+            * expert_params(spec)
+            / ((spec.moe_layers or L) * spec.experts * tp * EXPERT_GEMMS)
         )
         rate = hw.peak_flops * hw.eff.matrix * gemm_scale(one)
         expert_s = expert_gemm / rate

@@ -16,7 +16,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("tco", "Owned vs cloud"),
 )
 _TIME = {"flops_total", "flops_6nd", "days", "gpu_hours", "nonblocking_days"}
-_SHARES = ("fraction", "ratio", "utilization", "goodput", "factor")
+_SHARES = ("fraction", "ratio", "utilization", "goodput", "factor", "mfu", "hfu")
 
 
 def section_of(path: str) -> str:
