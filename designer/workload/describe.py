@@ -123,13 +123,6 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "searched or given",
         _X,
     ),
-    "parallelism.alternatives": (
-        "Next plans of the search",
-        "",
-        "the plan search's runners-up with their step times and why they lose "
-        "(docs/step-model.md)",
-        _E,
-    ),
     "parallelism.idle_gpus": (
         "GPUs left idle",
         "",

@@ -163,25 +163,31 @@ def candidates(
                         dp = fixed.dp or min(most, max(1, batch_seqs // b))
                         if dp < 1 or tp * cp * pp * dp > gpus:
                             continue
-                        m = math.ceil(batch_seqs / (dp * b))
                         if experts:
                             eps = (
                                 [fixed.ep]
                                 if fixed.ep
                                 else [
                                     e
-                                    for e in _pow2(experts)
-                                    if experts % e == 0 and (dp * cp) % e == 0
+                                    for e in _pow2(min(experts, dp * cp))
+                                    if experts % e == 0
                                 ]
                             )
                         else:
                             eps = [1]
-                        for v in vpps:
-                            if v > 1 and m % pp:
+                        for ep in eps:
+                            # EP divides DP x CP: fewer DP ranks (idle GPUs) if not
+                            dpe = dp
+                            while dpe > 0 and (dpe * cp) % ep:
+                                dpe -= 1
+                            if dpe < 1 or (fixed.dp and dpe != fixed.dp):
                                 continue
-                            for ep in eps:
+                            m = math.ceil(batch_seqs / (dpe * b))
+                            for v in vpps:
+                                if v > 1 and m % pp:
+                                    continue
                                 yield [
-                                    Plan(tp, pp, dp, zero, rec, v, cp, ep, b)
+                                    Plan(tp, pp, dpe, zero, rec, v, cp, ep, b)
                                     for rec in recs
                                     for zero in zeros
                                 ]
@@ -352,6 +358,11 @@ def why_slower(best: Scored, other: Scored) -> str:
     )
     worse = [f"+{d:,.2f} s {label}" for d, label in reversed(deltas) if d > 0][:2]
     pct = other.per_token / best.per_token - 1.0
+    if pct <= TIE:
+        return (
+            f"as fast within {TIE:.0%} ({pct:+.1%} per token): the chosen plan is "
+            "simpler (less recompute, fewer GPUs per model replica, lower ZeRO)"
+        )
     what = ", ".join(worse) if worse else "no single part"
     return f"{pct:.1%} slower per token: {what} (per step of {scale:,.0f} tokens)"
 
