@@ -82,11 +82,11 @@ def summary(est: Estimate) -> list[Line]:
             f"{p.gpus_used:,} GPUs ({p.chosen})"
         )
     else:
-        from designer.workload.text import plan_text
+        from designer.workload.text import plan_text, recompute_words
 
         plan = (
             f"{plan_text(p.tp, p.cp, p.pp, p.vpp, p.dp, p.ep)} = {p.gpus_used:,} "
-            f"GPUs, ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
+            f"GPUs, ZeRO {p.zero_stage}, {recompute_words(p.recompute)} ({p.chosen})"
         )
         if p.idle_gpus:
             plan += f"; {p.idle_gpus:,} GPUs idle"

@@ -70,6 +70,11 @@ def _number(x: float) -> str:
     return f"{x:.3g}"
 
 
+def recompute_words(recompute: str) -> str:
+    """``no recompute``, ``selective recompute``, ``full recompute``."""
+    return "no recompute" if recompute == "none" else f"{recompute} recompute"
+
+
 def plan_text(tp: int, cp: int, pp: int, vpp: int, dp: int, ep: int) -> str:
     """``TP 8 x CP 1 x PP 16 (VPP 4) x DP 128``, ``, EP 64`` for MoE."""
     text = f"TP {tp} x CP {cp} x PP {pp}"
@@ -107,7 +112,7 @@ def step_lines(est: Estimate) -> list[str]:
     for i, alt in enumerate(p.alternatives, 2):
         out.append(
             f"  plan #{i}: {plan_text(alt.tp, alt.cp, alt.pp, alt.vpp, alt.dp, alt.ep)}"
-            f", ZeRO {alt.zero_stage}, {alt.recompute}, micro-batch "
+            f", ZeRO {alt.zero_stage}, {recompute_words(alt.recompute)}, micro-batch "
             f"{alt.micro_batch}: step {alt.step_s:,.2f} s; {alt.why}"
         )
     return out
@@ -155,8 +160,8 @@ def format_estimate(est: Estimate, title: str) -> str:
     else:
         plan = (
             f"  plan: {plan_text(p.tp, p.cp, p.pp, p.vpp, p.dp, p.ep)} = "
-            f"{p.gpus_used:,} GPUs, ZeRO {p.zero_stage}, {p.recompute} recompute, "
-            f"micro-batch {p.micro_batch} ({p.chosen})"
+            f"{p.gpus_used:,} GPUs, ZeRO {p.zero_stage}, "
+            f"{recompute_words(p.recompute)}, micro-batch {p.micro_batch} ({p.chosen})"
         )
     lines.append(plan + ("" if p.tp_within_nvlink else "; TP spans NVLink domains"))
     if p.idle_gpus:
