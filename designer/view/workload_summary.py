@@ -96,6 +96,14 @@ def summary(est: Estimate) -> list[Line]:
         else f"; TP {p.tp} SPANS NVLink domains of {p.nvlink_domain}"
     )
     lines.append(Line("Plan", plan, ("parallelism.tp", "parallelism.tp_within_nvlink")))
+    st = est.step
+    if st.step_s is not None and st.mfu is not None:
+        step = (
+            f"{v('step.step_s', False)}, {v('step.tokens_per_s', False)}, MFU "
+            f"{v('step.mfu', False)}"
+            + (" (given)" if st.mfu_source == "given" else " (modelled)")
+        )
+        lines.append(Line("Step", step, ("step.step_s", "step.mfu")))
     if est.days is not None:
         time = f"{v('days')} ({v('gpu_hours')})"
         if est.reliability.effective_days is not None:
@@ -108,23 +116,6 @@ def summary(est: Estimate) -> list[Line]:
         )
     else:
         lines.append(Line("Time", v("days"), ("days",)))
-    st = est.step
-    if st.step_s is not None and st.mfu is not None:
-        step = (
-            f"{v('step.step_s', False)}, {v('step.tokens_per_s', False)}, MFU "
-            f"{v('step.mfu', False)}"
-            + (" (given)" if st.mfu_source == "given" else " (modelled)")
-        )
-        lines.append(Line("Step", step, ("step.step_s", "step.mfu")))
-    if est.nonblocking_days is not None:
-        lines.append(
-            Line(
-                "Fabric",
-                "on a non-blocking fabric of the same GPUs: "
-                f"{v('nonblocking_days', False)}",
-                ("nonblocking_days",),
-            )
-        )
     n1 = est.n_minus_1
     if n1.worst_device is not None:
         text = (

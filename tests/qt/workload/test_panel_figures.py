@@ -61,8 +61,8 @@ def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) ->
     else:
         layout = f"TP {plan['tp']} x CP {plan['cp']} x PP {plan['pp']}"
         assert layout in summary["Plan"].text()
-    if data["nonblocking_days"] is not None:  # the fabric's price in one line
-        assert "on a non-blocking fabric of the same GPUs" in summary["Fabric"].text()
+    if data["step"]["step_s"] is not None:  # the modelled step, MFU an output
+        assert "MFU" in summary["Step"].text()
     # and the assumptions, each with its source
     assumptions = {
         str(tree.topLevelItem(i).child(j).data(0, PATH_ROLE)): tree.topLevelItem(
