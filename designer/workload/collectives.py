@@ -104,16 +104,16 @@ class FabricView:
         the full NIC rate and the bisection is full."""
         nic = self.nic_bytes_s or 0.0
         levels = tuple(
-            replace(lv, up_bytes_s=max(lv.up_bytes_s, nic * lv.gpus), ratio=1.0)
+            lv
+            if lv.up_bytes_s >= nic * lv.gpus
+            else replace(lv, up_bytes_s=nic * lv.gpus, ratio=1.0)
             for lv in self.levels
         )
         full = nic * self.gpus / 2.0 if nic else None
         bis = self.bisection_bytes_s
-        return replace(
-            self,
-            levels=levels,
-            bisection_bytes_s=None if full is None else max(full, bis or 0.0),
-        )
+        if full is not None and (bis is None or bis < full):
+            bis = full
+        return replace(self, levels=levels, bisection_bytes_s=bis)
 
 
 @dataclass(frozen=True)

@@ -118,8 +118,11 @@ def estimate(
         plan, fits, why_not = search_res.plan, search_res.fits, search_res.why_not
         if search_res.result is not None:
             micro = search_res.result.micro_batches
-            free = modelled.run_search(
-                work, fix, view.non_blocking(), hw, gpus, capacity, batch
+            ideal = view.non_blocking()
+            free = (
+                search_res
+                if ideal == view
+                else modelled.run_search(work, fix, ideal, hw, gpus, capacity, batch)
             )
             if free.result is not None:
                 nonblocking_days = modelled.days_of(free.result, tokens)
