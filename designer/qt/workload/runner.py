@@ -224,6 +224,9 @@ class EstimateRunner(QObject):
             self._waiting = False
             self._report = None
             self.schedule(0)
+
+    @property
+    def document(self) -> Document:
         """The document followed."""
         return self._document
 
