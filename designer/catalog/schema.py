@@ -216,6 +216,15 @@ def common_media(a: Interface, b: Interface) -> Media | None:
     return None
 
 
+class PeakTflops(_Strict):
+    """Dense (no sparsity) peak TFLOP/s of one GPU per precision, with a source."""
+
+    bf16: float | None = Field(default=None, gt=0)
+    fp8: float | None = Field(default=None, gt=0)
+    fp4: float | None = Field(default=None, gt=0)
+    source: str = Field(min_length=1)
+
+
 class Gpu(_Strict):
     """GPUs of a compute entry."""
 
@@ -227,6 +236,9 @@ class Gpu(_Strict):
     )
     nvlink_domain: int = Field(ge=1, description="GPUs in one NVLink domain")
     tdp_w: float | None = Field(default=None, gt=0)
+    peak_tflops: PeakTflops | None = Field(
+        default=None, description="dense peak per GPU and precision (no sparsity)"
+    )
 
 
 class StorageSpec(_Strict):

@@ -82,6 +82,9 @@ _OPTIONS: tuple[tuple[str, str, Any, str, str], ...] = (
     ("--tp", "tp", _whole, "N", "tensor parallel"),
     ("--pp", "pp", _whole, "N", "pipeline parallel"),
     ("--dp", "dp", _whole, "N", "data parallel"),
+    ("--vpp", "vpp", _whole, "N", "virtual pipeline stages (interleaved 1F1B)"),
+    ("--cp", "cp", _whole, "N", "context parallel"),
+    ("--ep", "ep", _whole, "N", "expert parallel (MoE)"),
     ("--zero-stage", "zero_stage", int, "0-3", "ZeRO / FSDP stage"),
     ("--recompute", "recompute", str, "none|selective|full", "activation recompute"),
     ("--micro-batch", "micro_batch", _whole, "N", "sequences per micro-batch"),
@@ -128,6 +131,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="DESIGN", help="design file (.json)")
     add_workload_options(parser)
     parser.add_argument("--json", action="store_true", help="print the JSON object")
+    parser.add_argument(
+        "--collective",
+        choices=("all-reduce", "all-gather", "reduce-scatter", "all-to-all"),
+        default=None,
+        help="time one collective on the design's fabric instead",
+    )
+    parser.add_argument(
+        "--bytes",
+        dest="collective_bytes",
+        type=parse_count,
+        metavar="SIZE",
+        help="collective size in bytes (nccl-tests 'size'), e.g. 1G or 256M",
+    )
+    parser.add_argument(
+        "--gpus",
+        dest="collective_gpus",
+        type=_whole,
+        metavar="N",
+        help="GPUs in the collective (default: all of the design's)",
+    )
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
@@ -187,6 +210,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"cluster-designer estimate: {exc}\n")
         return EXIT_INPUT
     design = load_design(args.file)  # DesignFileError: reported by main
+    if getattr(args, "collective", None) is not None:
+        return _collective(args, design, out, err)
+    if getattr(args, "collective_bytes", None) or getattr(
+        args, "collective_gpus", None
+    ):
+        err.write("cluster-designer estimate: --bytes and --gpus need --collective\n")
+        return EXIT_INPUT
     try:
         est = estimate(design, overrides=over, origin="command line")
     except EstimateInputError as exc:
@@ -198,6 +228,46 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("\n")
     else:
         out.write(format_estimate(est, f"Workload estimate for {args.file}") + "\n")
+    return EXIT_OK
+
+
+def _collective(args: argparse.Namespace, design: Any, out: TextIO, err: TextIO) -> int:
+    """``estimate DESIGN --collective OP --bytes SIZE [--gpus N]``."""
+    from designer.workload import read_design
+    from designer.workload.modelled import collective_out
+    from designer.workload.text import format_collective
+
+    if args.collective_bytes is None:
+        err.write("cluster-designer estimate: --collective needs --bytes SIZE\n")
+        return EXIT_INPUT
+    facts = read_design(design)
+    view = facts.fabric()
+    gpus = args.collective_gpus
+    if gpus is not None and gpus > max(facts.gpus, 0):
+        err.write(
+            f"cluster-designer estimate: --gpus: {gpus:,} is more than the "
+            f"design's {facts.gpus:,} GPUs\n"
+        )
+        return EXIT_INPUT
+    if facts.gpus < 2 and (gpus or facts.gpus) < 2:
+        err.write(
+            "cluster-designer estimate: --collective needs at least 2 GPUs; "
+            f"{args.file} has {facts.gpus}\n"
+        )
+        return EXIT_INPUT
+    c = collective_out(view, args.collective, args.collective_bytes, gpus)
+    if args.json:
+        body = {
+            "gpus": facts.gpus,
+            "gpu_model": facts.gpu_model,
+            "collective": c.model_dump(mode="json"),
+        }
+        json.dump(body, out, indent=2)
+        out.write("\n")
+        return EXIT_OK
+    title = f"Collective on {args.file}"
+    out.write(format_collective(c, facts.gpu_model, facts.nvlink_domain, title))
+    out.write("\n")
     return EXIT_OK
 
 

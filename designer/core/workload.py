@@ -96,6 +96,11 @@ class Workload(_Strict):
     tp: _Count | None = None
     pp: _Count | None = None
     dp: _Count | None = None
+    vpp: _Count | None = Field(
+        default=None, description="virtual pipeline stages per GPU (interleaved 1F1B)"
+    )
+    cp: _Count | None = Field(default=None, description="context parallel")
+    ep: _Count | None = Field(default=None, description="expert parallel (MoE)")
     zero_stage: Annotated[int, Field(ge=0, le=3)] | None = None
     recompute: Recompute | None = None
     micro_batch: _Count | None = Field(default=None, description="sequences")

@@ -117,7 +117,7 @@ class _AnalysisJob(QRunnable):
         except Exception as exc:  # shown in the panel, never a crash
             result, stages = exc, None
         self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start, False)
+            (self.generation, result, time.perf_counter() - start, False, index)
         )
         if (
             stages is not None
@@ -148,12 +148,18 @@ class _RefineJob(QRunnable):
                 if job.stale():
                     return
                 job.signals.finished.emit(
-                    (job.generation, report, time.perf_counter() - start, True)
+                    (
+                        job.generation,
+                        report,
+                        time.perf_counter() - start,
+                        True,
+                        self.index,
+                    )
                 )
         except Exception:  # a refinement that fails leaves the last report shown
             pass
         # the end of the refinement (None: no report)
-        job.signals.finished.emit((job.generation, None, 0.0, True))
+        job.signals.finished.emit((job.generation, None, 0.0, True, None))
 
 
 class AnalysisRunner(QObject):
@@ -186,6 +192,8 @@ class AnalysisRunner(QObject):
         self._reuse = Reuse()
         self._last_report: object | None = None
         self._report_generation = -1
+        self.latest_index: object | None = None
+        """The analysis index of the last report shown (the estimate reads it)."""
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._refine_pool = QThreadPool(self)
@@ -277,8 +285,10 @@ class AnalysisRunner(QObject):
         self.started.emit()
         self._pool.start(job)
 
-    def _on_job_finished(self, payload: tuple[int, object, float, bool]) -> None:
-        generation, result, seconds, refined = payload
+    def _on_job_finished(
+        self, payload: tuple[int, object, float, bool, object]
+    ) -> None:
+        generation, result, seconds, refined, index = payload
         if generation != self.generation:
             return  # an edit came in meanwhile; a newer job is (or will be) queued
         if refined and result is None:
@@ -297,6 +307,7 @@ class AnalysisRunner(QObject):
             self.failed.emit(f"{type(result).__name__}: {result}")
             return
         self._last_report, self._report_generation = result, generation
+        self.latest_index = index
         self.report_ready.emit(result)
 
     def _set_refining(self, on: bool) -> None:

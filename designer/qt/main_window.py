@@ -91,7 +91,9 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.validator_panel = ValidatorPanel()
         self.charts_panel = ChartsPanel()
         self.history_panel = HistoryPanel(self.document)
-        self.estimate_runner = EstimateRunner(self.document, self.catalog, self)
+        self.estimate_runner = EstimateRunner(
+            self.document, self.catalog, self, analysis=self.runner
+        )
         self.workload_panel = WorkloadPanel(self.document, self.estimate_runner)
         self.palette_dock = self._dock("Catalog", "paletteDock", self.palette_panel)
         self.properties_dock = self._dock(

@@ -82,16 +82,28 @@ def summary(est: Estimate) -> list[Line]:
             f"{p.gpus_used:,} GPUs ({p.chosen})"
         )
     else:
+        from designer.workload.text import plan_text, recompute_words
+
         plan = (
-            f"TP {p.tp} x PP {p.pp} x DP {p.dp:,} = {p.gpus_used:,} GPUs, "
-            f"ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
+            f"{plan_text(p.tp, p.cp, p.pp, p.vpp, p.dp, p.ep)} = {p.gpus_used:,} "
+            f"GPUs, ZeRO {p.zero_stage}, {recompute_words(p.recompute)} ({p.chosen})"
         )
+        if p.idle_gpus:
+            plan += f"; {p.idle_gpus:,} GPUs idle"
     plan += (
         f"; TP inside the NVLink domain of {p.nvlink_domain}"
         if p.tp_within_nvlink
         else f"; TP {p.tp} SPANS NVLink domains of {p.nvlink_domain}"
     )
     lines.append(Line("Plan", plan, ("parallelism.tp", "parallelism.tp_within_nvlink")))
+    st = est.step
+    if st.step_s is not None and st.mfu is not None:
+        step = (
+            f"{v('step.step_s', False)}, {v('step.tokens_per_s', False)}, MFU "
+            f"{v('step.mfu', False)}"
+            + (" (given)" if st.mfu_source == "given" else " (modelled)")
+        )
+        lines.append(Line("Step", step, ("step.step_s", "step.mfu")))
     if est.days is not None:
         time = f"{v('days')} ({v('gpu_hours')})"
         if est.reliability.effective_days is not None:

@@ -78,6 +78,7 @@ def per_gpu(mem: Memory | None, d: DesignFacts) -> MemoryPerGpu:
         activations=None if mem.activations is None else mem.activations / _GB,
         kv_cache=mem.kv_cache / _GB,
         total=mem.total / _GB,
+        transient=mem.transient / _GB,
         capacity=d.gpu_memory_gb,
     )
 

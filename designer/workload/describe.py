@@ -53,6 +53,13 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "one copy / (TP x PP), / DP under ZeRO-1+",
         _X,
     ),
+    "memory_gb_per_gpu.transient": (
+        "Transient buffers per GPU",
+        "GB",
+        "FP32 logits and their gradient, ZeRO-3 prefetch of two layers, TP gather "
+        "and MoE dispatch buffers of one micro-batch",
+        _E,
+    ),
     "memory_gb_per_gpu.activations": (
         "Activations per GPU",
         "GB",
@@ -68,7 +75,8 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
     "memory_gb_per_gpu.total": (
         "Memory needed per GPU",
         "GB",
-        "weights + gradients + optimizer + activations + KV cache; no allowance for "
+        "weights + gradients + optimizer + activations + KV cache + transient "
+        "buffers; no allowance for "
         "the CUDA context, NCCL buffers or fragmentation",
         _E,
     ),
@@ -95,9 +103,34 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
     ),
     "parallelism.tp": ("Tensor parallel", "", "searched or given", _X),
     "parallelism.pp": ("Pipeline parallel", "", "searched or given", _X),
-    "parallelism.dp": ("Data parallel", "", "GPUs / (TP x PP), or given", _X),
+    "parallelism.dp": (
+        "Data parallel",
+        "",
+        "GPUs / (TP x CP x PP), at most the global batch in micro-batches; or given",
+        _X,
+    ),
+    "parallelism.vpp": (
+        "Virtual pipeline stages",
+        "",
+        "searched or given (interleaved 1F1B; 1: plain 1F1B)",
+        _X,
+    ),
+    "parallelism.cp": ("Context parallel", "", "searched or given", _X),
+    "parallelism.ep": ("Expert parallel", "", "searched or given (MoE)", _X),
+    "parallelism.micro_batch": (
+        "Micro-batch",
+        "sequences",
+        "searched or given",
+        _X,
+    ),
+    "parallelism.idle_gpus": (
+        "GPUs left idle",
+        "",
+        "design GPUs - TP x CP x PP x DP",
+        _X,
+    ),
     "parallelism.zero_stage": ("ZeRO stage", "", "searched or given", _X),
-    "parallelism.gpus_used": ("GPUs the job uses", "", "TP x PP x DP", _X),
+    "parallelism.gpus_used": ("GPUs the job uses", "", "TP x CP x PP x DP", _X),
     "parallelism.tp_within_nvlink": (
         "TP inside one NVLink domain",
         "",
@@ -120,10 +153,78 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
     "days": (
         "Training time",
         "days",
-        "FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
+        "tokens / modelled tokens per second / 86,400 (docs/step-model.md); with "
+        "--mfu: FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
         _E,
     ),
-    "gpu_hours": ("GPU-hours", "GPU-h", "FLOPs / (peak x MFU x 3,600)", _E),
+    "gpu_hours": ("GPU-hours", "GPU-h", "days x 24 x GPUs used", _E),
+    "nonblocking_days": (
+        "Training time on a non-blocking fabric of the same GPUs",
+        "days",
+        "the same search and step model with every tier at 1:1 and a full "
+        "bisection; the difference is what the fabric costs",
+        _E,
+    ),
+    "step.step_s": (
+        "Step time",
+        "s",
+        "micro-batches x (compute + exposed TP/CP/EP) + bubble + exposed PP and DP "
+        "(docs/step-model.md)",
+        _E,
+    ),
+    "step.tokens_per_s": ("Tokens per second", "tokens/s", "tokens / step", _E),
+    "step.mfu": (
+        "MFU",
+        "",
+        "model FLOPs (6 N + attention, no recompute) / (step x GPUs x dense peak); "
+        "an output of the step model unless --mfu is given",
+        _E,
+    ),
+    "step.hfu": (
+        "HFU",
+        "",
+        "MFU with the recomputed FLOPs counted",
+        _E,
+    ),
+    "step.tflops_per_gpu": (
+        "Model TFLOP/s per GPU",
+        "TFLOP/s",
+        "model FLOPs / (step x GPUs)",
+        _E,
+    ),
+    "step.bubble_s": (
+        "Pipeline bubble per step",
+        "s",
+        "(PP - 1) / VPP x one micro-batch's time (1F1B, interleaved)",
+        _E,
+    ),
+    "step.tp_comm_s": (
+        "TP traffic per step",
+        "s",
+        "2 all-gathers + 2 reduce-scatters of b s h x 2 B per layer and pass "
+        "(sequence parallel), on the design; half overlapped",
+        _E,
+    ),
+    "step.cp_comm_s": (
+        "CP traffic per step",
+        "s",
+        "ring attention K/V sends, hidden behind the attention math where it lasts",
+        _E,
+    ),
+    "step.ep_comm_s": (
+        "EP all-to-all per step",
+        "s",
+        "dispatch + combine forward and backward per MoE layer (not overlapped, "
+        "Megatron-Core default)",
+        _E,
+    ),
+    "step.exposed_comm_s": (
+        "Exposed communication per step",
+        "s",
+        "the TP, CP, EP, PP and DP time compute does not hide",
+        _E,
+    ),
+    "step.mfu_source": ("MFU from", "", "model, given (--mfu) or default", _X),
     "step.tokens": (
         "Tokens per step",
         "tokens",
@@ -133,34 +234,35 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
     "step.compute_s": (
         "Compute per step",
         "s",
-        "step FLOPs / (GPUs used x peak x MFU)",
+        "forward, backward and recompute of every micro-batch on the busiest stage "
+        "at the achievable efficiency (no bubble)",
         _E,
     ),
     "step.dp_comm_s": (
         "DP gradient traffic per step",
         "s",
-        "ring all-reduce of N / (TP x PP) x 2 B: S/B x 2(n-1)/n (nccl-tests "
-        "PERFORMANCE.md), x1.5 under ZeRO-3 (workload.md §4); B the scale-out "
-        "rate per GPU; MoE: all parameters (expert parallelism not modelled)",
+        "reduce-scatter of FP32 gradients + all-gather of BF16 parameters (ZeRO "
+        "1-2), all-reduce (ZeRO 0), per micro-batch gathers (ZeRO 3) of the GPU's "
+        "share, on the design's fabric (NCCL ring/tree, nccl-tests PERFORMANCE.md)",
         _E,
     ),
     "step.pp_comm_s": (
         "PP traffic per step",
         "s",
-        "s b h x 2 B per micro-batch per stage boundary, forward and backward, / TP "
-        "(workload.md §4)",
+        "s b h x 2 B / TP per micro-batch and (virtual) stage boundary, forward "
+        "and backward, on the design (workload.md §4)",
         _E,
     ),
     "step.exposed_comm_fraction": (
         "Communication share of the step",
         "",
-        "(DP + PP) / (compute + DP + PP): no overlap assumed, so an upper bound",
+        "exposed communication / step (docs/step-model.md)",
         _E,
     ),
     "step.bubble_fraction": (
         "Pipeline bubble",
         "",
-        "(PP - 1) / micro-batches (1F1B)",
+        "(PP - 1) / (VPP x micro-batches) (1F1B, interleaved)",
         _E,
     ),
     "step.nic_gbytes_s_per_gpu": (

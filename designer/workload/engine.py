@@ -8,7 +8,7 @@ from typing import TypeVar
 from designer.catalog.loader import Catalog
 from designer.core.model import Design
 from designer.core.workload import Job, Precision, Recompute, Workload
-from designer.workload import blocks, facts
+from designer.workload import blocks, facts, modelled
 from designer.workload import findings as finding_rules
 from designer.workload.describe import describe
 from designer.workload.fabric import (
@@ -40,11 +40,12 @@ from designer.workload.result import (
     Reliability,
     Step,
 )
+from designer.workload.search import SearchResult
+from designer.workload.step import Hardware
 from designer.workload.tco import tco_figures
 from designer.workload.training import (
     Rates,
     fabric_factor,
-    plan_cost,
     reliability_figures,
     step_figures,
     time_figures,
@@ -84,20 +85,50 @@ def estimate(
     job = _choice(led, "job", Job.PRETRAIN, "pre-training [E: default]")
     precision = _choice(led, "precision", Precision.BF16, "BF16 [E: default]")
     _design_inputs(d, led)
-    rates = _rates(d, precision, led)
     work = _work(led, spec, job, precision)
     space = _space(led, job, d)
     capacity = (d.gpu_memory_gb or 0.0) * _GB
     gpus = d.gpus
-    if gpus and spec is not None and capacity > 0:
-        batch0 = _batch(led)
+    pk = modelled.peaks(d, precision, led.given("peak_tflops"))
+    eff = (
+        modelled.efficiency(d, precision, led)
+        if job is not Job.INFERENCE and spec is not None and spec.has_shape
+        else None
+    )
+    model_step = bool(
+        gpus
+        and spec is not None
+        and capacity > 0
+        and eff is not None
+        and pk.flops is not None
+        and job is not Job.INFERENCE
+    )
+    rates = _rates(d, precision, led, pk, default_mfu=not model_step)
+    tokens = _tokens(led, spec, job)
+    batch = _batch(led)
+    search_res: SearchResult | None = None
+    nonblocking_days: float | None = None
+    micro: int | None = None
+    if model_step:
+        assert spec is not None and eff is not None and pk.flops and pk.bf16
+        hw = Hardware(pk.flops, pk.bf16, eff, precision)
+        view = d.fabric()
+        fix = modelled.fixed(led)
+        search_res = modelled.run_search(work, fix, view, hw, gpus, capacity, batch)
+        plan, fits, why_not = search_res.plan, search_res.fits, search_res.why_not
+        if search_res.result is not None:
+            micro = search_res.result.micro_batches
+            ideal = view.non_blocking()
+            free = (
+                search_res
+                if ideal == view
+                else modelled.run_search(work, fix, ideal, hw, gpus, capacity, batch)
+            )
+            if free.result is not None:
+                nonblocking_days = modelled.days_of(free.result, tokens)
+    elif gpus and spec is not None and capacity > 0:
         # inference: no step to time; the fewest GPUs per replica (most replicas)
-        cost = (
-            plan_cost(work, d, rates, batch0, ZERO3_TRAFFIC)
-            if job is not Job.INFERENCE
-            else None
-        )
-        plan, fits, why_not = choose(work, space, gpus, capacity, cost)
+        plan, fits, why_not = choose(work, space, gpus, capacity, None)
     else:
         plan = Plan(
             space.tp or 1,
@@ -108,16 +139,42 @@ def estimate(
         )
         fits, why_not = None, None
     fewest = min_gpus(work, space, capacity) if spec and capacity > 0 else None
-    mem = memory(work, plan) if spec is not None and gpus else None
-    tokens = _tokens(led, spec, job)
+    mem = memory(work, plan, micro) if spec is not None and gpus else None
     flops, flops6, days, hours = time_figures(work, plan, tokens, rates, led)
-    batch = _batch(led)
-    if spec is not None and gpus:
+    given_mfu = led.origin("mfu") is not None
+    if search_res is not None and search_res.result is not None:
+        step = Step()
+        modelled.fill_step(step, search_res.result, d, given_mfu)
+        if not given_mfu and flops is not None:
+            days = modelled.days_of(search_res.result, tokens)
+            hours = None if days is None else days * 24.0 * plan.gpus
+        legacy = step_figures(work, plan, d, rates, batch, ZERO3_TRAFFIC, led)
+        step.nic_gbytes_s_per_gpu = legacy.nic_gbytes_s_per_gpu
+        step.scale_out_gbytes_s_per_gpu = legacy.scale_out_gbytes_s_per_gpu
+        step.fabric_factor = legacy.fabric_factor
+        step.dp_crosses_leaves = legacy.dp_crosses_leaves
+        if given_mfu:
+            nonblocking_days = days
+    elif spec is not None and gpus:
         step = step_figures(work, plan, d, rates, batch, ZERO3_TRAFFIC, led)
+        step.mfu = rates.mfu
+        step.mfu_source = "given" if given_mfu else "default"
+        nonblocking_days = days
     else:
         step = Step()
         for name in Step.model_fields:
             led.why(f"step.{name}", "no model given" if spec is None else "no GPUs")
+    if not model_step:
+        reason = _why_not_modelled(job, spec, pk.flops, eff, gpus, capacity)
+        for name in _MODELLED:
+            led.why(f"step.{name}", reason)
+    if nonblocking_days is None:
+        led.why(
+            "nonblocking_days",
+            "the training time is not known"
+            if days is None
+            else "no plan fits on a non-blocking fabric",
+        )
     rate = float(led.pick("failure_rate_per_gpu_day", facts.FAILURE_RATE))
     restart = float(led.pick("restart_minutes", facts.RESTART_MINUTES)) * 60.0
     rel = reliability_figures(work, plan, days, rate, restart, d, led)
@@ -126,7 +183,8 @@ def estimate(
         reason = f"the job does not fit on this design: {why_not}"
         days = hours = None
         step, rel = Step(), Reliability()
-        paths = ["days", "gpu_hours"]
+        nonblocking_days = None
+        paths = ["days", "gpu_hours", "nonblocking_days"]
         paths += [f"step.{k}" for k in Step.model_fields]
         paths += [f"reliability.{k}" for k in Reliability.model_fields]
         for path in paths:
@@ -157,6 +215,14 @@ def estimate(
             chosen="given"
             if None not in (space.tp, space.pp, space.dp)
             else "searched",
+            vpp=plan.vpp,
+            cp=plan.cp,
+            ep=plan.ep,
+            micro_batch=plan.micro_batch,
+            idle_gpus=max(0, gpus - plan.gpus) if fits is not False else 0,
+            alternatives=modelled.alternatives(search_res, gpus)
+            if search_res is not None and fits
+            else [],
         ),
         flops_total=flops,
         flops_6nd=flops6,
@@ -171,6 +237,7 @@ def estimate(
         figures={},
         unknown={},
         findings=[],
+        nonblocking_days=nonblocking_days,
     )
     _explain(est, spec, d, led)
     findings = finding_rules.findings(est, work, plan, d, why_not, spec)
@@ -183,6 +250,46 @@ def estimate(
 
 
 _E = TypeVar("_E", Job, Precision)
+
+
+_MODELLED = (
+    "hfu",
+    "tflops_per_gpu",
+    "tokens_per_s",
+    "step_s",
+    "bubble_s",
+    "tp_comm_s",
+    "cp_comm_s",
+    "ep_comm_s",
+    "exposed_comm_s",
+)
+
+
+def _why_not_modelled(
+    job: Job,
+    spec: ModelSpec | None,
+    peak: float | None,
+    eff: object,
+    gpus: int,
+    capacity: float,
+) -> str:
+    """Why the estimate could not time a step with the step model."""
+    if job is Job.INFERENCE:
+        return "inference job: no training step"
+    if spec is None:
+        return "no model given"
+    if not gpus or capacity <= 0:
+        return "the design has no GPUs with known memory"
+    if not spec.has_shape:
+        return (
+            "the model's shape (layers, hidden, heads, sequence) is not known: the "
+            "step is not modelled, the MFU is the default"
+        )
+    if peak is None:
+        return "the GPU's dense peak is not known (give --peak-tflops)"
+    if eff is None:
+        return "no efficiency default for these GPUs at this precision (give --mfu)"
+    return "the step is not modelled"
 
 
 def _choice(led: Ledger, name: str, default: _E, source: str) -> _E:
@@ -231,41 +338,46 @@ def _design_inputs(d: DesignFacts, led: Ledger) -> None:
     )
 
 
-def _rates(d: DesignFacts, precision: Precision, led: Ledger) -> Rates:
-    """Peak FLOP/s per GPU (given, else the published table) and the MFU."""
-    mfu = float(led.pick("mfu", facts.MFU))
-    given = led.given("peak_tflops")
-    if given is not None:
+def _rates(
+    d: DesignFacts,
+    precision: Precision,
+    led: Ledger,
+    pk: modelled.Peaks,
+    *,
+    default_mfu: bool,
+) -> Rates:
+    """Peak FLOP/s per GPU (given, else the catalog's) and the MFU (given; the
+    default only where no step can be modelled)."""
+    if led.origin("mfu") is not None or default_mfu:
+        mfu = float(led.pick("mfu", facts.MFU))
+    else:
+        mfu = facts.MFU.value  # unused: the step model gives the MFU
+    if led.given("peak_tflops") is not None:
         led.note(
             "peak_tflops",
-            given,
+            led.given("peak_tflops"),
             "TFLOP/s",
             "as given",
             False,
             led.origin("peak_tflops") or "",
         )
-        return Rates(float(given) * 1e12, mfu)
-    peak = facts.PEAKS.get(d.gpu_model or "")
-    value = None
-    if peak is not None:
-        value = peak.fp8 if precision in (Precision.FP8, Precision.FP4) else peak.bf16
-    if peak is None or value is None:
+        return Rates(pk.flops, mfu)
+    if pk.flops is None:
         led.why(
             "peak_tflops",
             f"no published dense {precision.value.upper()} peak for "
             f"{d.gpu_model or 'these GPUs'} (give --peak-tflops)",
         )
         return Rates(None, mfu)
-    unit = "FP8" if precision in (Precision.FP8, Precision.FP4) else "BF16"
     led.note(
         "peak_tflops",
-        value,
+        pk.flops / 1e12,
         "TFLOP/s",
-        f"{d.gpu_model} {unit}: {peak.source}",
-        peak.estimate,
+        f"{d.gpu_model} {precision.value.upper()}: {pk.source}",
+        pk.estimate,
         "default",
     )
-    return Rates(value * 1e12, mfu)
+    return Rates(pk.flops, mfu)
 
 
 def _work(led: Ledger, spec: ModelSpec | None, job: Job, precision: Precision) -> Work:
@@ -316,6 +428,8 @@ def _space(led: Ledger, job: Job, d: DesignFacts) -> Space:
     )
     if job is Job.INFERENCE:
         return space
+    for name in ("vpp", "cp", "ep"):
+        led.pick(name, None)
     if space.tp is None:
         led.note(
             "tp",

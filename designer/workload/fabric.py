@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from designer.analysis import Report, analyze_index, build_index
 from designer.analysis.flow import refine
@@ -30,6 +32,7 @@ from designer.analysis.metrics import TIER_NAMES
 from designer.analysis.report import Finding, Severity
 from designer.catalog.loader import Catalog, default_catalog
 from designer.core.model import FABRIC_CODE, LINK_COLUMNS, Design, Fabric, LinkTable
+from designer.workload.collectives import FabricView, Level
 from designer.workload.failures import (
     FabricGraph,
     FailureResult,
@@ -37,7 +40,15 @@ from designer.workload.failures import (
     worst_failures,
 )
 
-__all__ = ["DesignFacts", "Finding", "NMinusOne", "Severity", "read_design"]
+__all__ = [
+    "DesignFacts",
+    "Finding",
+    "GpuPeak",
+    "NMinusOne",
+    "Severity",
+    "fabric_view",
+    "read_design",
+]
 
 _COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
 _STORAGE = FABRIC_CODE[Fabric.STORAGE]
@@ -87,6 +98,17 @@ class DesignFacts:
     _index: DesignIndex = field(repr=False)
     _design: Design = field(repr=False)
     _rank: IntArray = field(repr=False)
+    nvlink_gbytes_s: float | None = None
+    """NVLink per GPU, GB/s bidirectional (catalog; the slowest wired node)."""
+    gpu_peak: GpuPeak | None = None
+    """Dense peak per precision of the design's GPU model (catalog)."""
+    _view: FabricView | None = field(repr=False, default=None)
+
+    def fabric(self) -> FabricView:
+        """The design's fabric as the collectives see it (built once)."""
+        if self._view is None:
+            self._view = fabric_view(self)
+        return self._view
 
     def n_minus_1(self, *, budget: int | None = None) -> NMinusOne:
         """The worst single switch failure of the compute fabric (see
@@ -125,11 +147,54 @@ class NMinusOne:
     analysed: list[str] = field(default_factory=list)
 
 
-def read_design(design: Design, catalog: Catalog | None = None) -> DesignFacts:
-    """Analyse ``design`` and collect what the estimate needs from it."""
-    catalog = catalog or default_catalog()
-    index = build_index(design, catalog)
-    report = analyze_index(index, design)
+@dataclass(frozen=True)
+class GpuPeak:
+    """Dense peak TFLOP/s per precision of one GPU model (None: not published)."""
+
+    model: str
+    bf16: float | None
+    fp8: float | None
+    fp4: float | None
+    source: str
+    estimate: bool
+
+
+def _peak(index: DesignIndex, comp: IntArray, model: str | None) -> GpuPeak | None:
+    """The catalog's dense peaks of the design's (most numerous) GPU model."""
+    for i in comp.tolist():
+        entry = index.entries[index.dev_catalog[i]]
+        if entry is None or entry.ext.gpu is None or entry.ext.gpu.model != model:
+            continue
+        peak = entry.ext.gpu.peak_tflops
+        if peak is None:
+            return None
+        return GpuPeak(
+            entry.ext.gpu.model,
+            peak.bf16,
+            peak.fp8,
+            peak.fp4,
+            f"catalog {entry.id} x-designer.gpu.peak_tflops: {peak.source}",
+            "gpu.peak_tflops" in entry.estimated_fields,
+        )
+    return None
+
+
+def read_design(
+    design: Design,
+    catalog: Catalog | None = None,
+    *,
+    index: DesignIndex | None = None,
+    report: Report | None = None,
+) -> DesignFacts:
+    """Collect what the estimate needs from ``design``.
+
+    ``index`` and ``report``: the analysis the validator already made of this
+    very state (the editor's worker); without them the design is analysed here.
+    """
+    if index is None or report is None:
+        catalog = catalog or default_catalog()
+        index = build_index(design, catalog)
+        report = analyze_index(index, design)
     comp = np.flatnonzero(index.kind == KIND_COMPUTE)
     models: Counter[str] = Counter()
     memory: dict[str, float] = {}
@@ -148,6 +213,12 @@ def read_design(design: Design, catalog: Catalog | None = None) -> DesignFacts:
     per_gpu = (inj[wired] / index.gpus[wired]).tolist()
     lines = report.cost_usd.lines
     rank = _ranks(index)
+    nvlink = [
+        entry.ext.gpu.nvlink_gbytes_s
+        for entry in (index.entries[index.dev_catalog[i]] for i in wired.tolist())
+        if entry is not None and entry.ext.gpu is not None
+    ]
+    peak = _peak(index, comp, model)
     return DesignFacts(
         report=report,
         gpus=report.gpus,
@@ -169,6 +240,8 @@ def read_design(design: Design, catalog: Catalog | None = None) -> DesignFacts:
         capex_usd=report.cost_usd.total,
         capex_estimate=any(line.estimate for line in lines),
         storage=_storage(index),
+        nvlink_gbytes_s=min(nvlink) if nvlink else None,
+        gpu_peak=peak,
         _index=index,
         _design=design,
         _rank=rank,
@@ -427,4 +500,89 @@ def _figures(
         evaluated=len(res.evaluated),
         method=how,
         analysed=[ids[i] for i in res.evaluated],
+    )
+
+
+def fabric_view(facts: DesignFacts) -> FabricView:
+    """The design's fabric as the collectives see it: NVLink domain and rate,
+    NIC rate per GPU, and per switch tier the groups of domains it joins with
+    the capacity that leaves each (from the compute-fabric links and the
+    analysis' tier of each switch)."""
+    index, rank = facts._index, facts._rank
+    d = max(facts.nvlink_domain, 1)
+    nic = (facts.nic_gbps_per_gpu or 0.0) * 1e9 / 8.0 or None
+    nvlink = (facts.nvlink_gbytes_s or 0.0) * 1e9 / 2.0
+    bis = facts.report.bisection
+    view = FabricView(
+        gpus=facts.gpus,
+        domain_gpus=d,
+        nvlink_bytes_s=nvlink if nvlink > 0 else 1.0,
+        nic_bytes_s=nic,
+        bisection_bytes_s=bis.gbps * 1e9 / 8.0 if bis.gbps > 0 else None,
+    )
+    if index is None or nic is None:
+        return view
+    cf = index.fabric == _COMPUTE
+    a, b = index.a[cf], index.b[cf]
+    cap = index.cap[cf].astype(np.float64) * 1e9 / 8.0
+    n = index.n_devices
+    comp = (index.kind == KIND_COMPUTE) & (index.gpus > 0)
+    touched = np.zeros(n, dtype=np.bool_)
+    touched[a] = True
+    touched[b] = True
+    wired = np.flatnonzero(comp & touched)
+    if not len(wired):
+        return view
+    gpus = index.gpus.astype(np.float64)
+    levels: list[Level] = []
+    top = int(rank.max()) if len(rank) else 0
+    for t in range(1, top + 1):
+        member = comp | ((rank > 0) & (rank <= t))
+        keep = member[a] & member[b]
+        graph = csr_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n))
+        _, label = connected_components(graph, directed=False)
+        low_a = (rank[a] > 0) & (rank[a] <= t) & (rank[b] > t)
+        low_b = (rank[b] > 0) & (rank[b] <= t) & (rank[a] > t)
+        lows = np.concatenate([a[low_a], b[low_b]])
+        up = np.bincount(
+            label[lows],
+            weights=np.concatenate([cap[low_a], cap[low_b]]),
+            minlength=n,
+        )
+        gp = np.bincount(label[wired], weights=gpus[wired], minlength=n)
+        groups = np.flatnonzero(gp > 0)
+        if len(groups) <= 1 and up[groups].sum() <= 0:
+            break  # this tier joins every GPU: nothing above it to cross
+        share = up[groups] / gp[groups]
+        worst = int(np.argmin(share))
+        small = int(groups[np.argmin(gp[groups])])
+        name = tier_name(t)
+        levels.append(
+            Level(
+                name=name,
+                domains=max(1, int(gp[small]) // d),
+                gpus=int(gp[small]),
+                up_bytes_s=float(share[worst]) * float(gp[small]),
+                ratio=facts.tier_ratios.get(name),
+            )
+        )
+    leaves = rank == 1
+    fan = np.zeros(n, dtype=np.int64)
+    for x, y in ((a, b), (b, a)):
+        sel = comp[x] & leaves[y]
+        pairs = np.unique(x[sel] * n + y[sel])
+        np.add.at(fan, pairs // n, 1)
+    rail = bool(len(wired)) and float(np.median(fan[wired])) >= 2
+    return replace(
+        view,
+        levels=tuple(levels),
+        rail_optimized=rail,
+        source=(
+            f"{len(wired):,} wired compute nodes; NVLink domain {d} GPUs; "
+            + ", ".join(
+                f"{lv.name}: groups of {lv.domains:,} domains, "
+                f"{lv.up_per_gpu * 8 / 1e9:,.0f} Gb/s up per GPU"
+                for lv in levels
+            )
+        ),
     )

@@ -75,6 +75,94 @@ PEAKS: dict[str, Peak] = {
 """By the catalog's ``x-designer.gpu.model``. Rubin is absent on purpose: NVIDIA
 publishes NVFP4 rates only (workload.md §1), so its BF16 peak is unknown."""
 
+GENERATION: dict[str, str] = {
+    "A100 SXM 80GB": "ampere",
+    "H100 SXM": "hopper",
+    "H200 SXM": "hopper",
+    "B200": "blackwell",
+    "B200 (GB200)": "blackwell",
+    "B300": "blackwell",
+    "B300 (GB300)": "blackwell",
+    "L40S": "ada",
+    "Rubin": "rubin",
+}
+"""Catalog GPU model -> tensor-core generation."""
+
+_CAL = (
+    "calibrated [E]: set once so that the run named here matches; every other "
+    "published run in tests/workload/test_step_golden.py is a holdout"
+)
+EFFICIENCY: dict[tuple[str, str], Fact] = {
+    ("ampere", "bf16"): Fact(
+        0.65,
+        "",
+        "A100 BF16: GEMMs of Megatron-size layers reach ~80 % of peak, less "
+        "the memory-bound norms and activations; " + _CAL + " (MegaScale 175B on "
+        "12,288 GPUs: 55.2 % MFU, NSDI 2024 [P])",
+        True,
+    ),
+    ("hopper", "bf16"): Fact(
+        0.57,
+        "",
+        "H100 BF16: " + _CAL + " (Llama 3 405B on 16,384 H100: 400 TFLOP/s per "
+        "GPU, Llama 3 paper Table 4 [P])",
+        True,
+    ),
+    ("hopper", "fp8"): Fact(
+        0.45,
+        "",
+        "H100 FP8 (of the FP8 peak; FP8 GEMMs only, attention stays BF16): "
+        + _CAL
+        + " (NeMo Llama 3 70B on 64 H100: 727 TFLOP/s, Megatron-Bridge "
+        "performance summary 25.09 [P])",
+        True,
+    ),
+    ("blackwell", "bf16"): Fact(
+        0.50,
+        "",
+        "Blackwell BF16: no dense BF16 run with its plan published; the Hopper "
+        "share less 0.07 as the FP8 runs show (NeMo GB200/B200 tables) [E]",
+        True,
+    ),
+    ("blackwell", "fp8"): Fact(
+        0.42,
+        "",
+        "Blackwell FP8: NeMo Llama 3 70B FP8 on 64 GB200 1,815-1,937 TFLOP/s of "
+        "5,000 (36-39 % MFU, Megatron-Bridge performance summary) [P], plus the "
+        "losses the step model adds [E]",
+        True,
+    ),
+    ("blackwell", "fp4"): Fact(
+        0.25,
+        "",
+        "Blackwell NVFP4: NeMo Llama 3 70B NVFP4 on 64 GB200 2,004 TFLOP/s of "
+        "10,000 and on GB300 3,056 of 15,000 (20 %, Megatron-Bridge performance "
+        "summary 26.02) [P], plus the losses the step model adds [E]",
+        True,
+    ),
+    ("ada", "bf16"): Fact(
+        0.50, "", "L40S: no published training run; assumed as Blackwell [E]", True
+    ),
+    ("ada", "fp8"): Fact(
+        0.40, "", "L40S FP8: no published training run; assumed [E]", True
+    ),
+    ("rubin", "fp4"): Fact(
+        0.25, "", "Rubin NVFP4: no published run; Blackwell's NVFP4 share [E]", True
+    ),
+}
+"""Achievable share of the dense peak of the precision the matrix math runs at,
+for a transformer layer's GEMMs and the memory-bound work between them. Never
+"peak x 2": FP8 and FP4 have their own, lower shares."""
+ATTENTION_EFFICIENCY = Fact(
+    0.50,
+    "",
+    "FlashAttention-2 forward and backward on A100 / H100: 50-73 % of the BF16 "
+    "peak forward, less backward (Dao 2023) [P]; 50 % used, never above the "
+    "matrix share",
+    True,
+)
+
+
 MFU = Fact(
     0.40,
     "",

@@ -85,9 +85,9 @@ def findings(
             finding(
                 "FABRIC_BOUND_STEP",
                 Severity.WARNING,
-                f"per step, DP and PP traffic take {exposed:.0%} of the step at "
-                f"{est.step.scale_out_gbytes_s_per_gpu:,.1f} GB/s per GPU: longer than "
-                "the compute, so overlap cannot hide it and the MFU will fall short",
+                f"per step, communication that compute cannot hide takes "
+                f"{exposed:.0%} of the step (TP, CP, EP, PP and DP traffic on this "
+                "design's fabric): the fabric, not the GPUs, sets the pace",
             )
         )
     if d.gpus_without_fabric:
@@ -110,7 +110,18 @@ def findings(
                 [n1.worst_leaf],
             )
         )
-    if d.gpus and facts.PEAKS.get(d.gpu_model or "") is None and est.days is None:
+    idle = est.parallelism.idle_gpus
+    if idle and est.fits:
+        out.append(
+            finding(
+                "WORKLOAD_IDLE_GPUS",
+                Severity.INFO,
+                f"{idle:,} of the design's {d.gpus:,} GPUs stay idle: no plan of "
+                f"the global batch uses them (the plan needs TP x CP x PP x DP = "
+                f"{est.parallelism.gpus_used:,})",
+            )
+        )
+    if d.gpus and d.gpu_peak is None and est.days is None:
         out.append(
             finding(
                 "WORKLOAD_NO_PEAK",

@@ -42,18 +42,22 @@ class Work:
 
 @dataclass(frozen=True)
 class Plan:
-    """A parallelism plan."""
+    """A parallelism plan (EP is carved out of DP x CP, as in Megatron-Core)."""
 
     tp: int
     pp: int
     dp: int
     zero: int
     recompute: Recompute
+    vpp: int = 1
+    cp: int = 1
+    ep: int = 1
+    micro_batch: int = 1
 
     @property
     def gpus(self) -> int:
         """GPUs the plan uses."""
-        return self.tp * self.pp * self.dp
+        return self.tp * self.cp * self.pp * self.dp
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ class Memory:
     optimizer: float
     activations: float | None
     kv_cache: float
+    transient: float = 0.0
+    """Buffers that live during the step: logits, all-gather buckets, MoE
+    dispatch and TP gather buffers."""
 
     @property
     def total(self) -> float:
@@ -75,6 +82,7 @@ class Memory:
             + self.optimizer
             + (self.activations or 0.0)
             + self.kv_cache
+            + self.transient
         )
 
 
@@ -112,32 +120,85 @@ def state_bytes(work: Work) -> tuple[float, float, float]:
     return facts.BYTES_WEIGHT * n, facts.BYTES_GRADIENT * n, facts.BYTES_OPTIMIZER * n
 
 
-def memory(work: Work, plan: Plan) -> Memory:
-    """Bytes per GPU of ``work`` under ``plan``."""
+def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
+    """Bytes per GPU of ``work`` under ``plan`` (``micro_batches`` per step and
+    pipeline: fewer than the stages hold fewer activations)."""
     w, g, o = state_bytes(work)
+    n = work.spec.params or 0.0
+    experts = _expert_share(work) * n
     mp = plan.tp * plan.pp
-    w, g, o = w / mp, g / mp, o / mp
+    # routed experts are split over EP as well; the dense part over TP x PP
+    split = (1.0 - _expert_share(work)) / mp + _expert_share(work) / (mp * plan.ep)
+    w, g, o = w * split, g * split, o * split
     if is_training(work.job):
-        dp = plan.dp
+        dp = plan.dp * plan.cp
         if plan.zero >= 1:
             o /= dp
         if plan.zero >= 2:
             g /= dp
         if plan.zero >= 3:
             w /= dp
-    return Memory(w, g, o, _activations(work, plan), _kv(work, plan))
+    transient = _transient(work, plan, experts) if is_training(work.job) else 0.0
+    return Memory(
+        w, g, o, _activations(work, plan, micro_batches), _kv(work, plan), transient
+    )
 
 
-def _activations(work: Work, plan: Plan) -> float | None:
+def _expert_share(work: Work) -> float:
+    """Share of the parameters that are routed experts (0: a dense model)."""
+    if not work.spec.is_moe:
+        return 0.0
+    from designer.workload.step import expert_params
+
+    n = work.spec.params or 0.0
+    return expert_params(work.spec) / n if n > 0 else 0.0
+
+
+def _activations(
+    work: Work, plan: Plan, micro_batches: int | None = None
+) -> float | None:
     if not is_training(work.job):
         return 0.0
     s = work.spec
     if s.layers is None or s.hidden is None or s.heads is None or work.seq is None:
         return None
     per_layer = activation_bytes_per_layer(
-        work.seq, work.micro_batch, s.hidden, s.heads, plan.tp, plan.recompute
+        work.seq // max(plan.cp, 1),
+        plan.micro_batch,
+        s.hidden,
+        s.heads,
+        plan.tp,
+        plan.recompute,
     )
-    return per_layer * s.layers
+    pp, v = plan.pp, plan.vpp
+    stage = -(-s.layers // (pp * v)) * v
+    # 1F1B: the first stage keeps min(m, pp) micro-batches in flight, L layers'
+    # worth; interleaving keeps (1 + (pp - 1) / (pp v)) times that
+    in_flight = float(pp if micro_batches is None else min(micro_batches, pp))
+    layers = stage * in_flight
+    if v > 1:
+        layers *= 1.0 + (pp - 1) / (pp * v)
+    return per_layer * layers
+
+
+def _transient(work: Work, plan: Plan, experts: float) -> float:
+    """Logits (FP32, with their gradient), ZeRO-3 prefetch, TP gather and MoE
+    dispatch buffers of one micro-batch."""
+    s = work.spec
+    if s.hidden is None or work.seq is None:
+        return 0.0
+    tokens = plan.micro_batch * work.seq / plan.cp
+    out = 0.0
+    if s.vocab:
+        out += 2.0 * tokens * s.vocab * 4.0 / plan.tp
+    if s.layers and plan.zero >= 3:
+        dense = (s.params or 0.0) - experts
+        out += 2.0 * dense / s.layers / plan.tp * facts.BYTES_WEIGHT
+    if plan.tp > 1:
+        out += 2.0 * tokens * s.hidden * 2.0
+    if s.is_moe and s.top_k:
+        out += 2.0 * tokens / plan.tp * s.hidden * s.top_k * 2.0
+    return out
 
 
 def _kv(work: Work, plan: Plan) -> float:

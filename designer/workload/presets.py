@@ -28,12 +28,27 @@ class ModelSpec:
     kv_elements_per_layer: int | None = None
     """Cached elements per token and layer when not 2 x KV heads x head dim
     (multi-head latent attention caches one compressed vector)."""
+    experts: int | None = None
+    """Routed experts per MoE layer (None: a dense model)."""
+    top_k: int | None = None
+    """Routed experts each token goes to."""
+    moe_layers: int | None = None
+    """Layers with experts (the rest dense); None: all layers."""
+    route_nodes: int | None = None
+    """Nodes a token is sent to at most (node-limited routing), if limited."""
+    attention_head_dim: int | None = None
+    """Head dim of the attention products when not hidden / heads (MLA)."""
     source: str = "custom model"
 
     @property
     def active(self) -> float | None:
         """Parameters that work on each token (all of them unless MoE)."""
         return self.active_params if self.active_params is not None else self.params
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether the model routes tokens to experts."""
+        return bool(self.experts and self.top_k)
 
     @property
     def head_dim(self) -> int | None:
@@ -116,8 +131,11 @@ PRESETS: dict[str, ModelSpec] = {
             kv_heads=8,
             seq_len=32768,
             vocab=32_000,
+            experts=8,
+            top_k=2,
             source="Jiang et al. 2024 (Mixtral of Experts): 46.7B total, 12.9B "
-            "active per token [P]; training tokens not published",
+            "active per token, 8 experts, 2 per token [P]; training tokens not "
+            "published",
         ),
         ModelSpec(
             "deepseek-v3",
@@ -132,9 +150,16 @@ PRESETS: dict[str, ModelSpec] = {
             vocab=129_280,
             tokens=14.8e12,
             kv_elements_per_layer=512 + 64,
+            experts=256,
+            top_k=8,
+            moe_layers=58,
+            route_nodes=4,
+            attention_head_dim=160,
             source="DeepSeek-V3 technical report (2024): 671B total, 37B active, "
             "14.8T tokens, 2.788M H800-hours; MLA caches a 512 + 64 element "
-            "latent per token and layer [P]",
+            "latent per token and layer; 256 routed experts, 8 per token, in 58 "
+            "of 61 layers, each token to at most 4 nodes; query/key head dim 192, "
+            "value 128 [P]",
         ),
     )
 }

@@ -77,6 +77,26 @@ class MemoryPerGpu(_Out):
     kv_cache: float | None
     total: float | None
     capacity: float | None
+    transient: float | None = None
+
+
+class Alternative(_Out):
+    """A plan the search ranked after the chosen one."""
+
+    tp: int
+    pp: int
+    dp: int
+    zero_stage: int
+    recompute: str
+    gpus_used: int
+    vpp: int
+    cp: int
+    ep: int
+    micro_batch: int
+    idle_gpus: int
+    step_s: float
+    tokens_per_s: float
+    why: str = Field(description="why it loses, in words")
 
 
 class Parallelism(_Out):
@@ -91,6 +111,12 @@ class Parallelism(_Out):
     nvlink_domain: int
     tp_within_nvlink: bool
     chosen: str = Field(description="given or searched")
+    vpp: int = 1
+    cp: int = 1
+    ep: int = 1
+    micro_batch: int = 1
+    idle_gpus: int = 0
+    alternatives: list[Alternative] = Field(default_factory=list)
 
 
 class Step(_Out):
@@ -106,6 +132,36 @@ class Step(_Out):
     scale_out_gbytes_s_per_gpu: float | None = None
     fabric_factor: float | None = None
     dp_crosses_leaves: bool | None = None
+    mfu: float | None = None
+    hfu: float | None = None
+    tflops_per_gpu: float | None = None
+    tokens_per_s: float | None = None
+    step_s: float | None = None
+    bubble_s: float | None = None
+    tp_comm_s: float | None = None
+    cp_comm_s: float | None = None
+    ep_comm_s: float | None = None
+    exposed_comm_s: float | None = None
+    mfu_source: str | None = Field(
+        default=None,
+        description="model (the step model), given (--mfu) or default (no shape "
+        "to model a step: the default MFU)",
+    )
+
+
+class CollectiveOut(_Out):
+    """One collective timed on the design (``estimate --collective``)."""
+
+    op: str
+    bytes: float
+    gpus: int
+    algorithm: str
+    time_s: float
+    algbw_gbytes_s: float
+    busbw_gbytes_s: float
+    bottleneck: str = Field(description="nvlink, nic, a tier name or bisection")
+    terms_s: dict[str, float] = Field(default_factory=dict)
+    spans_nvlink_domains: bool = False
 
 
 class Reliability(_Out):
@@ -221,6 +277,7 @@ class Estimate(_Out):
     figures: dict[str, Figure]
     unknown: dict[str, str]
     findings: list[Finding]
+    nonblocking_days: float | None = None
 
     def value(self, path: str) -> Any:
         """The figure at a dotted path such as ``step.dp_comm_s``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.workload.result import Estimate, Row
+from designer.workload.result import CollectiveOut, Estimate, Row
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("", "Design"),
@@ -15,8 +15,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("n_minus_1", "N-1: worst single switch failure"),
     ("tco", "Owned vs cloud"),
 )
-_TIME = {"flops_total", "flops_6nd", "days", "gpu_hours"}
-_SHARES = ("fraction", "ratio", "utilization", "goodput", "factor")
+_TIME = {"flops_total", "flops_6nd", "days", "gpu_hours", "nonblocking_days"}
+_SHARES = ("fraction", "ratio", "utilization", "goodput", "factor", "mfu", "hfu")
 
 
 def section_of(path: str) -> str:
@@ -40,6 +40,9 @@ def format_value(row: Row) -> str:
         return value
     if isinstance(value, int) and not row.unit:
         return f"{value:,}"
+    if isinstance(value, list):
+        # the plan search's runners-up: one line each follows the plan line
+        return f"{len(value)} (listed under the plan)" if value else "none"
     x = float(value)
     name = row.path.rsplit(".", 1)[-1]
     if (not row.unit and any(s in name for s in _SHARES)) or "by_tier." in row.path:
@@ -67,6 +70,76 @@ def _number(x: float) -> str:
     return f"{x:.3g}"
 
 
+def recompute_words(recompute: str) -> str:
+    """``no recompute``, ``selective recompute``, ``full recompute``."""
+    return "no recompute" if recompute == "none" else f"{recompute} recompute"
+
+
+def plan_text(tp: int, cp: int, pp: int, vpp: int, dp: int, ep: int) -> str:
+    """``TP 8 x CP 1 x PP 16 (VPP 4) x DP 128``, ``, EP 64`` for MoE."""
+    text = f"TP {tp} x CP {cp} x PP {pp}"
+    if vpp > 1:
+        text += f" (VPP {vpp})"
+    text += f" x DP {dp}"
+    return text + (f", EP {ep}" if ep > 1 else "")
+
+
+def step_lines(est: Estimate) -> list[str]:
+    """The step model's headline: MFU, throughput, the non-blocking days and
+    the runners-up of the plan search."""
+    st, p = est.step, est.parallelism
+    out: list[str] = []
+    if st.step_s is not None and st.mfu is not None:
+        how = {
+            "model": "modelled from this design",
+            "given": "MFU as given (--mfu): the step is modelled, the days use the "
+            "given MFU",
+            "default": "default MFU: no model shape to time a step",
+        }.get(st.mfu_source or "", "")
+        out.append(
+            f"  step {st.step_s:,.2f} s, {st.tokens_per_s or 0:,.0f} tokens/s, "
+            f"MFU {st.mfu:.1%}, HFU {st.hfu or 0:.1%}, "
+            f"{st.tflops_per_gpu or 0:,.0f} TFLOP/s per GPU ({how})"
+        )
+    elif st.mfu is not None:
+        out.append(f"  MFU {st.mfu:.1%} ({st.mfu_source or 'default'})")
+    if est.nonblocking_days is not None:
+        out.append(
+            f"  on a non-blocking fabric of the same GPUs: "
+            f"{est.nonblocking_days:,.1f} days"
+            + (f" (this design: {est.days:,.1f} days)" if est.days is not None else "")
+        )
+    for i, alt in enumerate(p.alternatives, 2):
+        out.append(
+            f"  plan #{i}: {plan_text(alt.tp, alt.cp, alt.pp, alt.vpp, alt.dp, alt.ep)}"
+            f", ZeRO {alt.zero_stage}, {recompute_words(alt.recompute)}, micro-batch "
+            f"{alt.micro_batch}: step {alt.step_s:,.2f} s; {alt.why}"
+        )
+    return out
+
+
+def format_collective(
+    c: CollectiveOut, gpu_model: str | None, domain: int, title: str
+) -> str:
+    """``estimate --collective``: the time, algorithm, bandwidths, bottleneck."""
+    lines = [
+        title,
+        f"  {c.op} of {c.bytes:,.0f} B over {c.gpus:,} GPUs "
+        f"({gpu_model or '?'}, NVLink domain {domain})",
+        f"  time {c.time_s * 1e3:,.3f} ms, algorithm {c.algorithm}",
+        f"  algbw {c.algbw_gbytes_s:,.1f} GB/s, busbw {c.busbw_gbytes_s:,.1f} GB/s "
+        "(nccl-tests definitions)",
+        f"  bottleneck: {c.bottleneck}",
+        "  transfers: "
+        + ", ".join(f"{k} {v * 1e3:,.3f} ms" for k, v in c.terms_s.items()),
+    ]
+    if c.spans_nvlink_domains:
+        lines.append(
+            "  the group spans NVLink domains: it crosses the scale-out fabric"
+        )
+    return "\n".join(lines)
+
+
 def format_estimate(est: Estimate, title: str) -> str:
     """The human-readable report of ``cluster-designer estimate``."""
     rows = est.rows()
@@ -86,10 +159,17 @@ def format_estimate(est: Estimate, title: str) -> str:
         )
     else:
         plan = (
-            f"  plan: TP {p.tp} x PP {p.pp} x DP {p.dp} = {p.gpus_used:,} GPUs, "
-            f"ZeRO {p.zero_stage}, {p.recompute} recompute ({p.chosen})"
+            f"  plan: {plan_text(p.tp, p.cp, p.pp, p.vpp, p.dp, p.ep)} = "
+            f"{p.gpus_used:,} GPUs, ZeRO {p.zero_stage}, "
+            f"{recompute_words(p.recompute)}, micro-batch {p.micro_batch} ({p.chosen})"
         )
     lines.append(plan + ("" if p.tp_within_nvlink else "; TP spans NVLink domains"))
+    if p.idle_gpus:
+        lines.append(
+            f"  {p.idle_gpus:,} GPUs stay idle: the plan uses {p.gpus_used:,} "
+            f"of {est.gpus:,}"
+        )
+    lines.extend(step_lines(est))
     thumb = est.rule_of_thumb
     if thumb is not None:
         lines.append(

@@ -29,6 +29,7 @@ FIXED_IDS = {
         "gb300-nvl72",
         "vr-nvl72",
         "generic-host",
+        "dgx-a100",
     ],
     Category.SWITCH: [
         "qm8700",

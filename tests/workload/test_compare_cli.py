@@ -49,7 +49,7 @@ def test_a_file_with_itself_gives_equal_columns(
     assert a["file"] == small and data["baseline"] == small
     assert data["like_for_like"] is True
     assert a["days"] > 0 and a["usd_per_run_cloud"] > 0
-    assert a["mfu_source"] == "default"
+    assert a["mfu_source"] == "model"  # the step model predicts it
 
 
 def test_text_table_side_by_side(

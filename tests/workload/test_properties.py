@@ -25,39 +25,49 @@ def test_doubling_gpus_halves_the_days(flops: float, gpus: int, mfu: float) -> N
     assert f.training_days(flops, 2 * gpus, 989e12, mfu) == pytest.approx(one / 2)
 
 
+_FIXED = dict(tp=8, pp=1, cp=1, vpp=1, micro_batch=1, zero_stage=1)
+
+
 @pytest.mark.parametrize("nodes", [16, 32])
 def test_doubling_gpus_halves_compute_per_step(nodes: int) -> None:
-    """Same model, plan shape and batch on twice the DGX: half the compute time."""
+    """Same model, plan shape and batch on twice the DGX: half the compute time;
+    the days halve too, less what the (unchanged) DP traffic per step costs."""
     small = run(
-        dgx_tree(nodes), model="llama3-8b", tp=8, pp=1, global_batch_tokens=16e6
+        dgx_tree(nodes), model="llama3-8b", global_batch_tokens=2048 * 8192, **_FIXED
     )
     big = run(
-        dgx_tree(2 * nodes), model="llama3-8b", tp=8, pp=1, global_batch_tokens=16e6
+        dgx_tree(2 * nodes),
+        model="llama3-8b",
+        global_batch_tokens=2048 * 8192,
+        **_FIXED,
     )
     assert big.parallelism.gpus_used == 2 * small.parallelism.gpus_used
     assert small.step.compute_s is not None and big.step.compute_s is not None
     assert big.step.compute_s == pytest.approx(small.step.compute_s / 2)
     assert big.days is not None and small.days is not None
-    assert big.days == pytest.approx(small.days / 2)
+    assert small.days / 2 <= big.days <= small.days / 2 * 1.05
 
 
-def test_doubling_oversubscription_doubles_the_dp_time() -> None:
-    """64 DGX (two rail-leaf groups): leaves at 1:1, 2:1 and 4:1."""
+def test_rail_local_dp_ring_barely_notices_leaf_oversubscription() -> None:
+    """64 DGX (two rail-leaf groups), TP 8: each DP ring runs on one rail and
+    leaves its leaf group once, so 2:1 and 4:1 leaves cost it almost nothing
+    (issue 17); the legacy fabric factor still reports the tier ratio."""
     times = []
     for ratio in (1.0, 2.0, 4.0):
-        est = run(dgx_tree(64, ratio), model="llama3-8b", tp=8, pp=1, dp=64)
+        est = run(dgx_tree(64, ratio), model="llama3-8b", dp=64, **_FIXED)
         assert est.step.dp_crosses_leaves is True
         assert est.step.fabric_factor == pytest.approx(1 / ratio)
         times.append(est.step.dp_comm_s)
-    assert times[1] == pytest.approx(2 * times[0])
-    assert times[2] == pytest.approx(2 * times[1])
+    assert times == sorted(times)
+    assert times[2] == pytest.approx(times[0], rel=0.05)
 
 
 def test_a_job_inside_one_leaf_group_does_not_see_the_oversubscription() -> None:
-    full = run(dgx_tree(64, 1.0), model="llama3-8b", tp=8, pp=1, dp=32)
-    over = run(dgx_tree(64, 4.0), model="llama3-8b", tp=8, pp=1, dp=32)
+    full = run(dgx_tree(64, 1.0), model="llama3-8b", dp=32, **_FIXED)
+    over = run(dgx_tree(64, 4.0), model="llama3-8b", dp=32, **_FIXED)
     assert over.step.dp_crosses_leaves is False
     assert over.step.dp_comm_s == pytest.approx(full.step.dp_comm_s)
+    assert over.step.step_s == pytest.approx(full.step.step_s)
 
 
 @given(

@@ -25,6 +25,7 @@ def numbers(data: Any, prefix: str = "") -> dict[str, Any]:
         if (not prefix and key in _LISTS) or key in (
             "cloud_reference_rates",
             "by_tier_detail",
+            "alternatives",
             "method",
         ):
             continue

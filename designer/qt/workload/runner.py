@@ -5,10 +5,14 @@ generation number, a job gets a snapshot of the design, runs on a one-thread
 pool, and a result whose generation is not the current one is dropped.
 
 The estimate reads the design through :func:`designer.workload.read_design`
-(an analysis of its own) and the N-1 search, the slow part (seconds at 100K
-GPUs). Neither reads the workload block, so the worker keeps the last design's
-facts and N-1 figures and reuses them while only the workload changes: editing
-the MFU re-runs the arithmetic, not the search.
+given the report and index the validator's worker (:class:`~designer.qt.
+analysis_runner.AnalysisRunner`) already made of the current state: after a
+design edit it waits for that report instead of analysing the design a second
+time (without a worker to follow, it analyses the design itself). The facts
+and the N-1 search, the slow part (seconds at 100K GPUs), do not read the
+workload block, so the worker keeps the last design's facts and N-1 figures
+and reuses them while only the workload changes: editing the MFU re-runs the
+step model, not the analysis.
 """
 
 from __future__ import annotations
@@ -55,17 +59,28 @@ class FactsCache:
         self.key: int | None = None
         self.facts: DesignFacts | None = None
         self.reads = 0
-        """How many times a job analysed the design (tests, the status line)."""
+        """How many times a job read the design's facts (tests, the status line)."""
+        self.own_analyses = 0
+        """How many of those analysed the design themselves (no worker report)."""
 
     def get(
-        self, key: int, design: Design, links: LinkArrays, catalog: Catalog | None
+        self,
+        key: int,
+        design: Design,
+        links: LinkArrays,
+        catalog: Catalog | None,
+        analysis: tuple[Any, Any] | None = None,
     ) -> DesignFacts:
-        """The facts of design generation ``key`` (read when it is a new one)."""
+        """The facts of design generation ``key`` (read when it is a new one),
+        from ``analysis`` (the validator's report and index) when given."""
         if self.key != key or self.facts is None:
             from designer import workload
 
             full = with_links(design, links)
-            facts = workload.read_design(full, catalog)
+            report, index = analysis if analysis is not None else (None, None)
+            facts = workload.read_design(full, catalog, index=index, report=report)
+            if analysis is None:
+                self.own_analyses += 1
             self.facts = _MemoFacts(
                 **{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)}
             )
@@ -90,8 +105,10 @@ class _EstimateJob(QRunnable):
         cache: FactsCache,
         catalog: Catalog | None,
         signals: _JobSignals,
+        analysis: tuple[Any, Any] | None = None,
     ) -> None:
         super().__init__()
+        self.analysis = analysis
         self.generation = generation
         self.design_key = design_key
         self.design = design
@@ -108,7 +125,7 @@ class _EstimateJob(QRunnable):
             from designer import workload
 
             facts = self.cache.get(
-                self.design_key, self.design, self.links, self.catalog
+                self.design_key, self.design, self.links, self.catalog, self.analysis
             )
             result = workload.estimate(self.design, self.catalog, design_facts=facts)
         except Exception as exc:  # shown in the panel, never a crash
@@ -132,9 +149,19 @@ class EstimateRunner(QObject):
     cleared = Signal()
 
     def __init__(
-        self, document: Document, catalog: Catalog | None, parent: QObject | None = None
+        self,
+        document: Document,
+        catalog: Catalog | None,
+        parent: QObject | None = None,
+        analysis: Any = None,
     ) -> None:
         super().__init__(parent)
+        self._analysis = analysis
+        """The validator's AnalysisRunner whose reports the estimate reads."""
+        self._waiting = False
+        """A design edit is waiting for the validator's report of its state."""
+        self._report: tuple[Any, Any] | None = None
+        self._report_key = -1
         self._document = document
         self._catalog = catalog
         self.generation = 0
@@ -154,6 +181,49 @@ class EstimateRunner(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start_job)
         document.subscribe(self._on_changes, Stage.ANALYSIS)
+        if analysis is not None:
+            analysis.report_ready.connect(self._on_report)
+            analysis.failed.connect(self._on_analysis_failed)
+
+    @property
+    def own_analyses(self) -> int:
+        """How many times a job analysed the design itself (no worker report)."""
+        return self._cache.own_analyses
+
+    def _wait_for_report(self) -> bool:
+        """After a design edit: wait for the validator's report of the new
+        state (True), unless there is no validator to follow."""
+        if self._analysis is None:
+            return False
+        self._waiting = True
+        self._report = None
+        if self._document.design.workload is None:
+            return False
+        self.generation += 1
+        self.busy = True
+        self._timer.stop()
+        self.started.emit()
+        return True
+
+    def _on_report(self, report: Any) -> None:
+        """The validator analysed the current state: estimate from its report."""
+        if not self._waiting or self._analysis is None:
+            return
+        if getattr(self._analysis, "busy", False):
+            return  # an older state's report
+        self._waiting = False
+        self._report = (report, self._analysis.latest_index)
+        self._report_key = self.design_key
+        if self._document.design.workload is None:
+            return
+        self._start_job()
+
+    def _on_analysis_failed(self, message: str) -> None:
+        """No report for this state: the estimate analyses it itself."""
+        if self._waiting:
+            self._waiting = False
+            self._report = None
+            self.schedule(0)
 
     @property
     def document(self) -> Document:
@@ -181,11 +251,16 @@ class EstimateRunner(QObject):
             return  # moves and relabels: the estimate reads neither
         if replaced(events):
             self.design_key += 1
-            self.schedule(RESET_DELAY_MS)
+            if not self._wait_for_report():
+                self.schedule(RESET_DELAY_MS)
             return
         if not only(events, WorkloadChanged):
             self.design_key += 1
-            self.schedule(DESIGN_DEBOUNCE_MS)
+            if not self._wait_for_report():
+                self.schedule(DESIGN_DEBOUNCE_MS)
+            return
+        if self._waiting:
+            self.generation += 1  # the report's job will read this workload too
             return
         self.schedule()
 
@@ -214,9 +289,20 @@ class EstimateRunner(QObject):
             self._start_job()
 
     def run_now(self) -> None:
-        """Estimate the design as it is, without waiting."""
+        """Estimate the design as it is: from the validator's report of this
+        state when it has one (or is making it), else at once."""
         self._last_edit = float("-inf")
         self.design_key += 1
+        analysis = self._analysis
+        stale = analysis is not None and (
+            analysis.busy
+            or getattr(analysis, "_report_generation", -1) != analysis.generation
+        )
+        if stale and self._wait_for_report():
+            return
+        if analysis is not None and analysis.latest_index is not None:
+            self._report = (analysis._last_report, analysis.latest_index)
+            self._report_key = self.design_key
         self.schedule(0)
 
     def _start_job(self) -> None:
@@ -230,6 +316,7 @@ class EstimateRunner(QObject):
             self._cache,
             self._catalog,
             self._signals,
+            self._report if self._report_key == self.design_key else None,
         )
         self.started.emit()
         self._pool.start(job)

@@ -56,7 +56,10 @@ def open_sample(qtbot: Any, main_window: Any, name: str) -> Any:
     return window
 
 
-UNITS = r"(?:GB/s|Gb/s|GB|TB|B|s|min|h|days|GPU-h|tokens|FLOP|kW|TFLOP/s|years)"
+UNITS = (
+    r"(?:GB/s|Gb/s|GB|TB|B|s|min|h|days|GPU-h|tokens/s|tokens|sequences|FLOP|kW"
+    r"|TFLOP/s|years)"
+)
 """The units a shown figure may end in."""
 _NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + UNITS + r")?$")
 

@@ -49,7 +49,14 @@ def test_an_edit_is_one_undo_step_and_updates_the_results(
     assert window.document.history.undo_label == "Set MFU"
     assert window.document.design.workload.mfu == 0.5
     est = wait_estimate(qtbot, window)
-    assert est.days == pytest.approx(days * 0.4 / 0.5)
+    # a given MFU overrides the modelled one and says so (issue 17)
+    assert est.step.mfu_source == "given"
+    assert est.flops_total is not None
+    peak = 989e12  # H100 SXM BF16, the catalog's dense peak
+    assert est.days == pytest.approx(
+        est.flops_total / (est.parallelism.gpus_used * peak * 0.5 * 86_400)
+    )
+    assert est.days != pytest.approx(days)
     row = window.workload_panel.tree.by_path["days"]
     assert f"{est.days:,.0f} days" in row.text(1)
     window.document.undo()
@@ -264,3 +271,24 @@ def test_dock_is_tabbed_with_the_validator_and_the_canvas_keeps_half(
     assert panel.width() <= window.width() - window.canvas.width()
     window.document.mark_clean()
     window.close()
+
+
+def test_the_estimate_reads_the_validators_analysis(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Issue 17: the editor's estimate takes the worker's report and index of
+    the current state; it never analyses the design a second time."""
+    window = open_sample(qtbot, main_window, BIG)
+    runner = window.estimate_runner
+    reports: list[object] = []
+    window.runner.report_ready.connect(reports.append)
+    window.document.execute(
+        AddDevices([Device(id="extra-dgx-2", catalog_id="dgx-h100", x=0, y=900)])
+    )
+    est = wait_estimate(qtbot, window)
+    assert est.gpus == 1016 + 8
+    assert runner.own_analyses == 0
+    facts = runner._cache.facts
+    # the very report object the validator showed (refinements may follow it)
+    assert facts is not None and any(facts.report is r for r in reports)
+    assert facts._index is window.runner.latest_index

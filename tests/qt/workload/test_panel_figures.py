@@ -56,7 +56,13 @@ def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) ->
     summary = window.workload_panel.summary_labels
     assert f"{data['gpus']:,} x" in summary["Job"].text()
     plan = data["parallelism"]
-    assert f"TP {plan['tp']} x PP {plan['pp']}" in summary["Plan"].text()
+    if data["job"] == "inference":
+        assert f"TP {plan['tp']} x PP {plan['pp']}" in summary["Plan"].text()
+    else:
+        layout = f"TP {plan['tp']} x CP {plan['cp']} x PP {plan['pp']}"
+        assert layout in summary["Plan"].text()
+    if data["step"]["step_s"] is not None:  # the modelled step, MFU an output
+        assert "MFU" in summary["Step"].text()
     # and the assumptions, each with its source
     assumptions = {
         str(tree.topLevelItem(i).child(j).data(0, PATH_ROLE)): tree.topLevelItem(
