@@ -25,6 +25,7 @@ from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
 from designer.core.model import Design, Device, Group, Link, LinkTable
+from designer.core.physical_commands import EditRacks
 
 __all__ = [
     "add_group",
@@ -68,7 +69,7 @@ def add_group(
 
 
 def remove_group(design: Design, group_id: str) -> Command:
-    """Dissolve a group: its devices and sub-groups move up to its parent."""
+    """Dissolve a group: its devices, sub-groups and racks move up to its parent."""
     groups = design.group_map()
     group = groups.get(group_id)
     if group is None:
@@ -78,6 +79,10 @@ def remove_group(design: Design, group_id: str) -> Command:
     commands: list[Command] = []
     if members:
         commands.append(UpdateDevices({m: {"group": parent} for m in members}))
+    racks = design.physical.racks if design.physical is not None else []
+    served = {r.id: {"group": parent} for r in racks if r.group == group_id}
+    if served:
+        commands.append(EditRacks(served, label="Racks to the parent group"))
     commands.append(
         SetGroups(
             [
