@@ -34,8 +34,9 @@ from designer.analysis.index import (
     DesignIndex,
     IntArray,
 )
+from designer.analysis.reasons import managed
 from designer.analysis.report import Finding, Severity
-from designer.core.formatting import plural
+from designer.core.formatting import plural, verb
 from designer.core.model import FABRIC_CODE, Fabric
 
 NAMED = 5
@@ -293,9 +294,10 @@ def _leaves_without_uplinks(cols: _Cols) -> list[Finding]:
 def _management_links(cols: _Cols) -> list[Finding]:
     """NO_OOB_LINK per node and HEAD_NODE_LINKS (in-band and OOB of head nodes)."""
     idx, n = cols.idx, cols.n
-    oob = idx.fabric == FABRIC_CODE[Fabric.OOB]
     inband = idx.fabric == FABRIC_CODE[Fabric.INBAND]
-    has_oob = _touched(n, idx.a[oob], idx.b[oob])
+    # managed: an out-of-band link of its own reaches a management switch (a
+    # BMC cabled to another BMC or to a fabric switch's mgmt port is not)
+    has_oob = managed(idx)
     has_inband = _touched(n, idx.a[inband], idx.b[inband])
     # never-wired devices are UNWIRED_DEVICE's (or UNCONNECTED_COMPUTE's)
     wired = cols.wired
@@ -303,8 +305,8 @@ def _management_links(cols: _Cols) -> list[Finding]:
     bmc = server & _has_role(idx, "oob") & wired
     head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband") & wired
     out: list[Finding] = []
-    # With no OOB link at all, NO_OOB_NETWORK says it for the whole design.
-    if oob.any():
+    # With no managed device at all, NO_OOB_NETWORK says it for the design.
+    if has_oob.any():
         missing = np.flatnonzero(bmc & ~has_oob & ~head)
         if len(missing):
             out.append(
@@ -312,7 +314,8 @@ def _management_links(cols: _Cols) -> list[Finding]:
                     "NO_OOB_LINK",
                     Severity.WARNING,
                     f"{len(missing):,} of {int((bmc & ~head).sum()):,} wired servers "
-                    "with a BMC port have no out-of-band link "
+                    f"with a BMC port {verb(len(missing), 'has', 'have')} no "
+                    "out-of-band link to a management switch "
                     f"({_names(idx, missing)}): they cannot be power-cycled or "
                     f"reinstalled remotely{_listed(len(missing))}",
                     _items(idx, missing),

@@ -27,6 +27,7 @@ from designer.core.errors import (
     FabricMismatch,
     InvalidLink,
     MediaMismatch,
+    OutOfBandMismatch,
     PortBudgetExceeded,
     SelfLink,
     SpeedMismatch,
@@ -39,6 +40,7 @@ from designer.core.errors import (
 )
 from designer.core.model import LINK_COLUMNS, Design, Device, Fabric, Link, LinkTable
 from designer.core.specs import (
+    MANAGEMENT_ROLE,
     MEDIA_NAMES,
     ROLE_FABRIC,
     DeviceSpec,
@@ -47,19 +49,24 @@ from designer.core.specs import (
     PortUsage,
     as_lookup,
     effective_count,
+    is_management_switch,
     ports_in_use,
 )
 
 __all__ = [
+    "OOB_RULE",
     "LinkLimits",
     "check_design",
     "check_link",
     "check_link_update",
     "check_link_updates",
     "check_links",
+    "end_kind",
     "free_links",
     "link_limits",
+    "link_problem",
     "media_problem",
+    "oob_problem",
     "pair_check",
     "resolve",
     "role_problem",
@@ -140,6 +147,113 @@ def speed_problem(
                 devices=(da.id, db.id),
             )
     return None
+
+
+OOB_RULE = (
+    "an out-of-band link joins a management port (a BMC or a switch's mgmt "
+    "port) to a management switch's access port"
+)
+"""The out-of-band rule, as every refusal of it starts."""
+
+
+def end_kind(spec: DeviceSpec, group: PortGroupSpec) -> str:
+    """What a port group is on the out-of-band network.
+
+    ``management``: a BMC or a switch's management port; ``access``: a
+    management switch's data ports; ``uplink``: a management switch's
+    management-role uplinks (SN2201 4 x 100G); ``data``: anything else.
+    """
+    mgmt_switch = is_management_switch(spec)
+    if group.role == MANAGEMENT_ROLE:
+        return "uplink" if mgmt_switch else "management"
+    return "access" if mgmt_switch else "data"
+
+
+_OOB_PAIRS = frozenset(
+    {
+        frozenset({"management", "access"}),
+        frozenset({"access"}),  # two management switches chained
+        frozenset({"uplink", "access"}),
+        frozenset({"uplink"}),
+    }
+)
+
+
+def oob_problem(
+    da: Device,
+    sa: DeviceSpec,
+    ga: PortGroupSpec,
+    db: Device,
+    sb: DeviceSpec,
+    gb: PortGroupSpec,
+    link_id: str | None = None,
+) -> ConnectionRefused | None:
+    """Why an out-of-band link between these port groups makes no physical
+    sense (None: it does). A management switch's uplinks may also go to any
+    other switch's data ports (the in-band spines aggregate the OOB switches)."""
+    ka, kb = end_kind(sa, ga), end_kind(sb, gb)
+    pair = frozenset({ka, kb})
+    if pair in _OOB_PAIRS:
+        return None
+    a = f"{_name(da)} port group '{ga.name}'"
+    b = f"{_name(db)} port group '{gb.name}'"
+    if pair == frozenset({"uplink", "data"}):
+        other, spec = (db, sb) if ka == "uplink" else (da, sa)
+        if spec.category == "switch":
+            return None
+        why = (
+            f"{_name(other)} is not a switch: a management switch's uplinks "
+            "go to another switch"
+        )
+    elif ka == kb == "management":
+        why = (
+            f"{a} and {b} are both management ports; cable each to a "
+            "management switch (such as an SN2201)"
+        )
+    elif ka == kb == "data":
+        why = (
+            f"{a} and {b} are data ports, and neither device is a management "
+            "switch; link them on the compute, storage or in-band fabric"
+        )
+    elif pair == frozenset({"management", "data"}):
+        mgmt, other = (a, db) if ka == "management" else (b, da)
+        why = (
+            f"{mgmt} is a management port but {_name(other)} is not a management "
+            "switch (its ports carry data)"
+        )
+    elif pair == frozenset({"management", "uplink"}):
+        mgmt, up = (a, b) if ka == "management" else (b, a)
+        why = f"{up} is an uplink; cable {mgmt} to the management switch's access ports"
+    else:  # access to data
+        acc, rest = (a, b) if ka == "access" else (b, a)
+        why = (
+            f"{acc} is an access port but {rest} is not a management port; a "
+            "management switch reaches the rest of the network through its uplinks"
+        )
+    return OutOfBandMismatch(
+        f"{OOB_RULE}: {why}", link_id=link_id, devices=(da.id, db.id)
+    )
+
+
+def link_problem(
+    da: Device,
+    sa: DeviceSpec,
+    ga: PortGroupSpec,
+    db: Device,
+    sb: DeviceSpec,
+    gb: PortGroupSpec,
+    fabric: Fabric,
+    speed: int | None,
+    link_id: str | None = None,
+) -> tuple[int, ConnectionRefused | None, int]:
+    """:func:`pair_check`, then the out-of-band rule for an ``oob`` link
+    (stage 4: compatible ports, refused by :func:`oob_problem`)."""
+    stage, err, chosen = pair_check(da, ga, db, gb, fabric, speed, link_id)
+    if err is None and fabric is Fabric.OOB:
+        err = oob_problem(da, sa, ga, db, sb, gb, link_id)
+        if err is not None:
+            return 4, err, 0
+    return stage, err, chosen
 
 
 def pair_check(
@@ -235,12 +349,12 @@ def _row_problem(
             f"a link cannot join {a!r} to itself", link_id=lid, devices=(a,)
         )
     try:
-        da, _, ga = resolve(devices, a, ap, look, lid)
-        db, _, gb = resolve(devices, b, bp, look, lid)
+        da, sa, ga = resolve(devices, a, ap, look, lid)
+        db, sb, gb = resolve(devices, b, bp, look, lid)
     except ConnectionRefused as exc:
         return exc
     assert ga is not None and gb is not None
-    return pair_check(da, ga, db, gb, Fabric(fabric), speed, lid)[1]
+    return link_problem(da, sa, ga, db, sb, gb, Fabric(fabric), speed, lid)[1]
 
 
 def _columns(links: Iterable[Link] | LinkTable) -> LinkTable:
@@ -515,7 +629,8 @@ def _links_all_fine(design: Design, look: Lookup) -> bool:
             return False
         da = Device.model_construct(id="a", catalog_id=cat_a)
         db = Device.model_construct(id="b", catalog_id=cat_b)
-        if pair_check(da, ga, db, gb, Fabric(fab), speed)[1] is not None:
+        assert sa is not None and sb is not None
+        if link_problem(da, sa, ga, db, sb, gb, Fabric(fab), speed)[1] is not None:
             return False
     return True
 

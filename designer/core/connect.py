@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.core.checks import check_links, free_links, pair_check, resolve
+from designer.core.checks import check_links, free_links, link_problem, resolve
 from designer.core.errors import (
     ConnectionRefused,
     FabricMismatch,
@@ -39,6 +39,7 @@ from designer.core.ids import new_id
 from designer.core.model import Design, Device, Fabric, Link
 from designer.core.specs import (
     FABRIC_ORDER,
+    MANAGEMENT_ROLE,
     ROLE_FABRIC,
     DeviceSpec,
     PortGroupSpec,
@@ -59,7 +60,6 @@ __all__ = [
 ]
 
 _name = device_name
-MANAGEMENT_ROLE = "oob"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,13 +143,17 @@ def choose_ports(
                     devices=(da.id, db.id),
                 )
             else:
-                stage, err, speed = pair_check(da, ga, db, gb, fab, speed_gbps)
+                stage, err, speed = link_problem(
+                    da, sa, ga, db, sb, gb, fab, speed_gbps
+                )
             if err is None and mgmt == 2 and not both_oob:
                 held_back = True
                 continue
             if err is not None:
-                # A data pair's reason explains a refusal better than a BMC's.
+                # A data pair's reason explains a refusal better than a BMC's;
+                # asked for out-of-band, the out-of-band rule's reason does.
                 key = (
+                    0 if stage == 4 or fabric is not Fabric.OOB else 1,
                     min(mgmt, 1),
                     FABRIC_ORDER.index(fab) if stage >= 0 else 9,
                     -stage,

@@ -15,6 +15,7 @@ __all__ = [
     "MediaMismatch",
     "NoCompatiblePorts",
     "NothingToWire",
+    "OutOfBandMismatch",
     "PortBudgetExceeded",
     "RailMismatch",
     "RailsTaken",
@@ -97,6 +98,11 @@ class FabricMismatch(ConnectionRefused):
 
 class MediaMismatch(FabricMismatch):
     """InfiniBand on one end, Ethernet on the other."""
+
+
+class OutOfBandMismatch(FabricMismatch):
+    """An out-of-band link that does not join a management port to a management
+    switch's access port (or a management switch's uplink to another switch)."""
 
 
 class SpeedMismatch(ConnectionRefused):

@@ -137,6 +137,9 @@ CASES: dict[str, Callable[[], Design]] = {
     "FABRIC_ROLE_MISMATCH": lambda: _two_dgx(
         [*OK_ROWS, ("dgx1", "storage", "sw", "ports", 1, 400)]
     ),
+    "OOB_LINK_INVALID": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "bmc", "dgx2", "bmc", 1, 1)], fabric={2: Fabric.OOB}
+    ),
     "RAIL_MISALIGNED": lambda: make_design(
         [
             Spec("dgx1", "dgx-h100"),

@@ -133,9 +133,7 @@ def random_step(rng: random.Random, doc: Document, catalog: Catalog) -> str:
     elif kind == "place" and ids and d.physical is not None and d.physical.racks:
         rack = rng.choice(d.physical.racks)
         device = rng.choice(ids)
-        command = PlaceDevices(
-            {device: Placement(rack=rack.id, u=rng.randint(1, 40))}
-        )
+        command = PlaceDevices({device: Placement(rack=rack.id, u=rng.randint(1, 40))})
     elif kind == "remove_rack" and d.physical is not None and d.physical.racks:
         command = remove_racks(d, [rng.choice(d.physical.racks).id])
     elif kind == "rack_group" and d.physical is not None and d.physical.racks:

@@ -10,7 +10,15 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMenu
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
-from designer.core.model import Design, Group, GroupKind, Link, LinkTable, Tier
+from designer.core.model import (
+    Design,
+    Fabric,
+    Group,
+    GroupKind,
+    Link,
+    LinkTable,
+    Tier,
+)
 from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas import CanvasView
 from tests.qt.canvas.helpers import click, dev, vp
@@ -127,9 +135,15 @@ def test_connect_makes_the_planned_link_or_gives_the_rules_reason(
     _run(view, (1200, 300), "connect")
     assert view.canvas_message() == str(expected.value)
     assert len(view.document.history.done) == 1
+    # out-of-band: a BMC and a leaf's mgmt port are both management ports
+    with pytest.raises(ConnectionRefused) as oob_refused:
+        plan_connection(
+            view.document.design, "rail-3", "filer", catalog, fabric=Fabric.OOB
+        )
     _run(view, (1200, 300), "connect_oob")
-    oob = [x for x in view.document.design.links if x.fabric.value == "oob"]
-    assert len(oob) == 1 and {oob[0].a, oob[0].b} == {"filer", "rail-3"}
+    assert view.canvas_message() == str(oob_refused.value)
+    assert "are both management ports" in view.canvas_message()
+    assert not [x for x in view.document.design.links if x.fabric.value == "oob"]
 
 
 def test_connect_from_here_then_click_the_other_device(make_view, qtbot: QtBot) -> None:
