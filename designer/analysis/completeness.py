@@ -37,7 +37,7 @@ from designer.analysis.index import (
 from designer.analysis.reasons import managed
 from designer.analysis.report import Finding, Severity
 from designer.core.formatting import plural, verb
-from designer.core.model import FABRIC_CODE, Fabric
+from designer.core.model import FABRIC_CODE, Fabric, Purpose
 
 NAMED = 5
 """Devices named in a message; the rest are counted."""
@@ -137,7 +137,59 @@ def check_completeness(ctx: Context) -> list[Finding]:
     out += _unused_compute_ports(ctx)
     out += _leaves_without_uplinks(cols)
     out += _management_links(cols)
+    out += _management_presence(ctx, cols, n_comp)
     out += _storage_reach(cols)
+    return out
+
+
+HEAD_NODES_SOURCE = (
+    "RA-H100 Table 7: 5 BCM management servers; BasePOD: 2 BCM head nodes "
+    "and 3 service nodes"
+)
+
+
+def _management_presence(ctx: Context, cols: _Cols, n_comp: int) -> list[Finding]:
+    """NO_HEAD_NODE and NO_INBAND_NETWORK: a cluster of two or more compute
+    nodes with no head node, or with no in-band link at all and no head node
+    (a head node without its in-band link is HEAD_NODE_LINKS's)."""
+    idx = cols.idx
+    if n_comp < 2:
+        return []
+    head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband")
+    has_inband = bool((idx.fabric == FABRIC_CODE[Fabric.INBAND]).any())
+    small = ctx.design.settings.purpose is Purpose.DEVELOPMENT
+    out: list[Finding] = []
+    if not head.any():
+        out.append(
+            _finding(
+                "NO_HEAD_NODE",
+                Severity.INFO if small else Severity.WARNING,
+                f"no head node for {n_comp:,} compute nodes: nothing provisions "
+                "them, runs the scheduler's controller or the cluster manager "
+                f"({HEAD_NODES_SOURCE}); add head nodes (catalog: head-node) "
+                "on the in-band and out-of-band networks"
+                + (
+                    "; a small development cluster may run them on a node"
+                    if small
+                    else ""
+                ),
+                [],
+            )
+        )
+    if not has_inband and not head.any():
+        out.append(
+            _finding(
+                "NO_INBAND_NETWORK",
+                Severity.INFO if small else Severity.WARNING,
+                "no in-band management network: no link is on the in-band "
+                "fabric, so provisioning, the scheduler, monitoring and user "
+                "logins have no path to the nodes apart from the compute and "
+                "storage fabrics (RA-H100: SN4600C in-band leaves, 100G bonded "
+                "node links; NVL72 racks carry in-band on the storage Ethernet: "
+                "give the head nodes in-band links to it)",
+                [],
+            )
+        )
     return out
 
 

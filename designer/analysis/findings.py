@@ -62,6 +62,11 @@ a count, the devices in ``items``):
   port but no out-of-band link, when the design has an OOB network.
 - ``HEAD_NODE_LINKS`` [warning] head nodes (management servers with in-band
   ports) without an in-band link or without an out-of-band link.
+- ``NO_HEAD_NODE`` [warning; info for a development cluster] two or more
+  compute nodes and no head node (a management server with in-band ports).
+- ``NO_INBAND_NETWORK`` [warning; info for a development cluster] two or more
+  compute nodes, no in-band link at all and no head node (a head node without
+  its in-band link is ``HEAD_NODE_LINKS``).
 - ``STORAGE_UNREACHABLE`` [warning] wired storage devices that no compute node
   reaches over a storage or converged fabric (switches joined by data links).
 - ``NO_STORAGE_PATH`` [warning] wired compute nodes that reach no storage device

@@ -33,6 +33,8 @@ def clean() -> Design:
         Spec("ib1", "qm9700", Tier.LEAF),
         Spec("fs", "lustre-appliance"),
         Spec("oob", "sn2201"),
+        Spec("head", "head-node"),
+        Spec("inb", "sn4600c"),
     ]
     rows: list[Row] = [
         ("dgx1", "compute", "ib0", "ports", 4, 400),
@@ -44,6 +46,11 @@ def clean() -> Design:
         ("fs", "bmc", "oob", "ports", 1, 1),
         ("fs", "data", "ib0", "ports", 4, 200),
         ("fs", "data", "ib1", "ports", 4, 200),
+        # a head node on the in-band and out-of-band networks
+        ("head", "inband", "inb", "ports", 2, 100),
+        ("dgx1", "inband", "inb", "ports", 2, 100),
+        ("dgx2", "inband", "inb", "ports", 2, 100),
+        ("head", "bmc", "oob", "ports", 1, 1),
     ]
     return make_design(
         specs,
@@ -54,6 +61,10 @@ def clean() -> Design:
             6: Fabric.OOB,
             7: Fabric.STORAGE,
             8: Fabric.STORAGE,
+            9: Fabric.INBAND,
+            10: Fabric.INBAND,
+            11: Fabric.INBAND,
+            12: Fabric.OOB,
         },
     )
 
@@ -211,6 +222,8 @@ CASES: dict[str, Callable[[], Design]] = {
         [Spec("head", "head-node")],
         fabric={2: Fabric.STORAGE},
     ),
+    "NO_HEAD_NODE": lambda: _two_dgx(OK_ROWS),
+    "NO_INBAND_NETWORK": lambda: _two_dgx(OK_ROWS),
     "STORAGE_UNREACHABLE": lambda: _two_dgx(
         [*OK_ROWS, ("fs", "bmc", "oob", "ports", 1, 1)],
         [Spec("fs", "lustre-appliance"), Spec("oob", "sn2201")],
