@@ -74,7 +74,14 @@ def budget_reason(idx: DesignIndex, dev: int, port: int, capacity: int) -> str |
         native += -(-n // max(group.split(speed), 1))
     if native <= capacity:
         return None
-    return str(over_budget(device, group, capacity, native, total, proposed=False))
+    far = np.concatenate((idx.b[rows_a], idx.a[rows_b]))
+    ends: dict[str, int] = {}
+    for other, n in zip(far.tolist(), cables.tolist(), strict=True):
+        name = idx.device_ids[other]
+        ends[name] = ends.get(name, 0) + int(n)
+    return str(
+        over_budget(device, group, capacity, native, total, proposed=False, ends=ends)
+    )
 
 
 def pair_reason(idx: DesignIndex, link: int, what: str) -> str | None:

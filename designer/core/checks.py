@@ -56,6 +56,7 @@ from designer.core.specs import (
 __all__ = [
     "OOB_RULE",
     "LinkLimits",
+    "cabled_ends",
     "check_design",
     "check_link",
     "check_link_update",
@@ -383,6 +384,39 @@ def _check_rows(devices: Mapping[str, Device], look: Lookup, table: LinkTable) -
             ok.add(key)
 
 
+def cabled_ends(
+    design: Design,
+    device_id: str,
+    port: str,
+    skip: Iterable[str] = (),
+    adding: LinkTable | None = None,
+) -> dict[str, int]:
+    """Cables per device at the other end of ``device_id``'s links on ``port``:
+    where a port group's ports go. Links named in ``skip`` are left out (an
+    edit replaces or removes them); the rows of ``adding`` are counted in."""
+    s = design.links.arrays
+    gone = set(skip)
+    out: dict[str, int] = {}
+
+    def add(far: str, cables: int) -> None:
+        out[far] = out.get(far, 0) + cables
+
+    for i in design.links.rows_touching([device_id]):
+        if gone and s.ids[i] in gone:
+            continue
+        for mine, my_port, other in ((s.a, s.a_port, s.b), (s.b, s.b_port, s.a)):
+            if s.names[mine[i]] == device_id and s.port_names[my_port[i]] == port:
+                add(s.names[other[i]], int(s.cables[i]))
+    if adding is not None:
+        t = adding
+        for a, ap, b, bp, c in zip(t.a, t.a_port, t.b, t.b_port, t.cables, strict=True):
+            if a == device_id and ap == port:
+                add(b, c)
+            if b == device_id and bp == port:
+                add(a, c)
+    return out
+
+
 def _budget_overflows(
     devices: Mapping[str, Device],
     look: Lookup,
@@ -390,8 +424,13 @@ def _budget_overflows(
     groups: Iterable[tuple[str, str]],
     *,
     proposed: bool,
+    design: Design | None = None,
+    skip: Iterable[str] = (),
+    adding: LinkTable | None = None,
 ) -> Iterator[ConnectionRefused]:
-    """Port groups among ``groups`` with more native ports in use than they have."""
+    """Port groups among ``groups`` with more native ports in use than they have
+    (with ``design``, the reason says where the design's cables on it go)."""
+    gone = list(skip)
     for did, port in groups:
         dev = devices.get(did)
         spec = None if dev is None else look(dev.catalog_id)
@@ -401,8 +440,17 @@ def _budget_overflows(
         capacity = effective_count(dev, spec, grp)
         used = usage.native(did, grp)
         if used > capacity:
+            ends = (
+                None if design is None else cabled_ends(design, did, port, gone, adding)
+            )
             yield over_budget(
-                dev, grp, capacity, used, usage.links(did, port), proposed=proposed
+                dev,
+                grp,
+                capacity,
+                used,
+                usage.links(did, port),
+                proposed=proposed,
+                ends=ends,
             )
 
 
@@ -455,7 +503,17 @@ def check_links(
     ):
         first_row.setdefault((a, ap), lid)
         first_row.setdefault((b, bp), lid)
-    for problem in _budget_overflows(devices, look, usage, first_row, proposed=True):
+    overflows = _budget_overflows(
+        devices,
+        look,
+        usage,
+        first_row,
+        proposed=True,
+        design=design,
+        skip=gone,
+        adding=table,
+    )
+    for problem in overflows:
         assert isinstance(problem, PortBudgetExceeded)
         problem.link_id = first_row[(problem.device, problem.port_group)]
         raise problem
@@ -699,7 +757,10 @@ def _budget_problems(
         return
     few = {did for did, _ in suspects}
     usage = PortUsage.of(design, few if len(few) <= _FEW_DEVICES else None)
-    for problem in _budget_overflows(devices, look, usage, suspects, proposed=False):
+    overflows = _budget_overflows(
+        devices, look, usage, suspects, proposed=False, design=design
+    )
+    for problem in overflows:
         if len(out) >= cap:
             break
         out.append(problem)

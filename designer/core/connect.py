@@ -26,7 +26,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.core.checks import check_links, free_links, link_problem, resolve
+from designer.core.checks import (
+    cabled_ends,
+    check_links,
+    free_links,
+    link_problem,
+    resolve,
+)
 from designer.core.errors import (
     ConnectionRefused,
     FabricMismatch,
@@ -105,6 +111,7 @@ def choose_ports(
     usage: PortUsage | None = None,
     cables: int = 1,
     carried: tuple[Fabric | None, Fabric | None] = (None, None),
+    design: Design | None = None,
 ) -> PortChoice:
     """The best port groups to join ``da`` and ``db``, or the closest typed error.
 
@@ -168,8 +175,21 @@ def choose_ports(
                     capacity = effective_count(dev, spec, grp)
                     after = usage.native(dev.id, grp, (speed, cables))
                     if after > capacity:
+                        far = (
+                            None
+                            if design is None
+                            else cabled_ends(design, dev.id, grp.name)
+                        )
+                        if far is not None:
+                            other = db.id if dev is da else da.id
+                            far[other] = far.get(other, 0) + cables
                         budget = over_budget(
-                            dev, grp, capacity, after, _links(usage, dev, grp, cables)
+                            dev,
+                            grp,
+                            capacity,
+                            after,
+                            _links(usage, dev, grp, cables),
+                            ends=far,
                         )
                         break
             rank = (mgmt, usual, FABRIC_ORDER.index(fab), -speed, order)
@@ -266,6 +286,7 @@ def plan_connection(
         usage=usage,
         cables=cables or 1,
         carried=(fabric_hint(design, (a_id,)), fabric_hint(design, (b_id,))),
+        design=design,
     )
     if cables is None:
         ga, gb = sa.port_group(choice.a_port), sb.port_group(choice.b_port)
