@@ -136,6 +136,7 @@ def check_completeness(ctx: Context) -> list[Finding]:
     out += _unwired(cols, n_comp)
     out += _unused_compute_ports(ctx)
     out += _leaves_without_uplinks(cols)
+    out += _through_the_nodes(cols)
     out += _management_links(cols)
     out += _management_presence(ctx, cols, n_comp)
     out += _storage_reach(cols)
@@ -339,6 +340,40 @@ def _leaves_without_uplinks(cols: _Cols) -> list[Finding]:
             "their nodes reach the rest of the fabric only through other "
             f"links of their own, or not at all{_listed(len(bad))}",
             _items(idx, bad),
+        )
+    ]
+
+
+def _through_the_nodes(cols: _Cols) -> list[Finding]:
+    """CROSS_RAIL_THROUGH_NODES: two or more leaves, no switch-to-switch link,
+    and nodes cabled to several leaves (a rail-only fabric): the fabric is one
+    part only through the nodes."""
+    idx, n, a, b = cols.idx, cols.n, cols.ca, cols.cb
+    sw = idx.kind == KIND_SWITCH
+    comp = idx.kind == KIND_COMPUTE
+    if (sw[a] & sw[b]).any():
+        return []
+    down = (sw[a] & comp[b]) | (sw[b] & comp[a])
+    leaf_of = np.where(sw[a], a, b)[down]
+    node_of = np.where(sw[a], b, a)[down]
+    leaves = np.unique(leaf_of)
+    if len(leaves) < 2:
+        return []
+    pairs = np.unique(node_of * n + leaf_of)
+    per_node = np.bincount(pairs // n, minlength=n)
+    spanning = np.flatnonzero(per_node >= 2)
+    if not len(spanning):
+        return []
+    return [
+        _finding(
+            "CROSS_RAIL_THROUGH_NODES",
+            Severity.INFO,
+            f"the compute fabric's {len(leaves):,} leaves have no spine: traffic "
+            "between leaves (rails) passes through the nodes, a GPU handing "
+            "it over NVLink to the GPU of the other rail, which sends it on "
+            "that rail's NIC (PXN); the bisection counts these paths through "
+            f"{plural(len(spanning), 'node')} cabled to several leaves",
+            _items(idx, leaves),
         )
     ]
 

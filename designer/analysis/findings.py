@@ -58,6 +58,9 @@ a count, the devices in ``items``):
   their compute ports cabled ("dgx-01 uses 1 of 8 compute ports").
 - ``LEAF_WITHOUT_UPLINKS`` [warning] in a compute fabric of two or more leaves,
   a leaf joined to no other switch that does not itself reach every node.
+- ``CROSS_RAIL_THROUGH_NODES`` [info] two or more leaves and no switch-to-switch
+  link, nodes cabled to several leaves (rail-only): cross-rail traffic passes
+  through the nodes (PXN over NVLink), and the bisection counts those paths.
 - ``NO_OOB_LINK`` [warning] servers (compute, storage, management) with a BMC
   port but no out-of-band link, when the design has an OOB network.
 - ``HEAD_NODE_LINKS`` [warning] head nodes (management servers with in-band
@@ -351,6 +354,10 @@ def check_compute(ctx: Context) -> list[Finding]:
             t: r for t, r in ctx.tier_ratios.items() if r is not None and r > 1.0 + 1e-9
         }
         ratio = ctx.bisection.upper / ctx.bisection.full if ctx.bisection.full else 1.0
+        if not g.switch.any() or ctx.bisection.upper <= 0:
+            # no switch, or a fabric in parts: nothing is oversubscribed (the
+            # parts and unconnected nodes have findings of their own)
+            ratio = 1.0
         if bad or ratio < 1.0 - 1e-9:
             parts = [f"{t} {r:.2f}:1" for t, r in bad.items()]
             if ratio < 1.0 - 1e-9:
