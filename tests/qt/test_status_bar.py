@@ -72,3 +72,33 @@ def test_undo_and_redo_say_what_they_did(main_window: Any, qtbot: Any) -> None:
     assert bar.currentMessage().startswith("Redid Add")
     window.actions_.redo.trigger()
     assert bar.currentMessage() == "Redid Rename design"
+
+
+def test_the_panel_shows_the_bisection_with_an_unwired_node_exact(
+    main_window: Any, qtbot: Any
+) -> None:
+    """Issue 16, item 3: one unwired DGX dropped beside a wired fabric showed
+    "bound: 0 Gb/s-..." and "refining bisection bounds..." for minutes."""
+    from designer.core.commands import AddDevices
+    from designer.core.model import Device
+    from designer.generate import fat_tree
+    from tests.qt.helpers import settle
+
+    window = main_window()
+    window.document.reset(fat_tree("dgx-h100", 256, "qm9700"))
+    settle(qtbot, window)
+    window.document.execute(AddDevices([Device(id="late", catalog_id="dgx-h100")]))
+    qtbot.waitUntil(
+        lambda: (
+            window.latest_report is not None
+            and window.latest_report.compute_nodes == 257
+            and not window.runner.busy
+        ),
+        timeout=60_000,
+    )
+    b = window.latest_report.bisection
+    # 257 nodes: the smaller side holds the unwired one and 127 wired nodes
+    assert b.exact and b.lower_gbps == b.upper_gbps == 127 * 3200.0
+    text = window.validator_panel.values["bisection"].text()
+    assert text.endswith("· exact") and "bound" not in text
+    assert "refining" not in window.validator_panel.state.text()
