@@ -295,3 +295,29 @@ def test_in_the_window_they_show_properties_findings_and_the_export_dialog(
     assert shown == [True]
     window.actions_.export.trigger()  # File > Export starts on the whole design
     assert shown == [True, False]
+
+
+def test_ungroup_from_the_frame_keeps_the_design_one_that_reopens(
+    make_view, tmp_path
+) -> None:
+    """Issue 16, item 0: removing su01 on the enterprise sample made a file the
+    loader refused ("physical.racks[0].group: unknown group 'su01'")."""
+    from pathlib import Path
+
+    from designer.io import load_design, save_design
+
+    sample = Path(__file__).resolve().parents[3] / "samples"
+    view = make_view(load_design(sample / "minimum-viable-enterprise.json"))
+    doc = view.document
+    QApplication.processEvents()
+    menu = _run(view, _frame_header(view, "su01"), "ungroup")
+    assert _action(menu, "ungroup").text() == "Ungroup SU 1"
+    assert "su01" not in doc.design.group_map()
+    assert {r.group for r in doc.design.physical.racks} == {None}
+    assert len(doc.history.done) == 1  # one step
+    path = tmp_path / "ungrouped.json"
+    save_design(doc.design, path)
+    assert load_design(path).model_dump() == doc.design.model_dump()
+    doc.undo()
+    assert "su01" in doc.design.group_map()
+    assert [r.group for r in doc.design.physical.racks][:2] == ["su01", "su01"]
