@@ -125,14 +125,15 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.zoom_label = QLabel("")
         self.last_message = ""
         """The last status-bar message, whole (the bar may show it elided)."""
-        for w in (
+        self._permanent = (
             self.selection_label,
             self.zoom_label,
             self.busy_label,
             self.gpus_label,
             self.bisection_label,
             self.cost_label,
-        ):
+        )
+        for w in self._permanent:
             self.statusBar().addPermanentWidget(w)
 
         self.runner.started.connect(self._on_analysis_started)
@@ -370,15 +371,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
     def _show_message(self, text: str) -> None:
         """One line in the status bar, elided to fit, the whole in its tooltip."""
         self.last_message = one_line(text)
-        permanent = (
-            self.selection_label,
-            self.zoom_label,
-            self.busy_label,
-            self.gpus_label,
-            self.bisection_label,
-            self.cost_label,
-        )
-        show_message(self.statusBar(), text, permanent)
+        show_message(self.statusBar(), text, self._permanent)
 
     # --- analysis results ----------------------------------------------------
 
