@@ -25,7 +25,6 @@ from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
 from designer.core.model import Design, Device, Group, Link, LinkTable
-from designer.core.physical_commands import EditRacks
 
 __all__ = [
     "add_group",
@@ -82,6 +81,8 @@ def remove_group(design: Design, group_id: str) -> Command:
     racks = design.physical.racks if design.physical is not None else []
     served = {r.id: {"group": parent} for r in racks if r.group == group_id}
     if served:
+        from designer.core.physical_commands import EditRacks  # builds on these
+
         commands.append(EditRacks(served, label="Racks to the parent group"))
     commands.append(
         SetGroups(
