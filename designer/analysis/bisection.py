@@ -61,7 +61,7 @@ from designer.analysis.candidates import (
     pair_bound,
     split_cut,
 )
-from designer.analysis.graph import ComputeGraph, components
+from designer.analysis.graph import ComputeGraph, components, switch_planes
 from designer.analysis.index import BoolArray, FloatArray, IntArray
 from designer.analysis.levels import (
     Hierarchy,
@@ -69,6 +69,7 @@ from designer.analysis.levels import (
     hierarchy,
     levelled_bound,
 )
+from designer.core.formatting import plural
 
 EXACT_LIVE_COMPUTE = 64
 """Compute nodes up to which the first result runs the integer program."""
@@ -115,6 +116,21 @@ class BisectionResult:
     upper_how: str = ""
     lower_how: str = ""
     stage: str = "first result"
+    wired: Wired | None = field(default=None, compare=False, repr=False)
+    """With unwired compute nodes: the wired part's graph and result, which
+    the refinement refines (see :func:`_with_unwired`)."""
+
+
+@dataclass
+class Wired:
+    """The compute fabric without its unwired compute nodes (see
+    :func:`_with_unwired`): the subgraph, its levels, the local ids it keeps
+    and its own bisection result."""
+
+    g: ComputeGraph
+    h: Hierarchy
+    keep: IntArray
+    result: BisectionResult
 
 
 def fabric_parts(g: ComputeGraph, h: Hierarchy | None = None) -> list[IntArray]:
@@ -305,6 +321,139 @@ def _exact_stage(
     return changed
 
 
+def _exact_applies(g: ComputeGraph, endpoints: int) -> bool:
+    """Whether the first result runs an exact method on ``g``: few compute
+    nodes (the integer program) or few other devices (every placement)."""
+    small = endpoints <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
+    return small or g.n - endpoints <= PLACEMENT_LIVE_DEVICES
+
+
+def _unwired_nodes(g: ComputeGraph) -> IntArray:
+    """Local ids of the compute nodes with no compute link at all."""
+    deg = np.bincount(g.all_u, minlength=g.n) + np.bincount(g.all_v, minlength=g.n)
+    return np.flatnonzero(g.endpoint & (deg == 0))
+
+
+def _kept_endpoints(g: ComputeGraph, keep: IntArray) -> BoolArray:
+    """Which of ``g``'s endpoints (in order) the subgraph on ``keep`` has."""
+    kept = np.zeros(g.n, dtype=np.bool_)
+    kept[keep] = True
+    return kept[g.endpoints]
+
+
+def _wired_part(g: ComputeGraph, unwired: IntArray) -> Wired:
+    """``g`` without the ``unwired`` nodes (they have no edge), renumbered."""
+    mask = np.ones(g.n, dtype=np.bool_)
+    mask[unwired] = False
+    keep = np.flatnonzero(mask)
+    new = np.full(g.n, -1, dtype=np.int64)
+    new[keep] = np.arange(len(keep))
+    sub = ComputeGraph(
+        dev=g.dev[keep],
+        endpoint=g.endpoint[keep],
+        switch=g.switch[keep],
+        u=new[g.u],
+        v=new[g.v],
+        c=g.c,
+        link=g.link,
+        injection=g.injection[keep],
+        weight=g.weight[keep],
+        pruned=[(new[nodes], new[anchors]) for nodes, anchors in g.pruned],
+        all_u=new[g.all_u],
+        all_v=new[g.all_v],
+        all_link=g.all_link,
+        all_c=g.all_c,
+    )
+    h = hierarchy(sub)
+    h.plane = switch_planes(sub)
+    placeholder = BisectionResult(0.0, 0.0, 0.0, False, "")
+    return Wired(sub, h, keep, placeholder)
+
+
+def _unwired_slack(n: int, k: int, inj: FloatArray) -> tuple[int, float]:
+    """(nodes d, capacity) a balanced split of n + k equal nodes can be short of
+    a balanced split of the n wired ones, and what moving them may change.
+
+    A balanced split of all N = n + k nodes puts between floor(N/2) - k and
+    ceil(N/2) wired nodes on a side (the k unwired ones go anywhere); moving
+    d wired nodes across makes the wired split balanced, and moving one node
+    changes a cut by at most the capacity of its links (switches stay put).
+    So every balanced cut of the whole is at least the wired part's balanced
+    minimum less the d largest node capacities.
+    """
+    big = n + k
+    low = max(0, big // 2 - k)
+    high = min(n, -(-big // 2))
+    d = max(high - -(-n // 2), n // 2 - low, 0)
+    return d, float(np.sort(inj)[::-1][:d].sum())
+
+
+def _with_unwired(
+    g: ComputeGraph,
+    nominal: FloatArray,
+    bal: Balance,
+    parts: list[IntArray],
+    wired: Wired,
+    stage: str,
+) -> BisectionResult:
+    """The whole fabric's bounds from the wired part's result (unwired compute
+    nodes, equal GPUs per node): the wired cut with the unwired nodes placed
+    for balance, or the cut of the smaller side's links holding every unwired
+    node, whichever is smaller; the wired lower bound less
+    :func:`_unwired_slack`."""
+    sub, keep = wired.result, wired.keep
+    ep = g.endpoints
+    unwired = np.setdiff1d(ep, keep)
+    n, k = len(ep) - len(unwired), len(unwired)
+    big = n + k
+    # the wired part's cut, unwired nodes added to balance the node counts
+    side = np.zeros(g.n, dtype=np.bool_)
+    assert sub.side is not None
+    side[keep] = sub.side
+    a_w = int(side[ep].sum())
+    t = big // 2 - a_w
+    if not 0 <= t <= k:
+        t = -(-big // 2) - a_w
+    t = min(max(t, 0), k)
+    side[unwired[:t]] = True
+    upper, upper_how = (
+        sub.upper,
+        (
+            f"{sub.upper_how}, on the {n:,} wired compute nodes; the "
+            f"{plural(k, 'unwired node')} placed for balance"
+        ),
+    )
+    # the smaller side: every unwired node and the wired nodes of least capacity
+    small = big // 2
+    inj = g.injection[ep]
+    wired_ep = np.flatnonzero(np.isin(ep, unwired, invert=True))
+    if k <= small:
+        cheap = wired_ep[np.argsort(inj[wired_ep], kind="stable")[: small - k]]
+        alone = np.zeros(g.n, dtype=np.bool_)
+        alone[unwired] = True
+        alone[ep[cheap]] = True
+        value = float(g.c[alone[g.u] != alone[g.v]].sum())
+        if value < upper - _REL * max(upper, 1.0):
+            upper, side = value, alone
+            upper_how = (
+                f"the smaller side's links cut: its {plural(k, 'unwired node')} "
+                f"and the {small - k:,} wired nodes of least capacity"
+            )
+    d, slack = _unwired_slack(n, k, inj[wired_ep])
+    lower = max(0.0, sub.lower - slack)
+    lower_how = (
+        f"{sub.lower_how}, on the {n:,} wired compute nodes, less what the "
+        f"{plural(k, 'unwired node')} can change: a balanced split of all "
+        f"nodes is at most {plural(d, 'node')} off a balanced split of the "
+        f"wired ones, and moving a node changes a cut by at most its links "
+        f"({slack:,.0f} Gb/s)"
+    )
+    st = _State(upper, side, upper_how, lower, lower_how, list(sub.candidates))
+    out = _finish(g, st, nominal, bal, parts, stage)
+    out.wired = wired
+    return out
+
+
 def bisect(
     g: ComputeGraph,
     h: Hierarchy,
@@ -339,6 +488,7 @@ def bisect(
             defined=False,
             balance=bal,
         )
+    seed: BisectionResult | None = None
     if len(parts) > 1:
         side = _split_by_parts(g, parts, bal)
         if side is not None:
@@ -348,10 +498,29 @@ def bisect(
             )
             st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
             return _finish(g, st, nominal, bal, parts, "first result")
+        unwired = _unwired_nodes(g)
+        if len(unwired) and bal.homogeneous and len(ep) - len(unwired) >= 2:
+            wired = _wired_part(g, unwired)
+            sub = bisect(
+                wired.g,
+                wired.h,
+                nominal[_kept_endpoints(g, wired.keep)],
+                dev_orders,
+                exact_seconds=exact_seconds,
+                names=None if names is None else names[wired.keep],
+            )
+            wired.result = sub
+            combined = _with_unwired(g, nominal, bal, parts, wired, "first result")
+            if combined.exact or not _exact_applies(g, len(ep)):
+                return combined
+            # small enough for the exact methods: they start from these bounds
+            seed = combined
     # bounds that need no cut come first: the candidate splits then stop at
     # the first cut that meets them (a regular fabric needs one)
     theta, why = certificate(g, h)
     found: list[tuple[float, str]] = []
+    if seed is not None:
+        found.append((seed.lower, seed.lower_how))
     if known_lower is not None:
         found.append((known_lower, _CARRIED))
     if theta is not None:
@@ -401,12 +570,14 @@ def bisect(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
     st = _State(best[0], best[1], how, 0.0, "none found", tried)
+    if seed is not None and seed.side is not None:
+        _take_upper(st, seed.upper, seed.side, seed.upper_how)
     for value, why_lb in found:
         _lift_lower(st, value, why_lb)
     if st.lower <= 0 and theta is None:
         st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
-    if _short(st) and (small or g.n - len(ep) <= PLACEMENT_LIVE_DEVICES):
+    if _short(st) and _exact_applies(g, len(ep)):
         _exact_stage(g, bal, st, exact_seconds, names, milp=small)
     if _short(st) and theta is not None:
         lb = levelled_bound(g, h, bal)
@@ -440,6 +611,23 @@ def refine_bisection(
         return
     bal = first.balance if first.balance is not None else balance(g.weight[g.endpoints])
     parts = fabric_parts(g, h)
+    if first.wired is not None:
+        # refine the wired part alone; each of its results bounds the whole
+        wired = first.wired
+        sub_names = None if names is None else names[wired.keep]
+        sub_nominal = nominal[_kept_endpoints(g, wired.keep)]
+        for better in refine_bisection(
+            wired.g,
+            wired.h,
+            sub_nominal,
+            wired.result,
+            deadline=deadline,
+            should_stop=should_stop,
+            names=sub_names,
+        ):
+            step = replace(wired, result=better)
+            yield _with_unwired(g, nominal, bal, parts, step, better.stage)
+        return
     side = first.side.copy()
     st = _State(
         first.upper,

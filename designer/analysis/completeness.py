@@ -34,9 +34,10 @@ from designer.analysis.index import (
     DesignIndex,
     IntArray,
 )
+from designer.analysis.reasons import managed
 from designer.analysis.report import Finding, Severity
-from designer.core.formatting import plural
-from designer.core.model import FABRIC_CODE, Fabric
+from designer.core.formatting import plural, verb
+from designer.core.model import FABRIC_CODE, Fabric, Purpose
 
 NAMED = 5
 """Devices named in a message; the rest are counted."""
@@ -135,8 +136,61 @@ def check_completeness(ctx: Context) -> list[Finding]:
     out += _unwired(cols, n_comp)
     out += _unused_compute_ports(ctx)
     out += _leaves_without_uplinks(cols)
+    out += _through_the_nodes(cols)
     out += _management_links(cols)
+    out += _management_presence(ctx, cols, n_comp)
     out += _storage_reach(cols)
+    return out
+
+
+HEAD_NODES_SOURCE = (
+    "RA-H100 Table 7: 5 BCM management servers; BasePOD: 2 BCM head nodes "
+    "and 3 service nodes"
+)
+
+
+def _management_presence(ctx: Context, cols: _Cols, n_comp: int) -> list[Finding]:
+    """NO_HEAD_NODE and NO_INBAND_NETWORK: a cluster of two or more compute
+    nodes with no head node, or with no in-band link at all and no head node
+    (a head node without its in-band link is HEAD_NODE_LINKS's)."""
+    idx = cols.idx
+    if n_comp < 2:
+        return []
+    head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband")
+    has_inband = bool((idx.fabric == FABRIC_CODE[Fabric.INBAND]).any())
+    small = ctx.design.settings.purpose is Purpose.DEVELOPMENT
+    out: list[Finding] = []
+    if not head.any():
+        out.append(
+            _finding(
+                "NO_HEAD_NODE",
+                Severity.INFO if small else Severity.WARNING,
+                f"no head node for {n_comp:,} compute nodes: nothing provisions "
+                "them, runs the scheduler's controller or the cluster manager "
+                f"({HEAD_NODES_SOURCE}); add head nodes (catalog: head-node) "
+                "on the in-band and out-of-band networks"
+                + (
+                    "; a small development cluster may run them on a node"
+                    if small
+                    else ""
+                ),
+                [],
+            )
+        )
+    if not has_inband and not head.any():
+        out.append(
+            _finding(
+                "NO_INBAND_NETWORK",
+                Severity.INFO if small else Severity.WARNING,
+                "no in-band management network: no link is on the in-band "
+                "fabric, so provisioning, the scheduler, monitoring and user "
+                "logins have no path to the nodes apart from the compute and "
+                "storage fabrics (RA-H100: SN4600C in-band leaves, 100G bonded "
+                "node links; NVL72 racks carry in-band on the storage Ethernet: "
+                "give the head nodes in-band links to it)",
+                [],
+            )
+        )
     return out
 
 
@@ -290,12 +344,47 @@ def _leaves_without_uplinks(cols: _Cols) -> list[Finding]:
     ]
 
 
+def _through_the_nodes(cols: _Cols) -> list[Finding]:
+    """CROSS_RAIL_THROUGH_NODES: two or more leaves, no switch-to-switch link,
+    and nodes cabled to several leaves (a rail-only fabric): the fabric is one
+    part only through the nodes."""
+    idx, n, a, b = cols.idx, cols.n, cols.ca, cols.cb
+    sw = idx.kind == KIND_SWITCH
+    comp = idx.kind == KIND_COMPUTE
+    if (sw[a] & sw[b]).any():
+        return []
+    down = (sw[a] & comp[b]) | (sw[b] & comp[a])
+    leaf_of = np.where(sw[a], a, b)[down]
+    node_of = np.where(sw[a], b, a)[down]
+    leaves = np.unique(leaf_of)
+    if len(leaves) < 2:
+        return []
+    pairs = np.unique(node_of * n + leaf_of)
+    per_node = np.bincount(pairs // n, minlength=n)
+    spanning = np.flatnonzero(per_node >= 2)
+    if not len(spanning):
+        return []
+    return [
+        _finding(
+            "CROSS_RAIL_THROUGH_NODES",
+            Severity.INFO,
+            f"the compute fabric's {len(leaves):,} leaves have no spine: traffic "
+            "between leaves (rails) passes through the nodes, a GPU handing "
+            "it over NVLink to the GPU of the other rail, which sends it on "
+            "that rail's NIC (PXN); the bisection counts these paths through "
+            f"{plural(len(spanning), 'node')} cabled to several leaves",
+            _items(idx, leaves),
+        )
+    ]
+
+
 def _management_links(cols: _Cols) -> list[Finding]:
     """NO_OOB_LINK per node and HEAD_NODE_LINKS (in-band and OOB of head nodes)."""
     idx, n = cols.idx, cols.n
-    oob = idx.fabric == FABRIC_CODE[Fabric.OOB]
     inband = idx.fabric == FABRIC_CODE[Fabric.INBAND]
-    has_oob = _touched(n, idx.a[oob], idx.b[oob])
+    # managed: an out-of-band link of its own reaches a management switch (a
+    # BMC cabled to another BMC or to a fabric switch's mgmt port is not)
+    has_oob = managed(idx)
     has_inband = _touched(n, idx.a[inband], idx.b[inband])
     # never-wired devices are UNWIRED_DEVICE's (or UNCONNECTED_COMPUTE's)
     wired = cols.wired
@@ -303,8 +392,8 @@ def _management_links(cols: _Cols) -> list[Finding]:
     bmc = server & _has_role(idx, "oob") & wired
     head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband") & wired
     out: list[Finding] = []
-    # With no OOB link at all, NO_OOB_NETWORK says it for the whole design.
-    if oob.any():
+    # With no managed device at all, NO_OOB_NETWORK says it for the design.
+    if has_oob.any():
         missing = np.flatnonzero(bmc & ~has_oob & ~head)
         if len(missing):
             out.append(
@@ -312,7 +401,8 @@ def _management_links(cols: _Cols) -> list[Finding]:
                     "NO_OOB_LINK",
                     Severity.WARNING,
                     f"{len(missing):,} of {int((bmc & ~head).sum()):,} wired servers "
-                    "with a BMC port have no out-of-band link "
+                    f"with a BMC port {verb(len(missing), 'has', 'have')} no "
+                    "out-of-band link to a management switch "
                     f"({_names(idx, missing)}): they cannot be power-cycled or "
                     f"reinstalled remotely{_listed(len(missing))}",
                     _items(idx, missing),

@@ -13,6 +13,11 @@ Codes (severity in brackets; never renamed, only added to):
 - ``SPEED_MISMATCH`` [error] a link runs at a speed one of its ports cannot.
 - ``MEDIA_MISMATCH`` [error] an InfiniBand port cabled to an Ethernet port.
 - ``FABRIC_ROLE_MISMATCH`` [warning] a link's fabric differs from its port's role.
+- ``OOB_LINK_INVALID`` [error] an out-of-band link that does not join a
+  management port to a management switch's access port (or a management
+  switch's uplink to another switch); the rules' reason
+  (:func:`designer.core.checks.oob_problem`). Such a link manages nothing:
+  ``NO_OOB_NETWORK`` and ``NO_OOB_LINK`` count only links to a management switch.
 - ``RAIL_MISALIGNED`` [warning] a leaf receives NICs of several rails.
 - ``TRAINING_FABRIC_SLOW`` [warning] training/mixed purpose with compute links
   below 200G (not an NDR-class IB or RoCE fabric).
@@ -53,10 +58,18 @@ a count, the devices in ``items``):
   their compute ports cabled ("dgx-01 uses 1 of 8 compute ports").
 - ``LEAF_WITHOUT_UPLINKS`` [warning] in a compute fabric of two or more leaves,
   a leaf joined to no other switch that does not itself reach every node.
+- ``CROSS_RAIL_THROUGH_NODES`` [info] two or more leaves and no switch-to-switch
+  link, nodes cabled to several leaves (rail-only): cross-rail traffic passes
+  through the nodes (PXN over NVLink), and the bisection counts those paths.
 - ``NO_OOB_LINK`` [warning] servers (compute, storage, management) with a BMC
   port but no out-of-band link, when the design has an OOB network.
 - ``HEAD_NODE_LINKS`` [warning] head nodes (management servers with in-band
   ports) without an in-band link or without an out-of-band link.
+- ``NO_HEAD_NODE`` [warning; info for a development cluster] two or more
+  compute nodes and no head node (a management server with in-band ports).
+- ``NO_INBAND_NETWORK`` [warning; info for a development cluster] two or more
+  compute nodes, no in-band link at all and no head node (a head node without
+  its in-band link is ``HEAD_NODE_LINKS``).
 - ``STORAGE_UNREACHABLE`` [warning] wired storage devices that no compute node
   reaches over a storage or converged fabric (switches joined by data links).
 - ``NO_STORAGE_PATH`` [warning] wired compute nodes that reach no storage device
@@ -81,11 +94,11 @@ from designer.analysis.index import (
     IntArray,
 )
 from designer.analysis.physical_checks import check_physical
-from designer.analysis.reasons import budget_reason, pair_reason
+from designer.analysis.reasons import budget_reason, managed, oob_links, pair_reason
 from designer.analysis.report import Finding, Severity
 from designer.catalog.ports import device_ports_problems
 from designer.core.formatting import plural, verb
-from designer.core.model import FABRIC_CODE, Fabric, Purpose
+from designer.core.model import Purpose
 
 EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
@@ -188,6 +201,19 @@ def check_hardware(ctx: Context) -> list[Finding]:
                 f"ports; worst: {'; '.join(said)}"
                 f"{_more(len(over))}",
                 _ids(ctx, dev),
+            )
+        )
+    bad_oob, _, oob_reason = oob_links(idx)
+    if len(bad_oob):
+        n = len(bad_oob)
+        out.append(
+            _f(
+                "OOB_LINK_INVALID",
+                Severity.ERROR,
+                f"{plural(n, 'out-of-band link')} {verb(n, 'makes', 'make')} no "
+                f"physical sense and {verb(n, 'manages', 'manage')} nothing; "
+                f"e.g. {oob_reason}{_more(n)}",
+                [idx.link_ids[i] for i in bad_oob[:MAX_ITEMS].tolist()],
             )
         )
     if ends.all_fine:
@@ -328,6 +354,10 @@ def check_compute(ctx: Context) -> list[Finding]:
             t: r for t, r in ctx.tier_ratios.items() if r is not None and r > 1.0 + 1e-9
         }
         ratio = ctx.bisection.upper / ctx.bisection.full if ctx.bisection.full else 1.0
+        if not g.switch.any() or ctx.bisection.upper <= 0:
+            # no switch, or a fabric in parts: nothing is oversubscribed (the
+            # parts and unconnected nodes have findings of their own)
+            ratio = 1.0
         if bad or ratio < 1.0 - 1e-9:
             parts = [f"{t} {r:.2f}:1" for t, r in bad.items()]
             if ratio < 1.0 - 1e-9:
@@ -460,7 +490,8 @@ def check_storage_and_ops(ctx: Context) -> list[Finding]:
                         _ids(ctx, storage),
                     )
                 )
-    if len(idx.device_ids) > 1 and not (idx.fabric == FABRIC_CODE[Fabric.OOB]).any():
+    if len(idx.device_ids) > 1 and not managed(idx).any():
+        # out-of-band links that reach no management switch do not count
         bmc = _with_bmc(idx)
         out.append(
             _f(

@@ -197,7 +197,7 @@ def _power_and_cooling(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]
                 "RACK_POWER_EXCEEDED",
                 Severity.ERROR,
                 f"{plural(len(over), 'rack')} {verb(len(over), 'draws', 'draw')} "
-                "more than their power feeds deliver: "
+                f"more than {verb(len(over), 'its', 'their')} power feeds deliver: "
                 f"{shown}{' ...' if len(over) > 5 else ''}",
                 _devices_in(index, phys, over),
             )
@@ -214,8 +214,13 @@ def _power_and_cooling(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]
                 "RACK_COOLING_EXCEEDED",
                 Severity.ERROR,
                 f"{plural(len(hot), 'rack')} {verb(len(hot), 'draws', 'draw')} "
-                "more than their cooling class removes "
-                f"(facility kW per rack): {shown}{' ...' if len(hot) > 5 else ''}",
+                "more than "
+                + verb(
+                    len(hot),
+                    "its cooling class removes ",
+                    "their cooling classes remove ",
+                )
+                + f"(facility kW per rack): {shown}{' ...' if len(hot) > 5 else ''}",
                 _devices_in(index, phys, hot),
             )
         )

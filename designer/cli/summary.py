@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from designer.analysis.report import Report, Severity
-from designer.core.formatting import plural
+from designer.core.formatting import OFF_PATH_NOTE, plural, switch_counts
 from designer.core.formatting import ratio as _ratio
 from designer.core.formatting import usd as _usd
 from designer.core.model import Design
@@ -29,7 +29,9 @@ def format_summary(report: Report, design: Design, source: str) -> str:
         f"({plural(report.nvlink_domains, 'NVLink domain')} of "
         f"{report.nvlink_domain_size})",
     )
-    row("Switches", _counts(report.switches))
+    row("Switches", switch_counts(report.switches) or "none")
+    if report.switches.get("compute"):
+        row("", f"({OFF_PATH_NOTE})")
     row(
         "Cables",
         _counts(report.cables) + f"; {plural(report.transceivers, 'transceiver')}",

@@ -27,6 +27,7 @@ from designer.core.errors import (
     FabricMismatch,
     InvalidLink,
     MediaMismatch,
+    OutOfBandMismatch,
     PortBudgetExceeded,
     SelfLink,
     SpeedMismatch,
@@ -39,6 +40,7 @@ from designer.core.errors import (
 )
 from designer.core.model import LINK_COLUMNS, Design, Device, Fabric, Link, LinkTable
 from designer.core.specs import (
+    MANAGEMENT_ROLE,
     MEDIA_NAMES,
     ROLE_FABRIC,
     DeviceSpec,
@@ -47,19 +49,25 @@ from designer.core.specs import (
     PortUsage,
     as_lookup,
     effective_count,
+    is_management_switch,
     ports_in_use,
 )
 
 __all__ = [
+    "OOB_RULE",
     "LinkLimits",
+    "cabled_ends",
     "check_design",
     "check_link",
     "check_link_update",
     "check_link_updates",
     "check_links",
+    "end_kind",
     "free_links",
     "link_limits",
+    "link_problem",
     "media_problem",
+    "oob_problem",
     "pair_check",
     "resolve",
     "role_problem",
@@ -140,6 +148,113 @@ def speed_problem(
                 devices=(da.id, db.id),
             )
     return None
+
+
+OOB_RULE = (
+    "an out-of-band link joins a management port (a BMC or a switch's mgmt "
+    "port) to a management switch's access port"
+)
+"""The out-of-band rule, as every refusal of it starts."""
+
+
+def end_kind(spec: DeviceSpec, group: PortGroupSpec) -> str:
+    """What a port group is on the out-of-band network.
+
+    ``management``: a BMC or a switch's management port; ``access``: a
+    management switch's data ports; ``uplink``: a management switch's
+    management-role uplinks (SN2201 4 x 100G); ``data``: anything else.
+    """
+    mgmt_switch = is_management_switch(spec)
+    if group.role == MANAGEMENT_ROLE:
+        return "uplink" if mgmt_switch else "management"
+    return "access" if mgmt_switch else "data"
+
+
+_OOB_PAIRS = frozenset(
+    {
+        frozenset({"management", "access"}),
+        frozenset({"access"}),  # two management switches chained
+        frozenset({"uplink", "access"}),
+        frozenset({"uplink"}),
+    }
+)
+
+
+def oob_problem(
+    da: Device,
+    sa: DeviceSpec,
+    ga: PortGroupSpec,
+    db: Device,
+    sb: DeviceSpec,
+    gb: PortGroupSpec,
+    link_id: str | None = None,
+) -> ConnectionRefused | None:
+    """Why an out-of-band link between these port groups makes no physical
+    sense (None: it does). A management switch's uplinks may also go to any
+    other switch's data ports (the in-band spines aggregate the OOB switches)."""
+    ka, kb = end_kind(sa, ga), end_kind(sb, gb)
+    pair = frozenset({ka, kb})
+    if pair in _OOB_PAIRS:
+        return None
+    a = f"{_name(da)} port group '{ga.name}'"
+    b = f"{_name(db)} port group '{gb.name}'"
+    if pair == frozenset({"uplink", "data"}):
+        other, spec = (db, sb) if ka == "uplink" else (da, sa)
+        if spec.category == "switch":
+            return None
+        why = (
+            f"{_name(other)} is not a switch: a management switch's uplinks "
+            "go to another switch"
+        )
+    elif ka == kb == "management":
+        why = (
+            f"{a} and {b} are both management ports; cable each to a "
+            "management switch (such as an SN2201)"
+        )
+    elif ka == kb == "data":
+        why = (
+            f"{a} and {b} are data ports, and neither device is a management "
+            "switch; link them on the compute, storage or in-band fabric"
+        )
+    elif pair == frozenset({"management", "data"}):
+        mgmt, other = (a, db) if ka == "management" else (b, da)
+        why = (
+            f"{mgmt} is a management port but {_name(other)} is not a management "
+            "switch (its ports carry data)"
+        )
+    elif pair == frozenset({"management", "uplink"}):
+        mgmt, up = (a, b) if ka == "management" else (b, a)
+        why = f"{up} is an uplink; cable {mgmt} to the management switch's access ports"
+    else:  # access to data
+        acc, rest = (a, b) if ka == "access" else (b, a)
+        why = (
+            f"{acc} is an access port but {rest} is not a management port; a "
+            "management switch reaches the rest of the network through its uplinks"
+        )
+    return OutOfBandMismatch(
+        f"{OOB_RULE}: {why}", link_id=link_id, devices=(da.id, db.id)
+    )
+
+
+def link_problem(
+    da: Device,
+    sa: DeviceSpec,
+    ga: PortGroupSpec,
+    db: Device,
+    sb: DeviceSpec,
+    gb: PortGroupSpec,
+    fabric: Fabric,
+    speed: int | None,
+    link_id: str | None = None,
+) -> tuple[int, ConnectionRefused | None, int]:
+    """:func:`pair_check`, then the out-of-band rule for an ``oob`` link
+    (stage 4: compatible ports, refused by :func:`oob_problem`)."""
+    stage, err, chosen = pair_check(da, ga, db, gb, fabric, speed, link_id)
+    if err is None and fabric is Fabric.OOB:
+        err = oob_problem(da, sa, ga, db, sb, gb, link_id)
+        if err is not None:
+            return 4, err, 0
+    return stage, err, chosen
 
 
 def pair_check(
@@ -235,12 +350,12 @@ def _row_problem(
             f"a link cannot join {a!r} to itself", link_id=lid, devices=(a,)
         )
     try:
-        da, _, ga = resolve(devices, a, ap, look, lid)
-        db, _, gb = resolve(devices, b, bp, look, lid)
+        da, sa, ga = resolve(devices, a, ap, look, lid)
+        db, sb, gb = resolve(devices, b, bp, look, lid)
     except ConnectionRefused as exc:
         return exc
     assert ga is not None and gb is not None
-    return pair_check(da, ga, db, gb, Fabric(fabric), speed, lid)[1]
+    return link_problem(da, sa, ga, db, sb, gb, Fabric(fabric), speed, lid)[1]
 
 
 def _columns(links: Iterable[Link] | LinkTable) -> LinkTable:
@@ -269,6 +384,39 @@ def _check_rows(devices: Mapping[str, Device], look: Lookup, table: LinkTable) -
             ok.add(key)
 
 
+def cabled_ends(
+    design: Design,
+    device_id: str,
+    port: str,
+    skip: Iterable[str] = (),
+    adding: LinkTable | None = None,
+) -> dict[str, int]:
+    """Cables per device at the other end of ``device_id``'s links on ``port``:
+    where a port group's ports go. Links named in ``skip`` are left out (an
+    edit replaces or removes them); the rows of ``adding`` are counted in."""
+    s = design.links.arrays
+    gone = set(skip)
+    out: dict[str, int] = {}
+
+    def add(far: str, cables: int) -> None:
+        out[far] = out.get(far, 0) + cables
+
+    for i in design.links.rows_touching([device_id]):
+        if gone and s.ids[i] in gone:
+            continue
+        for mine, my_port, other in ((s.a, s.a_port, s.b), (s.b, s.b_port, s.a)):
+            if s.names[mine[i]] == device_id and s.port_names[my_port[i]] == port:
+                add(s.names[other[i]], int(s.cables[i]))
+    if adding is not None:
+        t = adding
+        for a, ap, b, bp, c in zip(t.a, t.a_port, t.b, t.b_port, t.cables, strict=True):
+            if a == device_id and ap == port:
+                add(b, c)
+            if b == device_id and bp == port:
+                add(a, c)
+    return out
+
+
 def _budget_overflows(
     devices: Mapping[str, Device],
     look: Lookup,
@@ -276,8 +424,13 @@ def _budget_overflows(
     groups: Iterable[tuple[str, str]],
     *,
     proposed: bool,
+    design: Design | None = None,
+    skip: Iterable[str] = (),
+    adding: LinkTable | None = None,
 ) -> Iterator[ConnectionRefused]:
-    """Port groups among ``groups`` with more native ports in use than they have."""
+    """Port groups among ``groups`` with more native ports in use than they have
+    (with ``design``, the reason says where the design's cables on it go)."""
+    gone = list(skip)
     for did, port in groups:
         dev = devices.get(did)
         spec = None if dev is None else look(dev.catalog_id)
@@ -287,8 +440,17 @@ def _budget_overflows(
         capacity = effective_count(dev, spec, grp)
         used = usage.native(did, grp)
         if used > capacity:
+            ends = (
+                None if design is None else cabled_ends(design, did, port, gone, adding)
+            )
             yield over_budget(
-                dev, grp, capacity, used, usage.links(did, port), proposed=proposed
+                dev,
+                grp,
+                capacity,
+                used,
+                usage.links(did, port),
+                proposed=proposed,
+                ends=ends,
             )
 
 
@@ -341,7 +503,17 @@ def check_links(
     ):
         first_row.setdefault((a, ap), lid)
         first_row.setdefault((b, bp), lid)
-    for problem in _budget_overflows(devices, look, usage, first_row, proposed=True):
+    overflows = _budget_overflows(
+        devices,
+        look,
+        usage,
+        first_row,
+        proposed=True,
+        design=design,
+        skip=gone,
+        adding=table,
+    )
+    for problem in overflows:
         assert isinstance(problem, PortBudgetExceeded)
         problem.link_id = first_row[(problem.device, problem.port_group)]
         raise problem
@@ -515,7 +687,8 @@ def _links_all_fine(design: Design, look: Lookup) -> bool:
             return False
         da = Device.model_construct(id="a", catalog_id=cat_a)
         db = Device.model_construct(id="b", catalog_id=cat_b)
-        if pair_check(da, ga, db, gb, Fabric(fab), speed)[1] is not None:
+        assert sa is not None and sb is not None
+        if link_problem(da, sa, ga, db, sb, gb, Fabric(fab), speed)[1] is not None:
             return False
     return True
 
@@ -584,7 +757,10 @@ def _budget_problems(
         return
     few = {did for did, _ in suspects}
     usage = PortUsage.of(design, few if len(few) <= _FEW_DEVICES else None)
-    for problem in _budget_overflows(devices, look, usage, suspects, proposed=False):
+    overflows = _budget_overflows(
+        devices, look, usage, suspects, proposed=False, design=design
+    )
+    for problem in overflows:
         if len(out) >= cap:
             break
         out.append(problem)

@@ -9,7 +9,7 @@ events to its followers, in the order they subscribed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from pydantic import ValidationError
@@ -44,7 +44,7 @@ from designer.core.model import (
     placement_refs,
     reference_problems,
 )
-from designer.core.physical import physical_problems
+from designer.core.physical import Physical, physical_problems
 from designer.core.workload import Workload
 
 
@@ -235,6 +235,17 @@ class UpdateDevices(Command):
                     f"device {device_id!r}: unknown group {updated.group!r}"
                 )
             new[i] = updated
+        placing = any("placement" in fields for fields in self.updates.values())
+        if design.physical is not None and placing:
+            # a placement names a rack of the physical block (the loader's rule)
+            placed = [d for d in new.values() if d.placement is not None]
+            refs = [
+                replace(r, index=positions[r.device]) for r in placement_refs(placed)
+            ]
+            found = physical_problems(design.physical, refs, groups)
+            if found:
+                place, message = found[0]
+                raise ValueError(f"{place}: {message}")
         self._old = {i: design.devices[i] for i in new}
         for i, d in new.items():
             design.devices[i] = d
@@ -428,7 +439,7 @@ class SetGroups(Command):
         self._old: list[Group] = []
 
     def do(self, design: Design) -> list[Event]:
-        problems = group_problems(self.groups, design.devices)
+        problems = group_problems(self.groups, design.devices, design.physical)
         bad = models_problem(self.groups)
         if bad is not None:
             problems.append(f"group {self.groups[bad[0]].id!r}: {bad[1]}")
@@ -443,8 +454,13 @@ class SetGroups(Command):
         return [GroupsChanged()]
 
 
-def group_problems(groups: Sequence[Group], devices: Sequence[Device]) -> list[str]:
-    """Problems with a group list: repeated ids, unknown parents, cycles, orphans."""
+def group_problems(
+    groups: Sequence[Group],
+    devices: Sequence[Device],
+    physical: Physical | None = None,
+) -> list[str]:
+    """Problems with a group list: repeated ids, unknown parents, cycles, orphans
+    (a device, or a rack of ``physical``, still naming a group the list drops)."""
     probe = Design.model_construct(groups=list(groups), devices=[], links=LinkTable())
     problems = reference_problems(probe)
     ids = {g.id for g in groups}
@@ -452,6 +468,13 @@ def group_problems(groups: Sequence[Group], devices: Sequence[Device]) -> list[s
         if d.group is not None and d.group not in ids:
             problems.append(
                 f"device {d.id!r} is still in group {d.group!r}; move it out first"
+            )
+            break
+    for rack in physical.racks if physical is not None else ():
+        if rack.group is not None and rack.group not in ids:
+            problems.append(
+                f"rack {rack.id!r} still serves group {rack.group!r}; "
+                "give the rack another group first"
             )
             break
     return problems

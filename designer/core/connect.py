@@ -26,7 +26,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.core.checks import check_links, free_links, pair_check, resolve
+from designer.core.checks import (
+    cabled_ends,
+    check_links,
+    free_links,
+    link_problem,
+    resolve,
+)
 from designer.core.errors import (
     ConnectionRefused,
     FabricMismatch,
@@ -39,6 +45,7 @@ from designer.core.ids import new_id
 from designer.core.model import Design, Device, Fabric, Link
 from designer.core.specs import (
     FABRIC_ORDER,
+    MANAGEMENT_ROLE,
     ROLE_FABRIC,
     DeviceSpec,
     PortGroupSpec,
@@ -59,7 +66,6 @@ __all__ = [
 ]
 
 _name = device_name
-MANAGEMENT_ROLE = "oob"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,7 @@ def choose_ports(
     usage: PortUsage | None = None,
     cables: int = 1,
     carried: tuple[Fabric | None, Fabric | None] = (None, None),
+    design: Design | None = None,
 ) -> PortChoice:
     """The best port groups to join ``da`` and ``db``, or the closest typed error.
 
@@ -143,13 +150,17 @@ def choose_ports(
                     devices=(da.id, db.id),
                 )
             else:
-                stage, err, speed = pair_check(da, ga, db, gb, fab, speed_gbps)
+                stage, err, speed = link_problem(
+                    da, sa, ga, db, sb, gb, fab, speed_gbps
+                )
             if err is None and mgmt == 2 and not both_oob:
                 held_back = True
                 continue
             if err is not None:
-                # A data pair's reason explains a refusal better than a BMC's.
+                # A data pair's reason explains a refusal better than a BMC's;
+                # asked for out-of-band, the out-of-band rule's reason does.
                 key = (
+                    0 if stage == 4 or fabric is not Fabric.OOB else 1,
                     min(mgmt, 1),
                     FABRIC_ORDER.index(fab) if stage >= 0 else 9,
                     -stage,
@@ -164,8 +175,21 @@ def choose_ports(
                     capacity = effective_count(dev, spec, grp)
                     after = usage.native(dev.id, grp, (speed, cables))
                     if after > capacity:
+                        far = (
+                            None
+                            if design is None
+                            else cabled_ends(design, dev.id, grp.name)
+                        )
+                        if far is not None:
+                            other = db.id if dev is da else da.id
+                            far[other] = far.get(other, 0) + cables
                         budget = over_budget(
-                            dev, grp, capacity, after, _links(usage, dev, grp, cables)
+                            dev,
+                            grp,
+                            capacity,
+                            after,
+                            _links(usage, dev, grp, cables),
+                            ends=far,
                         )
                         break
             rank = (mgmt, usual, FABRIC_ORDER.index(fab), -speed, order)
@@ -262,6 +286,7 @@ def plan_connection(
         usage=usage,
         cables=cables or 1,
         carried=(fabric_hint(design, (a_id,)), fabric_hint(design, (b_id,))),
+        design=design,
     )
     if cables is None:
         ga, gb = sa.port_group(choice.a_port), sb.port_group(choice.b_port)

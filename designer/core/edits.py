@@ -68,7 +68,7 @@ def add_group(
 
 
 def remove_group(design: Design, group_id: str) -> Command:
-    """Dissolve a group: its devices and sub-groups move up to its parent."""
+    """Dissolve a group: its devices, sub-groups and racks move up to its parent."""
     groups = design.group_map()
     group = groups.get(group_id)
     if group is None:
@@ -78,6 +78,12 @@ def remove_group(design: Design, group_id: str) -> Command:
     commands: list[Command] = []
     if members:
         commands.append(UpdateDevices({m: {"group": parent} for m in members}))
+    racks = design.physical.racks if design.physical is not None else []
+    served = {r.id: {"group": parent} for r in racks if r.group == group_id}
+    if served:
+        from designer.core.physical_commands import EditRacks  # builds on these
+
+        commands.append(EditRacks(served, label="Racks to the parent group"))
     commands.append(
         SetGroups(
             [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from designer.core.model import Device
@@ -15,6 +15,7 @@ __all__ = [
     "MediaMismatch",
     "NoCompatiblePorts",
     "NothingToWire",
+    "OutOfBandMismatch",
     "PortBudgetExceeded",
     "RailMismatch",
     "RailsTaken",
@@ -24,6 +25,7 @@ __all__ = [
     "UnknownDevice",
     "UnknownLink",
     "UnknownPortGroup",
+    "cabled_to",
     "device_name",
     "over_budget",
 ]
@@ -99,6 +101,11 @@ class MediaMismatch(FabricMismatch):
     """InfiniBand on one end, Ethernet on the other."""
 
 
+class OutOfBandMismatch(FabricMismatch):
+    """An out-of-band link that does not join a management port to a management
+    switch's access port (or a management switch's uplink to another switch)."""
+
+
 class SpeedMismatch(ConnectionRefused):
     """The link speed is not one both port groups can run at."""
 
@@ -151,8 +158,29 @@ class RailsTaken(RailMismatch, PortBudgetExceeded):
 
 
 def device_name(device: Device) -> str:
-    """'qm9700 leaf-3': catalog id and device id, as messages name a device."""
+    """'qm9700 leaf-3': catalog id and device id, as messages name a device;
+    the id alone when it already starts with the catalog id ('dgx-h100-2',
+    not 'dgx-h100 dgx-h100-2')."""
+    if device.id == device.catalog_id or device.id.startswith(f"{device.catalog_id}-"):
+        return device.id
     return f"{device.catalog_id} {device.id}"
+
+
+def cabled_to(ends: Mapping[str, int], shown: int = 3) -> str:
+    """'9 to leaf-1' / '5 to leaf-1 and 4 to leaf-2' / '..., 3 to spine-2 and
+    71 to 45 other devices': where a port group's cables go, most first."""
+    items = sorted(ends.items(), key=lambda kv: (-kv[1], kv[0]))
+    parts = [f"{n} to {d}" for d, n in items[:shown]]
+    rest = items[shown:]
+    if rest:
+        others = len(rest)
+        parts.append(
+            f"{sum(n for _, n in rest)} to {others} other "
+            f"device{'s' if others != 1 else ''}"
+        )
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def over_budget(
@@ -164,20 +192,25 @@ def over_budget(
     *,
     proposed: bool = True,
     link_id: str | None = None,
+    ends: Mapping[str, int] | None = None,
 ) -> PortBudgetExceeded:
     """The one port-budget reason every entry point gives, and check_design too.
 
     "dgx-h100 dgx-1: port group 'compute' has 8 ports (4 twin-port cages) but 9
     would be in use (1 too many)"; ``proposed`` False says "are in use" (a design
     as loaded). ``cables`` is added ("by 129 cables") when breakouts make it
-    differ from the native ports ``used``.
+    differ from the native ports ``used``. ``ends`` (cables per device at the
+    other end, the edit's links included) says where the ports go: "... but 9
+    would be in use (1 too many): 5 to leaf-1 and 4 to leaf-2", the same
+    words for the edit and for a design that has it.
     """
     verb = "would be" if proposed else "are"
     by = "" if cables is None or cables == used else f" by {cables} cables"
+    where = f": {cabled_to(ends)}" if ends else ""
     return PortBudgetExceeded(
         f"{device_name(device)}: port group '{group.name}' has "
         f"{group.describe_count(capacity)} but {used} {verb} in use{by} "
-        f"({used - capacity} too many)",
+        f"({used - capacity} too many){where}",
         device=device.id,
         port_group=group.name,
         capacity=capacity,

@@ -177,3 +177,32 @@ __all__ = [
     "usd_range",
     "verb",
 ]
+
+
+#: How a switch count's key (the report's ``switches``) reads in text: a tier,
+#: the fabric an untiered switch serves, or what keeps it out of the tiers.
+SWITCH_WORDS = {
+    "leaf": ("leaf", "leaves"),
+    "spine": ("spine", "spines"),
+    "core": ("core", "core"),
+    "compute": ("off-path", "off-path"),
+    "storage": ("storage", "storage"),
+    "inband": ("in-band", "in-band"),
+    "oob": ("out-of-band", "out-of-band"),
+    "unwired": ("unwired", "unwired"),
+    "other": ("other", "other"),
+}
+OFF_PATH_NOTE = (
+    "off-path: on the compute fabric but on no path between two compute nodes "
+    "(it hangs off one switch), so it has no tier and no part in the bisection"
+)
+
+
+def switch_counts(values: dict[str, int]) -> str:
+    """'1 leaf, 1 off-path, 2 unwired' from the report's switch counts."""
+    out = []
+    for key, n in values.items():
+        if n:
+            one, many = SWITCH_WORDS.get(key, (key, key))
+            out.append(f"{n:,} {one if n == 1 else many}")
+    return ", ".join(out)

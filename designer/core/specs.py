@@ -25,6 +25,8 @@ from designer.core.model import Design, Device, Fabric
 
 __all__ = [
     "FABRIC_ORDER",
+    "MANAGEMENT_ROLE",
+    "MANAGEMENT_SWITCH_MAX_GBPS",
     "ROLE_FABRIC",
     "DeviceSpec",
     "Lookup",
@@ -32,6 +34,7 @@ __all__ = [
     "PortUsage",
     "as_lookup",
     "effective_count",
+    "is_management_switch",
     "ports_in_use",
     "rows_touching",
     "spec_from_entry",
@@ -44,6 +47,14 @@ ROLE_FABRIC: dict[str, Fabric] = {
     "oob": Fabric.OOB,
 }
 """Port-group role -> the fabric it is meant for (role ``any``: every fabric)."""
+
+MANAGEMENT_ROLE = "oob"
+"""Role of a management port group: a BMC, a switch's mgmt port, an OOB
+switch's uplinks."""
+
+MANAGEMENT_SWITCH_MAX_GBPS = 10
+"""A switch whose data ports run at no more than this is a management
+(out-of-band) switch: an SN2201's 48 x 1G access ports, not a fabric switch."""
 
 FABRIC_ORDER: tuple[Fabric, ...] = (
     Fabric.COMPUTE,
@@ -112,6 +123,15 @@ class DeviceSpec:
     def groups_for(self, role: str) -> list[PortGroupSpec]:
         """Port groups with this role (``compute``, ``any``, ...)."""
         return [g for g in self.port_groups if g.role == role]
+
+
+def is_management_switch(spec: DeviceSpec) -> bool:
+    """A switch whose data (non-management) ports run at management speed only."""
+    if spec.category != "switch":
+        return False
+    data = [g for g in spec.port_groups if g.role != MANAGEMENT_ROLE]
+    fastest = max((max(g.speeds_gbps, default=0) for g in data), default=0)
+    return 0 < fastest <= MANAGEMENT_SWITCH_MAX_GBPS
 
 
 Lookup = Callable[[str], DeviceSpec | None]

@@ -38,6 +38,24 @@ class DesignFileError(Exception):
         return "\n".join(lines) if lines else f"{self.source}: cannot be read"
 
 
+class UnsavableDesign(DesignFileError):
+    """A save refused before writing: the file would be one the loader refuses.
+
+    Nothing is written (the file on disk, if any, stays as it was) and the
+    design in memory is unchanged; the problems are the loader's own words.
+    """
+
+    def _text(self) -> str:
+        lines = [
+            f"{self.source}: not saved, because the file would not open again "
+            "(nothing was written; the design is still open):"
+        ]
+        lines += [f"  {p}" for p in self.problems]
+        if self.more:
+            lines.append(f"  ... and {self.more} more problem(s)")
+        return "\n".join(lines)
+
+
 class MigrationError(Exception):
     """Raised by a migration step for a structural problem at ``place``."""
 

@@ -25,12 +25,13 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from designer.core.model import Design
+from designer.core.model import Design, reference_problems
 from designer.core.snapshot import copy
+from designer.io.errors import DesignFileError, Problem, UnsavableDesign
 
 try:  # POSIX advisory locks; elsewhere an open file cannot be removed anyway
     import fcntl
@@ -136,9 +137,38 @@ def _lock(handle: IO[str]) -> None:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def save_design(design: Design, path: str | os.PathLike[str]) -> None:
+def check_savable(
+    design: Design, source: str, catalog: Mapping[str, Any] | None = None
+) -> None:
+    """Refuse (:class:`UnsavableDesign`) a design whose file the loader would
+    refuse: the loader's own reference check (ids, groups, racks, placements,
+    link ends) and its catalog check (catalog ids, port groups). Field values
+    are kept valid by the commands themselves."""
+    broken = reference_problems(design)
+    if broken:
+        raise UnsavableDesign(source, [Problem("", text) for text in broken[:20]])
+    from designer.catalog.loader import default_catalog  # a heavy import
+    from designer.io.references import check_catalog
+
+    try:
+        check_catalog(design, source, default_catalog() if catalog is None else catalog)
+    except DesignFileError as exc:
+        raise UnsavableDesign(source, exc.problems, exc.more) from None
+
+
+def save_design(
+    design: Design,
+    path: str | os.PathLike[str],
+    *,
+    catalog: Mapping[str, Any] | None = None,
+) -> None:
     """Write ``design`` to ``path`` atomically (temp file, fsync, ``os.replace``);
-    then remove leftover temp files of interrupted saves in that folder."""
+    then remove leftover temp files of interrupted saves in that folder.
+
+    A design the loader would refuse is not written: :func:`check_savable`
+    raises :class:`UnsavableDesign` first (``catalog``: the one to check
+    against, the default catalog when None)."""
+    check_savable(design, os.fspath(path), catalog)
     target = Path(path)
     if target.is_symlink():  # write through the link, do not replace it
         target = target.resolve()

@@ -38,6 +38,7 @@ from designer.qt.palette import PalettePanel, catalog_mime
 from designer.qt.physical import add_physical_docks
 from designer.qt.properties import PropertiesPanel
 from designer.qt.resources import icon
+from designer.qt.status import one_line, show_message
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
 from designer.qt.window_files import WindowFilesMixin
@@ -129,14 +130,17 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.busy_label = QLabel("")
         self.selection_label = QLabel("")
         self.zoom_label = QLabel("")
-        for w in (
+        self.last_message = ""
+        """The last status-bar message, whole (the bar may show it elided)."""
+        self._permanent = (
             self.selection_label,
             self.zoom_label,
             self.busy_label,
             self.gpus_label,
             self.bisection_label,
             self.cost_label,
-        ):
+        )
+        for w in self._permanent:
             self.statusBar().addPermanentWidget(w)
 
         self.runner.started.connect(self._on_analysis_started)
@@ -390,8 +394,14 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.properties_panel.show_selection(list(ids))
         self.selection_label.setText(f"{len(ids):,} selected" if ids else "")
 
+    def show_status(self, text: str) -> None:
+        """Say ``text`` in the status bar (undo, redo and other actions)."""
+        self._show_message(text)
+
     def _show_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+        """One line in the status bar, elided to fit, the whole in its tooltip."""
+        self.last_message = one_line(text)
+        show_message(self.statusBar(), text, self._permanent)
 
     # --- analysis results ----------------------------------------------------
 

@@ -211,13 +211,9 @@ class ValidatorPanel(QWidget):
         sw = report.switches
         total_sw = sum(sw.values())
         v["switches"].setText(
-            f"{total_sw:,}"
-            + (
-                " (" + ", ".join(f"{n:,} {t}" for t, n in sw.items() if n) + ")"
-                if total_sw
-                else ""
-            )
+            f"{total_sw:,}" + (f" ({fmt.switch_counts(sw)})" if total_sw else "")
         )
+        v["switches"].setToolTip(fmt.OFF_PATH_NOTE if sw.get("compute") else "")
         cables = {f: n for f, n in report.cables.items() if n}
         v["cables"].setText(
             f"{sum(cables.values()):,}"

@@ -34,6 +34,7 @@ class ActionHost(Protocol):
     workload_dock: QDockWidget
     charts_dock: QDockWidget
 
+    def show_status(self, text: str) -> None: ...
     def new_design(self) -> None: ...
     def new_from_template(self) -> None: ...
     def open_dialog(self) -> None: ...
@@ -281,10 +282,19 @@ class WindowActions:
             action.setStatusTip(what)
 
     def _undo(self) -> None:
+        """Undo the last step and say which it was in the status bar."""
+        label = self.host.document.history.undo_label
         self.host.document.undo()
+        self._say(f"Undid {label}" if label else "Nothing to undo")
 
     def _redo(self) -> None:
+        """Redo the last undone step and say which it was."""
+        label = self.host.document.history.redo_label
         self.host.document.redo()
+        self._say(f"Redid {label}" if label else "Nothing to redo")
+
+    def _say(self, text: str) -> None:
+        self.host.show_status(text)
 
     def _cut(self) -> None:
         self.host.canvas.copy_selection()

@@ -233,7 +233,8 @@ class WindowFilesMixin:
         """Write the design atomically to ``path``; explain failures."""
         p = Path(path)
         try:
-            save_design(self.document.design, p)
+            # checked against the catalog the window opens files with
+            save_design(self.document.design, p, catalog=self.catalog)
         except (OSError, DesignFileError) as exc:
             QMessageBox.critical(
                 self._widget(),

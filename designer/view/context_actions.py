@@ -141,6 +141,15 @@ def menu_actions(
             out.append(Action("expand", f"Expand {name}"))
         else:
             out.append(Action("collapse", f"Collapse {name}"))
+        if target.kind in ("frame", "block"):
+            out.append(
+                Action(
+                    "ungroup",
+                    f"Ungroup {name}",
+                    "Dissolve the group: its devices, sub-groups and racks move "
+                    "to its parent group",
+                )
+            )
     if out and out[-1] is not None:
         out.append(None)
     if target.kind in ("frame", "block") and target.group_id is not None:

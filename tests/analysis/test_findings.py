@@ -33,6 +33,8 @@ def clean() -> Design:
         Spec("ib1", "qm9700", Tier.LEAF),
         Spec("fs", "lustre-appliance"),
         Spec("oob", "sn2201"),
+        Spec("head", "head-node"),
+        Spec("inb", "sn4600c"),
     ]
     rows: list[Row] = [
         ("dgx1", "compute", "ib0", "ports", 4, 400),
@@ -44,6 +46,11 @@ def clean() -> Design:
         ("fs", "bmc", "oob", "ports", 1, 1),
         ("fs", "data", "ib0", "ports", 4, 200),
         ("fs", "data", "ib1", "ports", 4, 200),
+        # a head node on the in-band and out-of-band networks
+        ("head", "inband", "inb", "ports", 2, 100),
+        ("dgx1", "inband", "inb", "ports", 2, 100),
+        ("dgx2", "inband", "inb", "ports", 2, 100),
+        ("head", "bmc", "oob", "ports", 1, 1),
     ]
     return make_design(
         specs,
@@ -54,6 +61,10 @@ def clean() -> Design:
             6: Fabric.OOB,
             7: Fabric.STORAGE,
             8: Fabric.STORAGE,
+            9: Fabric.INBAND,
+            10: Fabric.INBAND,
+            11: Fabric.INBAND,
+            12: Fabric.OOB,
         },
     )
 
@@ -67,7 +78,8 @@ def test_clean_design_has_no_warnings() -> None:
     assert not [f for f in report.findings if f.severity is not Severity.INFO], [
         f.message for f in report.findings
     ]
-    assert _codes(report) <= {"SWITCH_FLOOR"}
+    # dual-homed on two leaves with no spine: the PXN note (info) is right
+    assert _codes(report) <= {"SWITCH_FLOOR", "CROSS_RAIL_THROUGH_NODES"}
     assert report.bisection.exact and report.bisection.ratio == 1.0
 
 
@@ -107,6 +119,24 @@ def _islands() -> Design:
     )
 
 
+def _rails() -> Design:
+    """Two DGX H100 on two rail leaves (4 ports each), no spine."""
+    return make_design(
+        [
+            Spec("dgx1", "dgx-h100"),
+            Spec("dgx2", "dgx-h100"),
+            Spec("rail0", "qm9700", Tier.LEAF),
+            Spec("rail1", "qm9700", Tier.LEAF),
+        ],
+        [
+            ("dgx1", "compute", "rail0", "ports", 4, 400),
+            ("dgx1", "compute", "rail1", "ports", 4, 400),
+            ("dgx2", "compute", "rail0", "ports", 4, 400),
+            ("dgx2", "compute", "rail1", "ports", 4, 400),
+        ],
+    )
+
+
 def _many_dgx(n: int, **settings: object) -> list[Spec]:
     return [Spec(f"d{i}", "dgx-h100") for i in range(n)]
 
@@ -136,6 +166,9 @@ CASES: dict[str, Callable[[], Design]] = {
     ),
     "FABRIC_ROLE_MISMATCH": lambda: _two_dgx(
         [*OK_ROWS, ("dgx1", "storage", "sw", "ports", 1, 400)]
+    ),
+    "OOB_LINK_INVALID": lambda: _two_dgx(
+        [*OK_ROWS, ("dgx1", "bmc", "dgx2", "bmc", 1, 1)], fabric={2: Fabric.OOB}
     ),
     "RAIL_MISALIGNED": lambda: make_design(
         [
@@ -208,6 +241,9 @@ CASES: dict[str, Callable[[], Design]] = {
         [Spec("head", "head-node")],
         fabric={2: Fabric.STORAGE},
     ),
+    "CROSS_RAIL_THROUGH_NODES": lambda: _rails(),
+    "NO_HEAD_NODE": lambda: _two_dgx(OK_ROWS),
+    "NO_INBAND_NETWORK": lambda: _two_dgx(OK_ROWS),
     "STORAGE_UNREACHABLE": lambda: _two_dgx(
         [*OK_ROWS, ("fs", "bmc", "oob", "ports", 1, 1)],
         [Spec("fs", "lustre-appliance"), Spec("oob", "sn2201")],
@@ -252,7 +288,7 @@ def test_severities_and_items() -> None:
     # the reason the rules give (check_design, and an edit in the present tense)
     assert budget.message.endswith(
         "worst: dgx-h100 dgx1: port group 'compute' has 8 ports (4 twin-port "
-        "cages) but 9 are in use (1 too many)"
+        "cages) but 9 are in use (1 too many): 9 to sw"
     )
     assert report.errors() and report.errors()[0].severity is Severity.ERROR
     spof = analyze(_two_dgx(OK_ROWS))
@@ -301,3 +337,26 @@ def test_media_mismatch_quotes_the_rules_reason() -> None:
     (reason,) = [str(p) for p in check_design(design, default_catalog())]
     finding = next(f for f in analyze(design).findings if f.code == "MEDIA_MISMATCH")
     assert finding.message.endswith(f"e.g. l0: {reason}")
+
+
+def test_two_rail_leaves_without_a_spine_say_traffic_crosses_the_nodes() -> None:
+    """Issue 16, item 5: "12.8 Tb/s, ratio 1.00, exact" said nothing of PXN."""
+    report = analyze(_rails())
+    note = next(f for f in report.findings if f.code == "CROSS_RAIL_THROUGH_NODES")
+    assert note.severity is Severity.INFO and sorted(note.items) == ["rail0", "rail1"]
+    assert "passes through the nodes" in note.message and "PXN" in note.message
+    assert report.bisection.exact and report.bisection.gbps == 3_200  # 8 x 400G
+    # with a spine the leaves are joined by switches: no note
+    d = _rails()
+    spined = make_design(
+        [
+            *(Spec(x.id, x.catalog_id, x.tier) for x in d.devices),
+            Spec("spine", "qm9700", Tier.SPINE),
+        ],
+        [
+            *((x.a, x.a_port, x.b, x.b_port, x.cables, x.speed_gbps) for x in d.links),
+            ("rail0", "ports", "spine", "ports", 8, 400),
+            ("rail1", "ports", "spine", "ports", 8, 400),
+        ],
+    )
+    assert "CROSS_RAIL_THROUGH_NODES" not in _codes(analyze(spined))

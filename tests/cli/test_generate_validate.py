@@ -158,7 +158,7 @@ def test_validate_human_summary(
     out = capsys.readouterr().out
     assert code in (0, 1)
     assert "1,016 in 127 compute nodes" in out
-    assert "leaf 32, spine 16" in out
+    assert "Switches         32 leaves, 16 spines" in out
     assert "Gb/s (exact)" in out
     assert "Tier" in out and "typical cost" in out
     assert "Findings" in out

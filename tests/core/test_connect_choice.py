@@ -55,18 +55,12 @@ def fresh() -> Design:
         # an OOB switch: nothing else fits, so the BMC goes on its access port
         ("dgx-01", "oob", {}, "1 cable, oob, 1G: dgx-01 bmc -> oob ports"),
         ("leaf-1", "oob", {}, "1 cable, oob, 1G: leaf-1 mgmt -> oob ports"),
-        # out-of-band asked for: the BMC even where data ports would fit
+        # out-of-band asked for: the BMC on the management switch
         (
             "dgx-01",
-            "leaf-1",
+            "oob",
             {"fabric": Fabric.OOB},
-            "1 cable, oob, 1G: dgx-01 bmc -> leaf-1 mgmt",
-        ),
-        (
-            "nfs",
-            "leaf-1",
-            {"fabric": Fabric.OOB},
-            "1 cable, oob, 1G: nfs bmc -> leaf-1 mgmt",
+            "1 cable, oob, 1G: dgx-01 bmc -> oob ports",
         ),
         ("nfs", "inb", {}, "4 cables, storage, 100G: nfs data -> inb ports"),
         ("fs", "leaf-1", {}, "8 cables, storage, 200G: fs data -> leaf-1 ports"),
@@ -101,8 +95,22 @@ def test_filer_to_infiniband_switch_is_refused_not_made_oob() -> None:
         "nfs-filer nfs port group 'data' is Ethernet but qm9700 leaf-1 port group "
         "'ports' is InfiniBand"
     )
-    assert "only their management ports would match" in msg
-    assert "out-of-band is asked for" in msg
+    # the filer's BMC and the leaf's mgmt port are both management ports: no
+    # out-of-band link joins them either (issue 16, item 1)
+    with pytest.raises(ConnectionRefused, match="are both management ports"):
+        plan_connection(fresh(), "nfs", "leaf-1", CATALOG, fabric=Fabric.OOB)
+
+
+def test_out_of_band_to_a_fabric_switch_is_refused() -> None:
+    """Before: "1 cable, oob, 1G: dgx-01 bmc -> leaf-1 mgmt" (two management
+    ports, no management switch)."""
+    with pytest.raises(ConnectionRefused) as info:
+        plan_connection(fresh(), "dgx-01", "leaf-1", CATALOG, fabric=Fabric.OOB)
+    assert str(info.value).startswith(
+        "an out-of-band link joins a management port (a BMC or a switch's mgmt "
+        "port) to a management switch's access port: dgx-h100 dgx-01 port group "
+        "'bmc' and qm9700 leaf-1 port group 'mgmt' are both management ports"
+    )
 
 
 def test_all_free_ports_up_to_the_other_end() -> None:

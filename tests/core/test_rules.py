@@ -110,7 +110,7 @@ def test_twin_port_cages_count_as_two_ports() -> None:
     err = info.value
     assert str(err) == (
         "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages) but "
-        "66 would be in use (2 too many)"
+        "66 would be in use (2 too many): 34 to sp-2 and 32 to sp-1"
     )
     assert (err.device, err.port_group, err.capacity, err.in_use, err.needed) == (
         "leaf-1",
@@ -386,7 +386,7 @@ def test_check_design_lists_every_problem() -> None:
     assert isinstance(budget, PortBudgetExceeded)
     assert str(budget) == (
         "dgx-h100 dgx-1: port group 'compute' has 8 ports (4 twin-port cages) "
-        "but 13 are in use (5 too many)"
+        "but 13 are in use (5 too many): 12 to leaf-1 and 1 to eth-1"
     )
     assert (
         check_design(d, ENTRIES, limit=2) == problems[:2]
@@ -449,5 +449,5 @@ def test_check_design_budget_with_breakout() -> None:
     (problem,) = check_design(d, lookup)
     assert str(problem) == (
         "sn5600 sp: port group 'ports' has 64 ports but 65 are in use by 129 "
-        "cables (1 too many)"
+        "cables (1 too many): 65 to l2 and 64 to l1"
     )

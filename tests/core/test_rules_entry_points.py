@@ -58,7 +58,7 @@ def refusal(build: Callable[[], object]) -> ConnectionRefused:
 
 NINTH = (
     "dgx-h100 dgx-1: port group 'compute' has 8 ports (4 twin-port cages) but 9 "
-    "would be in use (1 too many)"
+    "would be in use (1 too many): 9 to leaf-1"
 )
 
 

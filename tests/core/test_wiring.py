@@ -81,7 +81,8 @@ def test_leaf_spine_all_to_all_fills_the_leaves() -> None:
         connect_all_to_all(doc.design, ids("leaf", 8), ids("spine", 16), 1, lookup)
     assert str(info.value) == (
         "qm9700 leaf-1: port group 'ports' has 64 ports (32 twin-port cages) but 80 "
-        "would be in use (16 too many)"
+        "would be in use (16 too many): 3 to spine-1, 3 to spine-10, 3 to spine-11 "
+        "and 71 to 45 other devices"
     )
     assert len(doc.design.links) == 384  # nothing half-wired
 

@@ -67,7 +67,8 @@ def test_crash_mid_save_keeps_the_previous_file(
             yield chunk
 
     monkeypatch.setattr(save_module, "iter_chunks", exploding)
-    changed = design.model_copy(update={"devices": design.devices[:1]})
+    renamed = design.settings.model_copy(update={"name": "changed"})
+    changed = design.model_copy(update={"settings": renamed})
     with pytest.raises(RuntimeError, match="power cut"):
         save_design(changed, path)
     assert path.read_bytes() == before
@@ -139,3 +140,42 @@ def test_saving_through_a_symlink_keeps_the_link(
     save_design(design, link)
     assert link.is_symlink()
     assert load_design(real, catalog=catalog) == design
+
+
+def _with_orphan_racks() -> Design:
+    """The enterprise sample with group su01 gone but its racks still naming it
+    (what removing a group did before racks followed it)."""
+    sample = Path(__file__).resolve().parents[2] / "samples"
+    d = load_design(sample / "minimum-viable-enterprise.json")
+    d.devices[:] = [x.model_copy(update={"group": None}) for x in d.devices]
+    d.groups[:] = [g for g in d.groups if g.id != "su01"]
+    return d
+
+
+def test_a_design_the_loader_would_refuse_is_not_written(
+    tmp_path: Path, design: Design
+) -> None:
+    path = tmp_path / "keep.json"
+    save_design(design, path)
+    before = path.read_bytes()
+    broken = _with_orphan_racks()
+    with pytest.raises(save_module.UnsavableDesign) as refused:
+        save_design(broken, path)
+    text = str(refused.value)
+    assert text.startswith(f"{path}: not saved, because the file would not open")
+    assert "physical.racks[0].group: unknown group 'su01'" in text
+    assert "nothing was written" in text
+    assert path.read_bytes() == before  # the previous file is kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json"]
+    # what the refusal says is what the loader would say of the file
+    with pytest.raises(Exception, match=r"physical\.racks\[0\]\.group: unknown group"):
+        loads_design(dumps_design(broken))
+
+
+def test_a_device_the_catalog_lacks_is_not_written(
+    tmp_path: Path, catalog: Any
+) -> None:
+    odd = Design(devices=[Device(id="x", catalog_id="no-such-box")])
+    with pytest.raises(save_module.UnsavableDesign, match="unknown catalog id"):
+        save_design(odd, tmp_path / "odd.json", catalog=catalog)
+    assert list(tmp_path.iterdir()) == []

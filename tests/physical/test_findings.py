@@ -39,6 +39,7 @@ def test_four_dgx_h100_in_an_air_rack_exceed_its_cooling() -> None:
     f = found["RACK_COOLING_EXCEEDED"]
     assert f.severity is Severity.ERROR
     assert "a01 40.8 kW > 30 kW air" in f.message
+    assert f.message.startswith("1 rack draws more than its cooling class removes")
     assert f.items == ["dgx-0", "dgx-1", "dgx-2", "dgx-3"]
     assert _physical(_dgx_rack(2)) == {}  # 20.4 kW is fine in air
     assert _physical(_dgx_rack(4, facility=Facility(air_kw=45))) == {}
@@ -49,6 +50,10 @@ def test_rack_over_its_power_feeds() -> None:
     found = _physical(_dgx_rack(2, types=[weak]))
     assert set(found) == {"RACK_POWER_EXCEEDED"}
     assert "a01 20.4 kW > 15 kW (rack-48u)" in found["RACK_POWER_EXCEEDED"].message
+    # one rack, its feeds (issue 16, item 10: "1 rack draws more than their")
+    assert found["RACK_POWER_EXCEEDED"].message.startswith(
+        "1 rack draws more than its power feeds deliver: "
+    )
 
 
 def test_liquid_cooled_nvl72_in_an_air_rack() -> None:

@@ -238,3 +238,47 @@ def test_dropping_a_json_file_on_the_canvas_opens_it(
     qapp.sendEvent(viewport, drop)
     assert window.path == path
     assert len(window.document.design.devices) == 3
+
+
+def _orphan_racks_window(main_window: Any) -> Any:
+    """A window whose design has racks naming a group that is gone (a state the
+    commands no longer make; a script or an older build could)."""
+    from designer.core.commands import ReplaceDesign
+    from designer.io import load_design as load
+
+    window = main_window()
+    sample = Path(__file__).resolve().parents[2] / "samples"
+    d = load(sample / "minimum-viable-enterprise.json")
+    d.devices[:] = [x.model_copy(update={"group": None}) for x in d.devices]
+    d.groups[:] = [g for g in d.groups if g.id != "su01"]
+    window.document.execute(ReplaceDesign(d, "Broken by a script"))
+    return window
+
+
+def test_save_refuses_a_design_that_would_not_reopen_and_keeps_it(
+    main_window: Any, tmp_path: Path, errors: list[str]
+) -> None:
+    window = _orphan_racks_window(main_window)
+    before = window.document.design.model_dump()
+    path = tmp_path / "pod.json"
+    path.write_text("previous", encoding="utf-8")
+    assert not window.save_to(path)
+    assert path.read_text(encoding="utf-8") == "previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["pod.json"]
+    (text,) = errors
+    assert "not saved, because the file would not open again" in text
+    assert "physical.racks[0].group: unknown group 'su01'" in text
+    assert window.document.design.model_dump() == before
+    assert window.isWindowModified()  # still unsaved: nothing is lost
+
+
+def test_autosave_refuses_it_too_and_says_why(
+    main_window: Any, qtbot: Any, errors: list[str]
+) -> None:
+    window = _orphan_racks_window(main_window)
+    saver = window.autosave
+    with qtbot.waitSignal(saver.failed, timeout=20_000) as failed:
+        saver.write_now()
+    assert "Autosave failed" in failed.args[0]
+    assert "unknown group 'su01'" in failed.args[0]
+    assert saver.copy_path is None or not saver.copy_path.exists()

@@ -112,6 +112,8 @@ EXPECTED: dict[str, Expected] = {
         purpose=Purpose.INFERENCE,
         scheduler="kubernetes",
         oversubscription={"leaf": 1.0, "spine": None},
+        # drawn without head nodes or in-band network (issue 16, item 2)
+        warnings=frozenset({"NO_HEAD_NODE", "NO_INBAND_NETWORK"}),
     ),
     # 16 Vera Rubin NVL72 racks on XDR (800G per GPU): 8 racks per half.
     "vera-rubin-nvl72-pod.json": Expected(
@@ -122,6 +124,8 @@ EXPECTED: dict[str, Expected] = {
         bisection_gbps=8 * 72 * 800,
         tier=LARGE,
         oversubscription={"leaf": 1.0, "spine": None},
+        # management $0: no head node, no in-band network (issue 16, item 2)
+        warnings=frozenset({"NO_HEAD_NODE", "NO_INBAND_NETWORK"}),
     ),
 }
 

@@ -71,11 +71,12 @@ def test_group_targets_collapse_expand_or_zoom_in() -> None:
     members = ["dgx-01", "dgx-02", "leaf-1"]
     frame = _keys(menu_actions(Target("frame", "su01", "su01", "SU 1"), design,
                                CATALOG, members, []))  # fmt: skip
-    assert "collapse" in frame and "zoom_group" in frame
+    assert "collapse" in frame and "zoom_group" in frame and "ungroup" in frame
     block = menu_actions(Target("block", "su01", "su01", "SU 1"), design, CATALOG,
                          members, [])  # fmt: skip
     texts = {e.key: e.text for e in block if e is not None}
     assert texts["expand"] == "Expand SU 1" and texts["zoom_group"] == "Zoom to SU 1"
+    assert texts["ungroup"] == "Ungroup SU 1"
     overview = menu_actions(Target("block", "su01", "su01", "SU 1"), design, CATALOG,
                             members, [], overview=True)  # fmt: skip
     texts = {e.key: e.text for e in overview if e is not None}

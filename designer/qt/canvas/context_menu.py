@@ -104,6 +104,10 @@ class MenuHost(Protocol):
         """Collapse or expand a group."""
         ...
 
+    def ungroup(self, group_id: str) -> bool:
+        """Dissolve a group."""
+        ...
+
     def zoom_to_rect(self, rect: QRectF, max_scale: float = ...) -> None:
         """Show a scene rect."""
         ...
@@ -232,6 +236,7 @@ def _handlers(
         "group_su": lambda: view.group_selection("su"),
         "group_pod": lambda: view.group_selection("pod"),
         "collapse": lambda: view.toggle_group_collapsed(group),
+        "ungroup": lambda: view.ungroup(group),
         "expand": lambda: view.toggle_group_collapsed(group),
         "zoom_group": zoom_group,
         "zoom_trunk": lambda: view.zoom_to_rect(scene.trunk_ends_rect(int(target.id))),

@@ -23,7 +23,13 @@ from designer.core.commands import (
     RemoveLinks,
     move_devices,
 )
-from designer.core.edits import copy_selection, duplicate, paste, set_group_collapsed
+from designer.core.edits import (
+    copy_selection,
+    duplicate,
+    paste,
+    remove_group,
+    set_group_collapsed,
+)
 from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
 from designer.core.formatting import plural
 from designer.core.model import Fabric
@@ -419,6 +425,13 @@ class CanvasEditsMixin:
             lambda: set_group_collapsed(
                 self.document.design, group_id, not group.collapsed
             )
+        )
+
+    def ungroup(self, group_id: str) -> bool:
+        """Dissolve a group in one step: its devices, sub-groups and the racks
+        that serve it move to its parent (the design stays one that reopens)."""
+        return self._run_and_report(
+            lambda: remove_group(self.document.design, group_id)
         )
 
     def auto_layout(self) -> bool:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.core.formatting import plural
 from designer.physical.views import DeviceSlot, RackView
 from designer.qt.canvas import style as st
 from designer.qt.physical.paint import RackFonts, paint_rack
@@ -278,7 +279,9 @@ class ElevationPanel(QWidget):
         self.choice.clear()
         self.choice.addItem("Racks of the selection", SELECTION)
         for row in self.live.rows():
-            self.choice.addItem(f"{row.label} ({len(row.racks)} racks)", row.id)
+            self.choice.addItem(
+                f"{row.label} ({plural(len(row.racks), 'rack')})", row.id
+            )
         at = self.choice.findData(current) if current is not None else -1
         self.choice.setCurrentIndex(at if at >= 0 else min(1, self.choice.count() - 1))
         self.choice.blockSignals(False)

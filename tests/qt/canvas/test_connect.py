@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
 from designer.core.edits import copy_selection, paste
-from designer.core.model import Design, Link, Tier
+from designer.core.model import Design, Fabric, Link, Tier
 from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas.edits import FRAGMENT_MIME
 from tests.qt.canvas.helpers import dev, drag, vp
@@ -26,6 +26,7 @@ def _rack() -> Design:
             dev("dgx-02", "dgx-h100", 200, 200),
             dev("leaf-1", "qm9700", 0, 0, Tier.LEAF),
             dev("filer", "nfs-filer", 400, 200),
+            dev("oob-1", "sn2201", 400, 0),
         ]
     )
 
@@ -81,20 +82,46 @@ def test_filer_to_infiniband_leaf_is_refused_with_the_rules_reason(
     assert len(view.document.design.links) == 0
     assert view.document.history.done == []
     assert sig.args[0] == str(expected.value)
-    # the reason names the mismatch and why the management ports were not used
+    # the reason names the mismatch (the management ports are no way out:
+    # two management ports never make an out-of-band link)
     assert "Ethernet" in sig.args[0] and "InfiniBand" in sig.args[0]
-    assert "out-of-band is asked for" in sig.args[0]
     assert view.canvas_message() == sig.args[0]
 
 
-def test_ctrl_at_release_joins_management_ports(make_view, qtbot: QtBot) -> None:
+def test_ctrl_at_release_joins_a_bmc_to_the_management_switch(
+    make_view, qtbot: QtBot
+) -> None:
     view = make_view(_rack())
     with qtbot.waitSignal(view.status_message) as sig:
-        drag(qtbot, view, (400, 200), (0, 0), Mod.AltModifier | Mod.ControlModifier)
+        drag(qtbot, view, (400, 200), (400, 0), Mod.AltModifier | Mod.ControlModifier)
     (link,) = list(view.document.design.links)
-    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "mgmt", "oob")
-    assert (link.cables, link.speed_gbps) == (1, 1)
-    assert sig.args[0] == "Connected 1 cable, oob, 1G: filer bmc -> leaf-1 mgmt"
+    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "ports", "oob")
+    assert (link.cables, link.speed_gbps) == (2, 1)  # the filer's two BMC ports
+    assert sig.args[0] == "Connected 2 cables, oob, 1G: filer bmc -> oob-1 ports"
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "ids"),
+    [
+        ((0, 200), (200, 200), ("dgx-01", "dgx-02")),  # BMC to BMC
+        ((400, 200), (0, 0), ("filer", "leaf-1")),  # BMC to a leaf's mgmt port
+    ],
+)
+def test_ctrl_at_release_refuses_an_out_of_band_link_without_a_management_switch(
+    make_view, qtbot: QtBot, catalog: Catalog, start, end, ids
+) -> None:
+    """Before: "Connected 1 cable, oob, 1G" for a DGX BMC on another DGX's BMC
+    (a Ctrl-click to multi-select in Connect mode made it)."""
+    view = make_view(_rack())
+    with qtbot.waitSignal(view.status_message) as sig:
+        drag(qtbot, view, start, end, Mod.AltModifier | Mod.ControlModifier)
+    assert len(view.document.design.links) == 0
+    assert view.document.history.done == []
+    with pytest.raises(ConnectionRefused) as expected:
+        plan_connection(view.document.design, *ids, catalog, fabric=Fabric.OOB)
+    assert sig.args[0] == str(expected.value)
+    assert "are both management ports" in sig.args[0]
+    assert view.canvas_message() == sig.args[0]
 
 
 def test_full_compute_ports_refuse_instead_of_using_the_bmc(
@@ -124,8 +151,12 @@ def test_connect_out_of_band_menu_joins_the_selected_pair(
     assert "exactly two devices" in window.statusBar().currentMessage()
     view.select_ids(["dgx-01", "leaf-1"], center=False)
     window.actions_.connect_oob.trigger()
+    assert len(window.document.design.links) == 0
+    assert "are both management ports" in view.canvas_message()
+    view.select_ids(["dgx-01", "oob-1"], center=False)
+    window.actions_.connect_oob.trigger()
     (link,) = list(window.document.design.links)
-    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "mgmt", "oob")
+    assert (link.a_port, link.b_port, link.fabric.value) == ("bmc", "ports", "oob")
     assert window.statusBar().currentMessage().startswith("Connected 1 cable, oob")
 
 

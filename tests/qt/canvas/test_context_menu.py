@@ -10,7 +10,15 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMenu
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
-from designer.core.model import Design, Group, GroupKind, Link, LinkTable, Tier
+from designer.core.model import (
+    Design,
+    Fabric,
+    Group,
+    GroupKind,
+    Link,
+    LinkTable,
+    Tier,
+)
 from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas import CanvasView
 from tests.qt.canvas.helpers import click, dev, vp
@@ -127,9 +135,15 @@ def test_connect_makes_the_planned_link_or_gives_the_rules_reason(
     _run(view, (1200, 300), "connect")
     assert view.canvas_message() == str(expected.value)
     assert len(view.document.history.done) == 1
+    # out-of-band: a BMC and a leaf's mgmt port are both management ports
+    with pytest.raises(ConnectionRefused) as oob_refused:
+        plan_connection(
+            view.document.design, "rail-3", "filer", catalog, fabric=Fabric.OOB
+        )
     _run(view, (1200, 300), "connect_oob")
-    oob = [x for x in view.document.design.links if x.fabric.value == "oob"]
-    assert len(oob) == 1 and {oob[0].a, oob[0].b} == {"filer", "rail-3"}
+    assert view.canvas_message() == str(oob_refused.value)
+    assert "are both management ports" in view.canvas_message()
+    assert not [x for x in view.document.design.links if x.fabric.value == "oob"]
 
 
 def test_connect_from_here_then_click_the_other_device(make_view, qtbot: QtBot) -> None:
@@ -281,3 +295,29 @@ def test_in_the_window_they_show_properties_findings_and_the_export_dialog(
     assert shown == [True]
     window.actions_.export.trigger()  # File > Export starts on the whole design
     assert shown == [True, False]
+
+
+def test_ungroup_from_the_frame_keeps_the_design_one_that_reopens(
+    make_view, tmp_path
+) -> None:
+    """Issue 16, item 0: removing su01 on the enterprise sample made a file the
+    loader refused ("physical.racks[0].group: unknown group 'su01'")."""
+    from pathlib import Path
+
+    from designer.io import load_design, save_design
+
+    sample = Path(__file__).resolve().parents[3] / "samples"
+    view = make_view(load_design(sample / "minimum-viable-enterprise.json"))
+    doc = view.document
+    QApplication.processEvents()
+    menu = _run(view, _frame_header(view, "su01"), "ungroup")
+    assert _action(menu, "ungroup").text() == "Ungroup SU 1"
+    assert "su01" not in doc.design.group_map()
+    assert {r.group for r in doc.design.physical.racks} == {None}
+    assert len(doc.history.done) == 1  # one step
+    path = tmp_path / "ungrouped.json"
+    save_design(doc.design, path)
+    assert load_design(path).model_dump() == doc.design.model_dump()
+    doc.undo()
+    assert "su01" in doc.design.group_map()
+    assert [r.group for r in doc.design.physical.racks][:2] == ["su01", "su01"]

@@ -82,3 +82,25 @@ def test_new_from_template_comes_placed(
     panel = window.physical_docks.elevation
     rows = [panel.choice.itemData(i) for i in range(panel.choice.count())]
     assert rows[1:] == [r.id for r in design.physical.rows]
+
+
+def test_a_row_of_one_rack_reads_singular(qtbot: Any, main_window: Any) -> None:
+    """Issue 16, item 10: the Racks dock's row list said "(1 racks)"."""
+    from pathlib import Path
+
+    from designer.core.physical_commands import remove_racks
+    from designer.io import load_design
+
+    window = main_window()
+    sample = Path(__file__).resolve().parents[3] / "samples"
+    window.document.reset(load_design(sample / "minimum-viable-enterprise.json"))
+    window.document.execute(remove_racks(window.document.design, ["mgmt-01"]))
+    panel = window.physical_docks.elevation
+
+    def texts() -> list[str]:
+        return [panel.choice.itemText(i) for i in range(panel.choice.count())]
+
+    qtbot.waitUntil(
+        lambda: "storage and management (1 rack)" in texts(), timeout=20_000
+    )
+    assert "su01 (2 racks)" in texts(), texts()
