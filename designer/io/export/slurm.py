@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
+from designer.catalog.hosts import device_hostnames
 from designer.catalog.schema import Category
 from designer.core.formatting import plural
 from designer.core.model import Design, Device, Fabric, Tier
@@ -27,37 +28,13 @@ def _sanitize(name: str) -> str:
     return re.sub(r"-{2,}", "-", s)
 
 
-_HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
-
-
 def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
-    """Hostname per compute device id (lower case letters, digits and hyphens).
+    """Hostname per compute device id (a rack of trays: the rack's own name).
 
-    The labels, when every compute label already is a distinct hostname
-    (``gpu-node-07``); otherwise the device ids (``dgx-00001``), cleaned. A
-    clash left after cleaning gets ``-2``, ``-3``.
+    The rule is :func:`designer.catalog.hosts.device_hostnames`; the hosts
+    themselves (one per tray) are :func:`designer.catalog.hosts.design_hosts`.
     """
-    cat = resolve_catalog(catalog)
-    compute = [
-        d
-        for d in design.devices
-        if (e := cat.get(d.catalog_id)) is not None and e.category is Category.COMPUTE
-    ]
-    labels = [d.label.lower() for d in compute]
-    use_labels = all(_HOSTNAME.match(x) for x in labels) and len(set(labels)) == len(
-        labels
-    )
-    names = labels if use_labels else [_sanitize(d.id) or "node" for d in compute]
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    for d, name in zip(compute, names, strict=True):
-        candidate, k = name, 1
-        while candidate in taken:
-            k += 1
-            candidate = f"{name}-{k}"
-        taken.add(candidate)
-        out[d.id] = candidate
-    return out
+    return device_hostnames(design, resolve_catalog(catalog))
 
 
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)$")
