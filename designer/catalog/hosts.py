@@ -13,15 +13,16 @@ columns, NetBox device names and InfiniBand node descriptions.
 
 Names
     A compute device's own name is its label, when every compute label of
-    the design already is a distinct hostname (``gpu-node-07``), else its id
-    cleaned to a hostname (``dgx-0001``); a clash left after cleaning gets
-    ``-2``, ``-3``. A tray is named by the design's rule
+    the design already is a distinct hostname (``gpu-node-07``) and no other
+    device's id, else its id cleaned to a hostname (``dgx-0001``); a clash left
+    after cleaning, with another compute device or with the id of a switch or
+    other device, gets ``-2``, ``-3``. A tray is named by the design's rule
     ``Settings.tray_hostnames`` (:mod:`designer.core.hostnames`; default
     ``{rack}-t{tray:02}``: ``nvl72-0001-t01`` ... ``-t18``), the rack's own
     name standing for ``{rack}``. Every name is a valid hostname (at most 63
     characters: a long rack name is shortened inside the rule) and unique
-    across the design: a tray name that another device or tray already has
-    gets ``-2``, ``-3``.
+    across the design, device ids included: a tray name that another device or
+    tray already has gets ``-2``, ``-3``.
 
 Use::
 
@@ -101,30 +102,34 @@ class NvlinkDomain:
     gpus: int
 
 
-def _compute_devices(design: Design, cat: Catalog) -> list[tuple[str, str]]:
-    """(device id, label) of every compute device, in design order."""
-    return [
-        (d.id, d.label)
-        for d in design.devices
-        if (e := cat.get(d.catalog_id)) is not None and e.category is Category.COMPUTE
-    ]
-
-
 def device_hostnames(design: Design, catalog: Catalog) -> dict[str, str]:
     """Hostname of every compute device (a rack's own name, not its trays').
 
-    The labels, when every compute label already is a distinct hostname;
-    otherwise the device ids, cleaned. A clash left after cleaning gets
-    ``-2``, ``-3`` (in design order).
+    The labels, when every compute label already is a distinct hostname and
+    none is the id of another device; otherwise the device ids, cleaned. A
+    clash left after cleaning (with another compute device, or with the id of
+    a switch or other device, which NetBox and the InfiniBand tools list beside
+    the hosts) gets ``-2``, ``-3`` (in design order).
     """
-    compute = _compute_devices(design, catalog)
+    compute: list[tuple[str, str]] = []
+    others: set[str] = set()
+    for d in design.devices:
+        entry = catalog.get(d.catalog_id)
+        if entry is not None and entry.category is Category.COMPUTE:
+            compute.append((d.id, d.label))
+        else:
+            others.add(d.id)
     labels = [label.lower() for _, label in compute]
-    use_labels = all(is_hostname(x) for x in labels) and len(set(labels)) == len(labels)
+    use_labels = (
+        all(is_hostname(x) for x in labels)
+        and len(set(labels)) == len(labels)
+        and not others.intersection(labels)
+    )
     names = (
         labels if use_labels else [sanitize_hostname(dev, "node") for dev, _ in compute]
     )
     out: dict[str, str] = {}
-    taken: set[str] = set()
+    taken = set(others)
     for (dev, _), name in zip(compute, names, strict=True):
         candidate = _unique(name, taken)
         taken.add(candidate)
@@ -169,7 +174,9 @@ class DesignHosts:
             if entry is not None and entry.category is Category.COMPUTE:
                 self._entries[d.id] = entry
         self._device_names = device_hostnames(design, catalog)
-        taken = set(self._device_names.values())
+        taken = set(self._device_names.values()) | {
+            d.id for d in design.devices if d.id not in self._entries
+        }
         rule = design.settings.tray_hostnames
         self._of: dict[str, tuple[Host, ...]] = {}
         ordered: list[Host] = []

@@ -23,6 +23,11 @@ passes over the links):
 A cable that finds no free port (the design asks for more ports than the group
 has, or the catalog does not know the port group) gets an empty port and the
 reason in ``note``; no port is ever booked twice.
+
+``from_host`` and ``to_host`` name the host whose port an end is
+(:mod:`designer.catalog.hosts`): a server's hostname, or for a rack of compute
+trays the tray that owns the port (``tray3-osfp2`` is ``nvl72-0001-t03``'s);
+empty for switches, storage and a rack's own ports (``oob1``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from designer.catalog.hosts import DesignHosts
 from designer.catalog.loader import Catalog as CatalogType
 from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.ports import effective_ports
@@ -50,11 +56,13 @@ CABLING_COLUMNS: tuple[str, ...] = (
     "link",
     "from_device",
     "from_label",
+    "from_host",
     "from_port_group",
     "from_port",
     "from_transceiver",
     "to_device",
     "to_label",
+    "to_host",
     "to_port_group",
     "to_port",
     "to_transceiver",
@@ -70,6 +78,8 @@ CABLING_COLUMNS: tuple[str, ...] = (
 
 CablingRow = tuple[
     int,
+    str,
+    str,
     str,
     str,
     str,
@@ -288,6 +298,28 @@ def _row_chunks(
     devices = design.device_map()
     labels = {d.id: d.label or d.id for d in design.devices}
     q: Callable[[str], str] = csv_field if as_text else str
+    hosts = DesignHosts(design, cat)
+    # a server's every port is its host's; a rack of trays looks its ports up
+    fixed_host = {
+        dev: q(hs[0].name)
+        for dev in devices
+        if (hs := hosts.of_device(dev)) and not hosts.has_trays(dev)
+    }
+    tray_hosts: dict[tuple[str, str], str] = {}
+
+    def host_of(dev_id: str, port: str) -> str:
+        got = fixed_host.get(dev_id)
+        if got is not None:
+            return got
+        if not port or not hosts.has_trays(dev_id):
+            return ""
+        key = (dev_id, port)
+        got = tray_hosts.get(key)
+        if got is None:
+            h = hosts.host_of_port(dev_id, port)
+            got = tray_hosts[key] = q(h.name) if h is not None else ""
+        return got
+
     quoted: dict[str, str] = {}
 
     def qc(value: str) -> str:
@@ -373,7 +405,7 @@ def _row_chunks(
         g.layout(table)
     # pass 2: rows, link by link; a link's constant fields are formatted once
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
-    dev_text = {d: f"{q(d)},{q(label)}" for d, label in labels.items()}
+    dev_text = {d: f"{q(d)},{q(label)}," for d, label in labels.items()}
     tails: dict[tuple[str, str, str, str, str, int, str, str], str] = {}
     n = 0
     rows: list[Any] = []
@@ -387,9 +419,12 @@ def _row_chunks(
         fabric = fabric_text[fab_col[i]]
         rail = "" if rail_col[i] is None else str(rail_col[i])
         na, nb = la.names, lb.names
+        ha, hb = fixed_host.get(a), fixed_host.get(b)
         if as_text:
-            head = f",{q(ids[i])},{dev_text[a]},{qc(ap)},"
-            mid = f",{qc(ma)},{dev_text[b]},{qc(bp)},"
+            head = f",{q(ids[i])},{dev_text[a]}"
+            head_port = f",{qc(ap)},"
+            mid = f",{qc(ma)},{dev_text[b]}"
+            mid_port = f",{qc(bp)},"
             tkey = (mb, ctype, cable_id, medium_text, length, speed, fabric, rail)
             tail = tails.get(tkey)
             if tail is None:
@@ -402,8 +437,13 @@ def _row_chunks(
             pa = na[sa + c] if sa + c < len(na) else ""
             pb = nb[sb + c] if sb + c < len(nb) else ""
             note = "" if pa and pb else _note(pa, la, pb, lb)
+            host_a = ha if ha is not None else host_of(a, pa)
+            host_b = hb if hb is not None else host_of(b, pb)
             if as_text:
-                rows.append(f"{n}{head}{pa}{mid}{pb}{tail}{q(note)}\n")
+                rows.append(
+                    f"{n}{head}{host_a}{head_port}{pa}{mid}{host_b}{mid_port}{pb}"
+                    f"{tail}{q(note)}\n"
+                )
             else:
                 rows.append(
                     (
@@ -411,11 +451,13 @@ def _row_chunks(
                         ids[i],
                         a,
                         labels[a],
+                        host_a,
                         ap,
                         pa,
                         ma,
                         b,
                         labels[b],
+                        host_b,
                         bp,
                         pb,
                         mb,
