@@ -31,7 +31,7 @@ breakout speed packing its lanes into whole ports.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,7 +106,7 @@ class BlockPlan:
 
 
 def compute_leaves(
-    index: DesignIndex, devices: Mapping[str, object] | None = None
+    index: DesignIndex, devices: Collection[str] | None = None
 ) -> dict[str, set[str]]:
     """Compute leaf switches of each compute device (device ids), from the
     compute-fabric links between a compute device and a switch.
@@ -218,14 +218,14 @@ def cabled_trays(index: DesignIndex, hosts: DesignHosts) -> dict[str, set[int]]:
             lanes[(dev, grp, speed)] += cables
     used: dict[tuple[int, int], int] = defaultdict(int)
     for (dev, grp, speed), cables in lanes.items():
-        entry = index.entries[dev]
+        entry = index.entries[int(index.dev_catalog[dev])]
         iface = entry.interface(index.port_names[grp]) if entry else None
         if iface is None:
             continue
         split = max(1, iface.split(speed))
         used[(dev, grp)] += -(-cables // split)
     for (dev, grp), n in used.items():
-        entry = index.entries[dev]
+        entry = index.entries[int(index.dev_catalog[dev])]
         iface = entry.interface(index.port_names[grp]) if entry else None
         if entry is None or iface is None or iface.role is not Role.COMPUTE:
             continue

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from designer.catalog.hosts import DesignHosts, device_hostnames
 from designer.catalog.schema import Category
 from designer.core.formatting import plural
+from designer.core.hostnames import compress_hostlist as compress_hostlist
 from designer.core.model import Design, Device, Fabric, Tier
 from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
 from designer.io.export.cabling import CABLING_COLUMNS, cabling_rows
@@ -43,99 +44,6 @@ def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
 
 
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)$")
-
-
-def _ranges(nums: list[int], width: int) -> str:
-    """``1-3,7`` for [1, 2, 3, 7], each number at ``width`` digits."""
-    out: list[str] = []
-    start = prev = nums[0]
-    for x in [*nums[1:], None]:
-        if x is not None and x == prev + 1:
-            prev = x
-            continue
-        out.append(
-            f"{start:0{width}d}"
-            if start == prev
-            else f"{start:0{width}d}-{prev:0{width}d}"
-        )
-        if x is not None:
-            start = prev = x
-    return ",".join(out)
-
-
-def _number_groups(
-    items: Iterable[tuple[tuple[str, ...], str]],
-) -> dict[tuple[tuple[str, ...], int], list[int]]:
-    """Numbers by (key, width): width 0 = unpadded; an unpadded number as wide
-    as a padded group of its key joins it."""
-    parsed = list(items)
-    padded = {(key, len(d)) for key, d in parsed if len(d) > 1 and d[0] == "0"}
-    groups: dict[tuple[tuple[str, ...], int], list[int]] = defaultdict(list)
-    for key, digits in parsed:
-        width = len(digits)
-        group = (key, width) if (key, width) in padded else (key, 0)
-        groups[group].append(int(digits))
-    return groups
-
-
-_MIDDLE_NUMBER = re.compile(r"^(.*?)(\d+)(\D+)$")
-
-
-def compress_hostlist(names: Iterable[str]) -> str:
-    """Slurm host list: ``dgx[001-032,040],login``, numbers kept at their width.
-
-    Names with two numbers whose last numbers agree share one entry with a
-    range for each, as Slurm reads it: ``nvl72-[0001-0008]-t[01-18]``.
-    """
-    plain: list[str] = []
-    tails: list[tuple[tuple[str, ...], str]] = []
-    for name in set(names):
-        m = _TRAILING_NUMBER.match(name)
-        if m is None:
-            plain.append(name)
-        else:
-            tails.append(((m.group(1),), m.group(2)))
-    groups = _number_groups(tails)
-    # (prefix, width) -> its ranges; then prefixes ending in a number whose
-    # ranges agree merge over that number
-    level1 = {
-        (key[0], width): _ranges(sorted(set(nums)), width)
-        for (key, width), nums in groups.items()
-    }
-    heads: list[tuple[tuple[str, ...], str]] = []
-    for (prefix, width), ranges in level1.items():
-        m = _MIDDLE_NUMBER.match(prefix)
-        if m is not None:
-            heads.append(((m.group(1), m.group(3), str(width), ranges), m.group(2)))
-    merged: dict[tuple[str, int], str] = {}  # first member -> entry
-    absorbed: set[tuple[str, int]] = set()
-    for (key, outer_width), nums in _number_groups(heads).items():
-        if len(set(nums)) < 2:
-            continue
-        head, mid, width_text, ranges = key
-        width = int(width_text)
-        members = sorted((f"{head}{n:0{outer_width}d}{mid}", width) for n in set(nums))
-        absorbed.update(members)
-        outer = _ranges(sorted(set(nums)), outer_width)
-        merged[members[0]] = f"{head}[{outer}]{mid}[{ranges}]"
-    order: list[tuple[str, int] | str] = sorted(
-        [*level1, *plain],
-        key=lambda k: (k, 0, 0) if isinstance(k, str) else (k[0], 1, k[1]),
-    )
-    parts: list[str] = []
-    for item in order:
-        if isinstance(item, str):
-            parts.append(item)
-        elif item in merged:
-            parts.append(merged[item])
-        elif item not in absorbed:
-            prefix, width = item
-            nums = sorted(set(groups[((prefix,), width)]))
-            if len(nums) == 1:
-                parts.append(f"{prefix}{nums[0]:0{width}d}")
-            else:
-                parts.append(f"{prefix}[{level1[item]}]")
-    return ",".join(parts)
 
 
 def _natural_key(name: str) -> tuple[str, int, int]:
