@@ -45,6 +45,12 @@ from designer.view.specs import entry_specs
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
 
 
+_TRAY_RULE_HELP = (
+    "How the compute trays of an NVL72 rack are named in the Slurm, cabling,\n"
+    "NetBox and InfiniBand exports: {rack} is the rack's hostname, {tray} the\n"
+    "tray number ({tray:02} pads it to 2 digits)."
+)
+
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
 
 
@@ -104,16 +110,7 @@ class PropertiesPanel(QWidget):
         form.addRow("Monitoring", self.monitoring_edit)
         self.tray_rule_edit = QLineEdit()
         self.tray_rule_edit.setPlaceholderText(DEFAULT_TRAY_RULE)
-        self.tray_rule_edit.setToolTip(
-            "How the compute trays of an NVL72 rack are named in the Slurm, "
-            "cabling, NetBox and InfiniBand exports: {rack} is the rack's "
-            "hostname, {tray} the tray number ({tray:02} pads it to 2 digits)"
-        )
-        self.tray_rule_hint = QLabel()
-        self.tray_rule_hint.setObjectName("hint")
-        self.tray_rule_hint.setWordWrap(True)
         form.addRow("Tray hostnames", self.tray_rule_edit)
-        form.addRow(self.tray_rule_hint)
         form.addRow(_title("Price overrides (USD per unit)"))
         self.price_table = QTableWidget(0, 2)
         self.price_table.setHorizontalHeaderLabels(["Catalog id", "USD"])
@@ -410,9 +407,10 @@ class PropertiesPanel(QWidget):
             self.document.execute(SetSettings(new))
 
     def _show_tray_example(self, problem: str | None = None) -> None:
-        """Under the rule: its names for the design's first rack, or the refusal."""
+        """The rule's tooltip: what it is, its names for the design's first
+        rack, or why the last rule typed was refused."""
         if problem is not None:
-            self.tray_rule_hint.setText(f"Not changed: {problem}")
+            self.tray_rule_edit.setToolTip(f"{_TRAY_RULE_HELP}\nNot changed: {problem}")
             return
         design = self.document.design
         rule = design.settings.tray_hostnames
@@ -424,13 +422,17 @@ class PropertiesPanel(QWidget):
                 break
         if rack is None:
             name = render_tray_name(rule, "nvl72-0001", 1)
-            self.tray_rule_hint.setText(f"e.g. {name} (no NVL72 rack in the design)")
+            self.tray_rule_edit.setToolTip(
+                f"{_TRAY_RULE_HELP}\ne.g. {name} (no NVL72 rack in the design)"
+            )
             return
         device, count = rack
         own = device_hostnames(design, self.catalog).get(device.id, device.id)
         first = render_tray_name(rule, own, 1)
         last = render_tray_name(rule, own, count)
-        self.tray_rule_hint.setText(f"e.g. {first} ... {last} ({count} trays a rack)")
+        self.tray_rule_edit.setToolTip(
+            f"{_TRAY_RULE_HELP}\ne.g. {first} ... {last} ({count} trays a rack)"
+        )
 
     def _commit_tray_rule(self) -> None:
         old = self.document.design.settings
