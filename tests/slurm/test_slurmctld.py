@@ -187,3 +187,41 @@ def test_topology_yaml_is_accepted(
         _check_blocks(run.topology, sample)  # the block topology is the default
     else:
         assert _fields(run.topology, "SwitchName"), run.topology
+
+
+@pytest.mark.skipif(
+    bool(_skip_reason(SLURMS, "tree")), reason=str(_skip_reason(SLURMS, "tree"))
+)
+@pytest.mark.parametrize("slurm", SLURMS[:1], ids=_ids(SLURMS[:1]))
+def test_a_tree_naming_an_unknown_host_is_reported(
+    slurm: Slurm, munge: Munge, tmp_path: Path
+) -> None:
+    """The harness sees what slurmctld says: a leaf listing a host no NodeName has."""
+    folder = _export(SAMPLES[0], tmp_path)
+    tree = folder / "topology.conf"
+    tree.write_text(tree.read_text() + "SwitchName=stray Nodes=no-such-host01\n")
+    run = run_slurmctld(slurm, munge, folder, tmp_path / "ctld", "tree")
+    assert any("no-such-host01" in line for line in _complaints(run)), run.log[-3000:]
+
+
+@pytest.mark.skipif(
+    bool(_skip_reason(BLOCK, "topology/block (23.11+)")),
+    reason=str(_skip_reason(BLOCK, "topology/block (23.11+)")),
+)
+@pytest.mark.parametrize("slurm", BLOCK, ids=_ids(BLOCK))
+@pytest.mark.parametrize("sizes", ["18,54", "36,72"])
+def test_block_sizes_slurm_refuses(
+    slurm: Slurm, sizes: str, munge: Munge, tmp_path: Path
+) -> None:
+    """What the export never writes, slurmctld refuses: sizes that do not double
+    from the base (18,54), or a base larger than a block (36: fatal in 24.x)."""
+    if sizes == "36,72" and slurm.version >= (25, 5, 0):
+        pytest.skip("Slurm 25.05 accepts blocks smaller than the base")
+    folder = _export(NVL72[0], tmp_path)
+    conf = folder / "topology-block.conf"
+    text = re.sub(
+        r"^BlockSizes=.*$", f"BlockSizes={sizes}", conf.read_text(), flags=re.M
+    )
+    conf.write_text(text)
+    run = run_slurmctld(slurm, munge, folder, tmp_path / "ctld", "block")
+    assert not run.started or any("fatal" in x.lower() for x in run.complaints())

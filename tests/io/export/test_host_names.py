@@ -101,3 +101,35 @@ def test_hostnames_from_labels_reach_netbox(tmp_path: Path) -> None:
         netbox = {r["name"] for r in csv.DictReader(fh)}
     assert {"gpu-01", "gpu-04", "r-a"} <= netbox
     assert design_hosts(design).hostname("rack-a", 1) == "r-a-t01"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_slurm_names_the_same_hosts_as_the_cabling_plan(
+    name: str, tmp_path: Path
+) -> None:
+    from designer.io.export.slurm_files import write_slurm_folder
+    from tests.io.export.test_slurm import expand_hostlist
+
+    design = load_design(SAMPLES / name)
+    hosts = {h.name for h in design_hosts(design)}
+    folder = write_slurm_folder(design, tmp_path)
+    listed: list[str] = []
+    for line in folder.files["nodes.conf"].splitlines():
+        if line.startswith("NodeName="):
+            listed += expand_hostlist(line.split()[0].removeprefix("NodeName="))
+    assert len(listed) == len(set(listed)) and set(listed) == hosts
+    tree = set()
+    for line in folder.files["topology.conf"].splitlines():
+        if " Nodes=" in line:
+            tree |= set(expand_hostlist(line.split(" Nodes=")[1]))
+    cabled = {r["from_host"] for r in _cabling(design) if r["fabric"] == "compute"} - {
+        ""
+    }
+    assert tree == cabled <= hosts
+    if "topology-block.conf" in folder.files:
+        blocks = [
+            set(expand_hostlist(line.split(" Nodes=")[1]))
+            for line in folder.files["topology-block.conf"].splitlines()
+            if line.startswith("BlockName=")
+        ]
+        assert set().union(*blocks) <= hosts and all(len(b) == 18 for b in blocks)
