@@ -238,6 +238,7 @@ class _Lanes:
     offset: int = 0  # first lane index (port * split) of the block
     used: int = 0
     names: list[str] = field(default_factory=list)  # lane names, quoted if CSV
+    hosts: list[str] = field(default_factory=list)  # a rack's lanes: tray host
     beyond: str = ""  # note for lanes past the last port
 
 
@@ -305,27 +306,26 @@ def _row_chunks(
         for dev in devices
         if (hs := hosts.of_device(dev)) and not hosts.has_trays(dev)
     }
-    tray_hosts: dict[tuple[str, str], str] = {}
-
-    def host_of(dev_id: str, port: str) -> str:
-        got = fixed_host.get(dev_id)
-        if got is not None:
-            return got
-        if not port or not hosts.has_trays(dev_id):
-            return ""
-        key = (dev_id, port)
-        got = tray_hosts.get(key)
-        if got is None:
-            h = hosts.host_of_port(dev_id, port)
-            got = tray_hosts[key] = q(h.name) if h is not None else ""
-        return got
-
     quoted: dict[str, str] = {}
 
     def qc(value: str) -> str:
         got = quoted.get(value)
         if got is None:
             got = quoted[value] = q(value)
+        return got
+
+    host_tables: dict[tuple[str, int, int, int], list[str]] = {}
+
+    def host_table(dev_id: str, iface: Interface, count: int, split: int) -> list[str]:
+        """A rack's host (tray) of each lane of a port group, quoted if CSV."""
+        key = (dev_id, id(iface), count, split)
+        got = host_tables.get(key)
+        if got is None:
+            got = host_tables[key] = []
+            for p in range(count):
+                name = iface.port_name(p)
+                h = hosts.host_of_port(dev_id, name) if name is not None else None
+                got += [q(h.name) if h is not None else ""] * split
         return got
 
     tables: dict[tuple[int, int, int], list[str]] = {}
@@ -403,6 +403,9 @@ def _row_chunks(
     del ends
     for g in groups.values():
         g.layout(table)
+        if g.iface is not None and hosts.has_trays(g.device):
+            for block in g.modes.values():
+                block.hosts = host_table(g.device, g.iface, g.count, block.split)
     # pass 2: rows, link by link; a link's constant fields are formatted once
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
     dev_text = {d: f"{q(d)},{q(label)}," for d, label in labels.items()}
@@ -419,6 +422,7 @@ def _row_chunks(
         fabric = fabric_text[fab_col[i]]
         rail = "" if rail_col[i] is None else str(rail_col[i])
         na, nb = la.names, lb.names
+        hta, htb = la.hosts, lb.hosts
         ha, hb = fixed_host.get(a), fixed_host.get(b)
         if as_text:
             head = f",{q(ids[i])},{dev_text[a]}"
@@ -437,8 +441,12 @@ def _row_chunks(
             pa = na[sa + c] if sa + c < len(na) else ""
             pb = nb[sb + c] if sb + c < len(nb) else ""
             note = "" if pa and pb else _note(pa, la, pb, lb)
-            host_a = ha if ha is not None else host_of(a, pa)
-            host_b = hb if hb is not None else host_of(b, pb)
+            host_a = (
+                ha if ha is not None else (hta[sa + c] if sa + c < len(hta) else "")
+            )
+            host_b = (
+                hb if hb is not None else (htb[sb + c] if sb + c < len(htb) else "")
+            )
             if as_text:
                 rows.append(
                     f"{n}{head}{host_a}{head_port}{pa}{mid}{host_b}{mid_port}{pb}"

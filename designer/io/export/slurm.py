@@ -143,57 +143,60 @@ class Tree:
     """Switches with no host below them (not in the tree)."""
 
 
-def host_leaves(
-    design: Design, catalog: Catalog | None = None, hosts: DesignHosts | None = None
-) -> dict[str, set[str]]:
+def _fabric_edges(
+    design: Design, cat: Catalog, hosts: DesignHosts
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(leaf switches by hostname, switch-to-switch edges) of the compute fabric.
+
+    A server's leaves are the switches its compute-fabric links reach; a
+    tray's are those its own ports are cabled to in the cabling plan (laid out
+    from the links of the racks alone: a rack's port layout depends on its own
+    links only).
+    """
+    category = {
+        d.id: (e.category if (e := cat.get(d.catalog_id)) is not None else None)
+        for d in design.devices
+    }
+    leaves: dict[str, set[str]] = defaultdict(set)
+    edges: dict[str, set[str]] = defaultdict(set)
+    t = design.links
+    racks = {d for d in hosts.device_names if hosts.has_trays(d)}
+    compute, switch = Category.COMPUTE, Category.SWITCH
+    for a, b, fabric in zip(t.a, t.b, t.fabric, strict=True):
+        if fabric != Fabric.COMPUTE:
+            continue
+        ca, cb = category.get(a), category.get(b)
+        if ca is switch:
+            if cb is switch and a != b:
+                edges[a].add(b)
+                edges[b].add(a)
+            elif cb is compute and b not in racks:
+                leaves[hosts.of_device(b)[0].name].add(a)
+        elif ca is compute and cb is switch and a not in racks:
+            leaves[hosts.of_device(a)[0].name].add(b)
+    if racks:
+        own = design.model_copy(update={"links": t.take(t.rows_touching(racks))})
+        col = {name: k for k, name in enumerate(CABLING_COLUMNS)}
+        fa, ta = col["from_device"], col["to_device"]
+        fh, th, fab = col["from_host"], col["to_host"], col["fabric"]
+        for row in cabling_rows(own, cat):
+            if row[fab] != Fabric.COMPUTE.value:
+                continue
+            ends = ((row[fh], row[fa], row[ta]), (row[th], row[ta], row[fa]))
+            for host, dev, other in ends:
+                if host and dev in racks and category.get(str(other)) is switch:
+                    leaves[str(host)].add(str(other))
+    return dict(leaves), dict(edges)
+
+
+def host_leaves(design: Design, catalog: Catalog | None = None) -> dict[str, set[str]]:
     """Leaf switches (device ids) of every host on the compute fabric, by hostname.
 
     A server's leaves are the switches its compute-fabric links reach; a
     tray's are those its own ports are cabled to in the cabling plan.
     """
     cat = resolve_catalog(catalog)
-    hosts = hosts if hosts is not None else DesignHosts(design, cat)
-    category = {
-        d.id: (e.category if (e := cat.get(d.catalog_id)) is not None else None)
-        for d in design.devices
-    }
-    out: dict[str, set[str]] = defaultdict(set)
-    t = design.links
-    racks = False
-    for i in range(len(t.id)):
-        if t.fabric[i] != Fabric.COMPUTE:
-            continue
-        a, b = t.a[i], t.b[i]
-        for node, sw in ((a, b), (b, a)):
-            if category.get(node) is Category.COMPUTE and (
-                category.get(sw) is Category.SWITCH
-            ):
-                if hosts.has_trays(node):
-                    racks = True
-                else:
-                    out[hostname_of(hosts, node)].add(sw)
-    if racks:
-        col = {name: k for k, name in enumerate(CABLING_COLUMNS)}
-        fa, ta = col["from_device"], col["to_device"]
-        fh, th, fabric = col["from_host"], col["to_host"], col["fabric"]
-        compute = Fabric.COMPUTE.value
-        for row in cabling_rows(design, cat):
-            if row[fabric] != compute:
-                continue
-            ends = ((row[fh], row[fa], row[ta]), (row[th], row[ta], row[fa]))
-            for host, dev, other in ends:
-                if (
-                    host
-                    and hosts.has_trays(str(dev))
-                    and category.get(str(other)) is Category.SWITCH
-                ):
-                    out[str(host)].add(str(other))
-    return dict(out)
-
-
-def hostname_of(hosts: DesignHosts, device: str) -> str:
-    """The hostname of a server (first host of a device)."""
-    return hosts.of_device(device)[0].name
+    return _fabric_edges(design, cat, DesignHosts(design, cat))[0]
 
 
 def slurm_tree(design: Design, catalog: Catalog | None = None) -> Tree:
@@ -202,25 +205,8 @@ def slurm_tree(design: Design, catalog: Catalog | None = None) -> Tree:
     upper switch with one parent."""
     cat = resolve_catalog(catalog)
     devices = design.device_map()
-    category = {
-        d.id: (e.category if (e := cat.get(d.catalog_id)) is not None else None)
-        for d in design.devices
-    }
     hosts = DesignHosts(design, cat)
-    node_leaves = host_leaves(design, cat, hosts)
-    t = design.links
-    switch_edges: dict[str, set[str]] = defaultdict(set)
-    for i in range(len(t.id)):
-        if t.fabric[i] != Fabric.COMPUTE:
-            continue
-        a, b = t.a[i], t.b[i]
-        if (
-            category.get(a) is Category.SWITCH
-            and category.get(b) is Category.SWITCH
-            and a != b
-        ):
-            switch_edges[a].add(b)
-            switch_edges[b].add(a)
+    node_leaves, switch_edges = _fabric_edges(design, cat, hosts)
 
     leaves = {sw for links in node_leaves.values() for sw in links}
     switches = leaves | set(switch_edges)
