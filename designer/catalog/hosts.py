@@ -46,8 +46,8 @@ from designer.catalog.schema import CatalogEntry, Category, HostSpec
 from designer.core.hostnames import (
     HOSTNAME_MAX,
     is_hostname,
-    render_tray_name,
     sanitize_hostname,
+    tray_name_format,
 )
 from designer.core.model import Design
 
@@ -150,13 +150,14 @@ def _unique(name: str, taken: set[str]) -> str:
         k += 1
 
 
-def _tray_name(rule: str, rack: str, tray: int) -> str:
-    """The rule's name for a tray, the rack part shortened to fit 63 characters."""
-    name = render_tray_name(rule, rack, tray)
+def _tray_name(template: str, rack: str, tray: int) -> str:
+    """The rule's name for a tray (``template``: :func:`tray_name_format`), the
+    rack part shortened to fit 63 characters."""
+    name = template.format(rack=rack, tray=tray)
     over = len(name) - HOSTNAME_MAX
     if over > 0:
         short = rack[: max(1, len(rack) - over)].rstrip("-") or rack[:1]
-        name = render_tray_name(rule, short, tray)
+        name = template.format(rack=short, tray=tray)
     return name
 
 
@@ -177,7 +178,7 @@ class DesignHosts:
         taken = set(self._device_names.values()) | {
             d.id for d in design.devices if d.id not in self._entries
         }
-        rule = design.settings.tray_hostnames
+        template = tray_name_format(design.settings.tray_hostnames)
         self._of: dict[str, tuple[Host, ...]] = {}
         ordered: list[Host] = []
         for dev, entry in self._entries.items():
@@ -192,7 +193,8 @@ class DesignHosts:
                 per = gpus // trays.count
                 made: list[Host] = []
                 for n in range(1, trays.count + 1):
-                    name = _unique(_tray_name(rule, self._device_names[dev], n), taken)
+                    rack = self._device_names[dev]
+                    name = _unique(_tray_name(template, rack, n), taken)
                     taken.add(name)
                     made.append(Host(name, dev, n, per, spec))
                 hosts = tuple(made)

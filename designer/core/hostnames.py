@@ -35,6 +35,7 @@ __all__ = [
     "is_hostname",
     "render_tray_name",
     "sanitize_hostname",
+    "tray_name_format",
     "tray_rule_problem",
 ]
 
@@ -106,6 +107,29 @@ def tray_rule_problem(rule: str) -> str | None:
     if rule.startswith("-") or rule.endswith("-"):
         return "a hostname neither starts nor ends with a hyphen"
     return None
+
+
+def tray_name_format(rule: str) -> str:
+    """``rule`` as a :meth:`str.format` template over ``rack`` and ``tray``
+    (``{rack}-t{tray:02d}``), for naming many trays fast; ``rule`` must be
+    valid (:func:`tray_rule_problem` is None)."""
+
+    def place(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        if inner == "rack":
+            return "{rack}"
+        fmt = _TRAY_FORMAT.match(inner)
+        if fmt is None:
+            raise ValueError(f"unknown placeholder {m.group(0)} in {rule!r}")
+        return f"{{tray:0{int(fmt.group(1) or 1)}d}}"
+
+    literal = _PLACEHOLDER.split(rule)
+    parts = _PLACEHOLDER.finditer(rule)
+    out = [literal[0].replace("{", "{{").replace("}", "}}")]
+    for k, m in enumerate(parts, start=1):
+        out.append(place(m))
+        out.append(literal[2 * k].replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
 
 
 def render_tray_name(rule: str, rack: str, tray: int) -> str:

@@ -135,6 +135,22 @@ def test_bad_rules_are_refused_with_a_reason(rule: str, words: str) -> None:
         Settings(tray_hostnames=rule)
 
 
+@pytest.mark.parametrize(
+    "rule",
+    [DEFAULT_TRAY_RULE, "{rack}{tray}", "n{tray:04}-{rack}", "a{tray:01}x{rack}"],
+)
+def test_the_fast_template_names_as_the_rule(rule: str) -> None:
+    from designer.core.hostnames import tray_name_format
+
+    if tray_rule_problem(rule) is not None:
+        pytest.fail("not a rule")
+    template = tray_name_format(rule)
+    for rack, tray in (("nvl72-0001", 1), ("r", 18), ("x-9", 123)):
+        assert template.format(rack=rack, tray=tray) == render_tray_name(
+            rule, rack, tray
+        )
+
+
 def test_the_default_rule_is_good() -> None:
     assert tray_rule_problem(DEFAULT_TRAY_RULE) is None
     assert render_tray_name(DEFAULT_TRAY_RULE, "nvl72-0001", 3) == "nvl72-0001-t03"

@@ -314,19 +314,27 @@ def _row_chunks(
             got = quoted[value] = q(value)
         return got
 
-    host_tables: dict[tuple[str, int, int, int], list[str]] = {}
+    tray_tables: dict[tuple[int, int, int], list[int]] = {}
+    tray_names: dict[str, list[str]] = {}
 
     def host_table(dev_id: str, iface: Interface, count: int, split: int) -> list[str]:
         """A rack's host (tray) of each lane of a port group, quoted if CSV."""
-        key = (dev_id, id(iface), count, split)
-        got = host_tables.get(key)
-        if got is None:
-            got = host_tables[key] = []
+        key = (id(iface), count, split)
+        trays = tray_tables.get(key)
+        if trays is None:
+            entry = cat.get(devices[dev_id].catalog_id)
+            trays = tray_tables[key] = []
             for p in range(count):
                 name = iface.port_name(p)
-                h = hosts.host_of_port(dev_id, name) if name is not None else None
-                got += [q(h.name) if h is not None else ""] * split
-        return got
+                tray = entry.tray_of_port(name) if entry and name else None
+                trays += [tray or 0] * split
+        names = tray_names.get(dev_id)
+        if names is None:
+            names = tray_names[dev_id] = [
+                "",
+                *(q(h.name) for h in hosts.of_device(dev_id)),
+            ]
+        return [names[t] if t < len(names) else "" for t in trays]
 
     tables: dict[tuple[int, int, int], list[str]] = {}
 
