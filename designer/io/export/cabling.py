@@ -431,12 +431,18 @@ def _row_chunks(
         rail = "" if rail_col[i] is None else str(rail_col[i])
         na, nb = la.names, lb.names
         hta, htb = la.hosts, lb.hosts
-        ha, hb = fixed_host.get(a), fixed_host.get(b)
+        # an end's host is one for the whole link (a server, or no host) unless
+        # the end is a rack, whose lanes name their tray
+        ha = fixed_host.get(a, None if hta else "")
+        hb = fixed_host.get(b, None if htb else "")
+        fixed = ha is not None and hb is not None
         if as_text:
             head = f",{q(ids[i])},{dev_text[a]}"
             head_port = f",{qc(ap)},"
             mid = f",{qc(ma)},{dev_text[b]}"
             mid_port = f",{qc(bp)},"
+            if fixed:  # the hosts go into the link's constant fields
+                head, mid = f"{head}{ha}{head_port}", f"{mid}{hb}{mid_port}"
             tkey = (mb, ctype, cable_id, medium_text, length, speed, fabric, rail)
             tail = tails.get(tkey)
             if tail is None:
@@ -449,12 +455,11 @@ def _row_chunks(
             pa = na[sa + c] if sa + c < len(na) else ""
             pb = nb[sb + c] if sb + c < len(nb) else ""
             note = "" if pa and pb else _note(pa, la, pb, lb)
-            host_a = (
-                ha if ha is not None else (hta[sa + c] if sa + c < len(hta) else "")
-            )
-            host_b = (
-                hb if hb is not None else (htb[sb + c] if sb + c < len(htb) else "")
-            )
+            if as_text and fixed:
+                rows.append(f"{n}{head}{pa}{mid}{pb}{tail}{q(note)}\n")
+                continue
+            host_a = ha if ha is not None else _at(hta, sa + c)
+            host_b = hb if hb is not None else _at(htb, sb + c)
             if as_text:
                 rows.append(
                     f"{n}{head}{host_a}{head_port}{pa}{mid}{host_b}{mid_port}{pb}"
@@ -492,6 +497,11 @@ def _row_chunks(
             rows = []
     if rows:
         yield rows
+
+
+def _at(values: list[str], i: int) -> str:
+    """``values[i]``, or empty past the end (a lane beyond the last port)."""
+    return values[i] if i < len(values) else ""
 
 
 def _medium_of(cat: Catalog, cable_id: str) -> str:
