@@ -28,7 +28,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ENV = "CLUSTER_DESIGNER_SLURMCTLD"
@@ -190,6 +190,8 @@ class Run:
     log: str
     topology: str
     started: bool
+    named: dict[str, str] = field(default_factory=dict)
+    """``scontrol show topology NAME`` for each name asked for (topology.yaml)."""
 
     def complaints(self) -> list[str]:
         """Log lines with an error, a warning or a fatal message."""
@@ -218,13 +220,14 @@ def run_slurmctld(
     folder: Path,
     workdir: Path,
     topology: str,
-    show: tuple[str, ...] = ("show", "topology"),
+    names: tuple[str, ...] = (),
 ) -> Run:
     """Start ``slurmctld -D`` on the export in ``folder`` and run ``scontrol``.
 
     ``topology``: ``tree`` (topology.conf, TopologyPlugin=topology/tree),
     ``block`` (topology-block.conf as topology.conf, topology/block) or
-    ``yaml`` (topology.yaml, no TopologyPlugin line).
+    ``yaml`` (topology.yaml, no TopologyPlugin line). ``names``: topologies of
+    topology.yaml to show besides the default.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     for sub in ("state", "spool"):
@@ -301,6 +304,7 @@ def run_slurmctld(
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
     started = False
     shown = ""
+    named: dict[str, str] = {}
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and proc.poll() is None:
@@ -316,16 +320,26 @@ def run_slurmctld(
                 break
             time.sleep(0.5)
         if started:
-            shown_run = subprocess.run(
-                [str(slurm.scontrol), *show],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=60,
-            )
-            shown = shown_run.stdout + shown_run.stderr
+            for name in ("", *names):
+                shown_run = subprocess.run(
+                    [
+                        str(slurm.scontrol),
+                        "show",
+                        "topology",
+                        *([name] if name else []),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    timeout=60,
+                )
+                text = shown_run.stdout + shown_run.stderr
+                if name:
+                    named[name] = text
+                else:
+                    shown = text
     finally:
         _stop(proc)
     text = log.read_text(errors="replace") if log.exists() else ""
     text += out.read_text(errors="replace")
-    return Run(text, shown, started)
+    return Run(text, shown, started, named)

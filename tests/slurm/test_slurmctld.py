@@ -181,12 +181,14 @@ def test_topology_yaml_is_accepted(
     slurm: Slurm, sample: Path, munge: Munge, tmp_path: Path
 ) -> None:
     folder = _export(sample, tmp_path)
-    run = run_slurmctld(slurm, munge, folder, tmp_path / "ctld", "yaml")
+    run = run_slurmctld(slurm, munge, folder, tmp_path / "ctld", "yaml", ("tree",))
     _started(run)
     if sample in NVL72:
         _check_blocks(run.topology, sample)  # the block topology is the default
-    else:
-        assert _fields(run.topology, "SwitchName"), run.topology
+    tree = run.named["tree"] if sample in NVL72 else run.topology
+    written = _conf_lines((folder / "topology.conf").read_text(), "SwitchName")
+    shown = {r["SwitchName"] for r in _fields(tree, "SwitchName")}
+    assert shown == set(written), tree
 
 
 @pytest.mark.skipif(
