@@ -46,7 +46,8 @@ class Slurm:
 
     @property
     def name(self) -> str:
-        return "slurm-" + ".".join(map(str, self.version))
+        major, minor, patch = self.version
+        return f"slurm-{major}.{minor:02d}.{patch}"
 
     def has_block(self) -> bool:
         """topology/block came in 23.11."""
