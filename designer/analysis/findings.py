@@ -46,6 +46,10 @@ Physical layer (:mod:`designer.analysis.physical_checks`, placed designs only):
 ``HALL_POWER_EXCEEDED`` [error]; ``DEVICE_UNPLACED``, ``RACK_OUTSIDE_HALL``
 [warning].
 
+Slurm hosts (:mod:`designer.analysis.slurm_checks`, designs with NVL72 racks):
+``TRAY_WITHOUT_COMPUTE_LINK``, ``NVLINK_DOMAINS_UNEQUAL``,
+``BLOCK_SIZE_MISALIGNED`` [warning].
+
 Completeness (:mod:`designer.analysis.completeness`; one finding per code with
 a count, the devices in ``items``):
 
@@ -96,6 +100,7 @@ from designer.analysis.index import (
 from designer.analysis.physical_checks import check_physical
 from designer.analysis.reasons import budget_reason, managed, oob_links, pair_reason
 from designer.analysis.report import Finding, Severity
+from designer.analysis.slurm_checks import check_slurm
 from designer.catalog.ports import device_ports_problems
 from designer.core.formatting import plural, verb
 from designer.core.model import Purpose
@@ -611,6 +616,7 @@ def all_findings(ctx: Context) -> list[Finding]:
         + check_completeness(ctx)
         + check_scale(ctx)
         + check_physical(ctx.index)
+        + check_slurm(ctx)
     )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     return sorted(found, key=lambda f: order[f.severity])

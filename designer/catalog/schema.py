@@ -241,6 +241,46 @@ class Gpu(_Strict):
     )
 
 
+class HostSpec(_Strict):
+    """One host as its ``slurmd`` reports it: a server, or one compute tray.
+
+    ``memory_gb`` is the installed system memory (not GPU memory) in GB as
+    memory is sold (a 64 GB DIMM holds 64 GiB). For a rack of trays
+    (:class:`Trays`) every figure is per tray.
+    """
+
+    sockets: int = Field(ge=1, le=16)
+    cores_per_socket: int = Field(ge=1, le=1024)
+    threads_per_core: int = Field(default=1, ge=1, le=8)
+    memory_gb: float = Field(gt=0, le=1_000_000)
+
+    @property
+    def cores(self) -> int:
+        """CPU cores of the host."""
+        return self.sockets * self.cores_per_socket
+
+    @property
+    def cpus(self) -> int:
+        """Logical CPUs (hardware threads): Slurm's ``CPUs``."""
+        return self.cores * self.threads_per_core
+
+
+class Trays(_Strict):
+    """A rack of compute trays, each its own host (GB200/GB300, Vera Rubin NVL72).
+
+    ``port_prefix`` names the interfaces of tray ``n`` (``tray{n}-``: the
+    ports of tray 3 are ``tray3-osfp1``, ``tray3-qsfp112-1``, ...). Ports of
+    no tray (the rack's OOB uplinks) belong to the rack, not to a host.
+    """
+
+    count: int = Field(ge=2, le=256)
+    port_prefix: str = Field(default="tray{n}-", pattern=r"^[^{}]*\{n\}[^{}]*$")
+
+    def prefix(self, tray: int) -> str:
+        """Interface-name prefix of tray ``tray`` (1-based)."""
+        return self.port_prefix.format(n=tray)
+
+
 class StorageSpec(_Strict):
     """Throughput and capacity of one storage unit."""
 
@@ -273,6 +313,12 @@ class Extension(_Strict):
         description="Device.ports may override the port counts (generic entries)",
     )
     cpus: int | None = Field(default=None, ge=0)
+    host: HostSpec | None = Field(
+        default=None, description="one host's CPUs and memory (per tray in a rack)"
+    )
+    trays: Trays | None = Field(
+        default=None, description="a rack of compute trays, one host per tray"
+    )
     sources: list[Source] = Field(min_length=1)
     estimates: list[str] = Field(
         default_factory=list,
@@ -435,6 +481,7 @@ class CatalogEntry(NetboxDeviceType):
                 raise ValueError("a storage entry needs x-designer.storage")
             if "data" not in names:
                 raise ValueError("a storage entry needs an interface named 'data'")
+        self._check_trays()
         if ext.price.estimate and "price" not in self.estimated_fields:
             raise ValueError(
                 "x-designer.price.estimate is true: add a 'price: <derivation>' "
@@ -447,6 +494,60 @@ class CatalogEntry(NetboxDeviceType):
             if not self._has_field(field.strip()):
                 raise ValueError(f"estimate names an unknown field {field.strip()!r}")
         return self
+
+    def _check_trays(self) -> None:
+        """A rack of trays: compute entry, GPUs and CPUs split evenly, every
+        compute port on a tray."""
+        ext, trays = self.ext, self.ext.trays
+        if ext.host is not None and ext.category is not Category.COMPUTE:
+            raise ValueError("x-designer.host is only for compute entries")
+        if trays is None:
+            return
+        if ext.category is not Category.COMPUTE or ext.gpu is None:
+            raise ValueError("x-designer.trays is only for compute entries")
+        if ext.gpu.count % trays.count:
+            raise ValueError(
+                f"x-designer.trays.count {trays.count} does not divide the "
+                f"{ext.gpu.count} GPUs into equal trays"
+            )
+        host, cpus = ext.host, ext.cpus
+        if host is not None and cpus is not None and cpus != host.sockets * trays.count:
+            raise ValueError(
+                f"x-designer.cpus {cpus} must be host.sockets {host.sockets} x "
+                f"{trays.count} trays"
+            )
+        for group in self.interfaces_for(Role.COMPUTE):
+            for port in group.ports:
+                if self.tray_of_port(port) is None:
+                    raise ValueError(
+                        f"x-designer.trays: compute port {port!r} is on no tray "
+                        f"(tray ports start with {trays.prefix(1)!r} ... "
+                        f"{trays.prefix(trays.count)!r})"
+                    )
+
+    def tray_of_port(self, port: str) -> int | None:
+        """The tray (1-based) whose interface ``port`` is; None: the port is the
+        whole device's (no trays, or a port of no tray such as ``oob1``).
+
+        ``port`` is a NetBox interface name, a breakout lane suffix (``:2``)
+        allowed.
+        """
+        trays = self.ext.trays
+        if trays is None:
+            return None
+        name = port.partition(":")[0]
+        head, sep, _ = trays.port_prefix.partition("{n}")
+        tail = trays.port_prefix[len(head) + len(sep) :]
+        if not name.startswith(head):
+            return None
+        rest = name[len(head) :]
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        if digits == 0 or rest[digits : digits + len(tail)] != tail:
+            return None
+        n = int(rest[:digits])
+        if not 1 <= n <= trays.count or rest[:digits] != str(n):
+            return None
+        return n
 
     def _has_field(self, path: str) -> bool:
         """Whether a dotted estimate path names a field of this entry."""
@@ -464,6 +565,10 @@ class CatalogEntry(NetboxDeviceType):
             return self.ext.gpu is not None and rest in Gpu.model_fields
         if head == "storage":
             return self.ext.storage is not None and rest in StorageSpec.model_fields
+        if head == "host":
+            return self.ext.host is not None and rest in HostSpec.model_fields
+        if head == "trays":
+            return self.ext.trays is not None and rest in Trays.model_fields
         return head == "price" and rest in Price.model_fields
 
     @property

@@ -1,5 +1,5 @@
 """``cluster-designer export FILE [--pdf OUT] [--svg OUT] [--png OUT] [--bom OUT]
-[--cabling OUT] [--slurm OUT] [--netbox DIR] [--page-size A4|Letter]``.
+[--cabling OUT] [--slurm DIR|FILE.conf] [--netbox DIR] [--page-size A4|Letter]``.
 
 CSV and Slurm exports are pure; Qt is imported (offscreen) only for PDF/SVG/PNG.
 Exit codes: 0 written, 2 the input cannot be used or an output cannot be written.
@@ -28,7 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--png", metavar="OUT", help="PNG drawing of the canvas")
     parser.add_argument("--bom", metavar="OUT", help="bill of materials CSV")
     parser.add_argument("--cabling", metavar="OUT", help="cabling plan CSV")
-    parser.add_argument("--slurm", metavar="OUT", help="Slurm topology.conf")
+    parser.add_argument(
+        "--slurm",
+        metavar="DIR",
+        help="Slurm folder: topology.conf (tree), topology-block.conf (NVLink "
+        "blocks, Slurm 23.11+), topology.yaml (25.05+), nodes.conf (NodeName "
+        "lines) and gres.conf; a path ending in .conf writes the tree file alone",
+    )
     parser.add_argument(
         "--netbox",
         metavar="DIR",
@@ -134,10 +140,23 @@ def _export(
         done("netbox", path, t0, text + placed)
     if path := wanted["slurm"]:
         t0 = time.perf_counter()
-        text = write_slurm_topology(design, path)
-        lines = text.splitlines()
-        listed = sum(1 for line in lines if line.startswith("SwitchName="))
-        done("slurm", path, t0, f"{listed:,} tree switches")
+        if path.lower().endswith(".conf"):
+            text = write_slurm_topology(design, path)
+            lines = text.splitlines()
+            listed = sum(1 for line in lines if line.startswith("SwitchName="))
+            done("slurm", path, t0, f"{listed:,} tree switches")
+        else:
+            from designer.io.export.slurm_files import write_slurm_folder
+
+            folder = write_slurm_folder(design, path)
+            what = [
+                plural(folder.hosts, "host"),
+                plural(folder.tree_switches, "tree switch"),
+            ]
+            if folder.blocks:
+                sizes = ",".join(str(s) for s in folder.block_sizes)
+                what.append(f"{plural(folder.blocks, 'NVLink block')} ({sizes})")
+            done("slurm", path, t0, ", ".join(what) + f"; {len(folder.files)} files")
     if wanted["pdf"] or wanted["svg"] or wanted["png"]:
         from designer.qt.export import (
             ensure_app,

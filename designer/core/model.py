@@ -10,8 +10,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from designer.core.hostnames import (
+    DEFAULT_TRAY_RULE,
+    TRAY_RULE_MAX,
+    tray_rule_problem,
+)
 from designer.core.limits import (
     COORD_LIMIT,
     LABEL_MAX,
@@ -37,7 +42,7 @@ from designer.core.links import (
 from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.core.workload import Workload
 
-SCHEMA_VERSION: Literal[3] = 3
+SCHEMA_VERSION: Literal[4] = 4
 
 
 class Purpose(StrEnum):
@@ -142,7 +147,8 @@ _Price = Annotated[float, Field(ge=0, le=MAX_PRICE_USD)]
 
 
 class Settings(_Strict):
-    """Design-wide settings: name, purpose, software stack and price overrides."""
+    """Design-wide settings: name, purpose, software stack, price overrides and
+    the rule that names the compute trays of a rack (``tray_hostnames``)."""
 
     name: str = Field(default="Untitled design", max_length=LABEL_MAX)
     purpose: Purpose = Purpose.TRAINING
@@ -154,12 +160,27 @@ class Settings(_Strict):
         default_factory=dict, max_length=MAX_PRICE_OVERRIDES
     )
     notes: str = Field(default="", max_length=NOTES_MAX)
+    tray_hostnames: str = Field(
+        default=DEFAULT_TRAY_RULE,
+        max_length=TRAY_RULE_MAX,
+        description="how the compute trays of a rack (NVL72) are named: {rack} "
+        "and {tray} (or {tray:02}), e.g. {rack}-t{tray:02} gives nvl72-0001-t01; "
+        "see designer.core.hostnames",
+    )
+
+    @field_validator("tray_hostnames")
+    @classmethod
+    def _tray_rule(cls, value: str) -> str:
+        problem = tray_rule_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class Design(_Strict):
     """A whole cluster design: the thing saved to and loaded from a file."""
 
-    schema_version: Literal[3] = SCHEMA_VERSION
+    schema_version: Literal[4] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
     workload: Workload | None = Field(
         default=None, description="what the cluster should run (estimate inputs)"

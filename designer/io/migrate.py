@@ -89,10 +89,20 @@ def _v2_to_v3(data: JsonObject) -> JsonObject:
     return out
 
 
+def _v3_to_v4(data: JsonObject) -> JsonObject:
+    """Version 3 -> 4: adds ``settings.tray_hostnames``, the rule that names
+    the compute trays of a rack; nothing to convert (a file without it gets
+    the default rule)."""
+    out = dict(data)
+    out["schema_version"] = 4
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
     0: _v0_to_v1,
     1: _v1_to_v2,
     2: _v2_to_v3,
+    3: _v3_to_v4,
 }
 """``MIGRATIONS[n]`` turns a version-``n`` design into version ``n + 1``."""
 

@@ -63,6 +63,7 @@ EXPECTED: dict[str, str] = {
     "purpose": _ENUMS["purpose"],
     "scheduler": "a string or null",
     "notes": "a string",
+    "tray_hostnames": "a string",
     "id": "a string",
     "label": "a string",
     "kind": _ENUMS["kind"],

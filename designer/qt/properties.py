@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.catalog.hosts import DesignHosts, device_hostnames
 from designer.catalog.loader import Catalog
 from designer.core.commands import (
     Document,
@@ -31,12 +32,24 @@ from designer.core.commands import (
 )
 from designer.core.events import Event
 from designer.core.formatting import plural, usd
+from designer.core.hostnames import (
+    DEFAULT_TRAY_RULE,
+    compress_hostlist,
+    render_tray_name,
+    tray_rule_problem,
+)
 from designer.core.model import Device, Purpose
 from designer.qt.link_properties import LinkEditor
 from designer.view.specs import entry_specs
 
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
 
+
+_TRAY_RULE_HELP = (
+    "How the compute trays of an NVL72 rack are named in the Slurm, cabling,\n"
+    "NetBox and InfiniBand exports: {rack} is the rack's hostname, {tray} the\n"
+    "tray number ({tray:02} pads it to 2 digits)."
+)
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
 
@@ -95,6 +108,9 @@ class PropertiesPanel(QWidget):
         form.addRow("Purpose", self.purpose_combo)
         form.addRow("Scheduler", self.scheduler_combo)
         form.addRow("Monitoring", self.monitoring_edit)
+        self.tray_rule_edit = QLineEdit()
+        self.tray_rule_edit.setPlaceholderText(DEFAULT_TRAY_RULE)
+        form.addRow("Tray hostnames", self.tray_rule_edit)
         form.addRow(_title("Price overrides (USD per unit)"))
         self.price_table = QTableWidget(0, 2)
         self.price_table.setHorizontalHeaderLabels(["Catalog id", "USD"])
@@ -128,6 +144,7 @@ class PropertiesPanel(QWidget):
         form.addRow(row)
         self.name_edit.editingFinished.connect(self._commit_settings)
         self.monitoring_edit.editingFinished.connect(self._commit_settings)
+        self.tray_rule_edit.editingFinished.connect(self._commit_tray_rule)
         self.purpose_combo.activated.connect(self._commit_settings)
         self.scheduler_combo.activated.connect(self._commit_settings)
         scheduler_text = self.scheduler_combo.lineEdit()
@@ -271,8 +288,18 @@ class PropertiesPanel(QWidget):
                 " (estimate)" if entry.ext.price.estimate else ""
             )
             tier = f" · tier {device.tier.value}" if device.tier else ""
+            hosts = DesignHosts(self.document.design, self.catalog)
+            mine = hosts.of_device(device.id)
+            host = ""
+            if len(mine) > 1:
+                host = (
+                    f"\nHosts: {compress_hostlist(h.name for h in mine)} "
+                    f"({len(mine)} trays, {plural(mine[0].gpus, 'GPU')} each)"
+                )
+            elif mine:
+                host = f"\nHost: {mine[0].name}"
             self.device_info.setText(
-                f"{entry_specs(entry)}{tier}\n{entry.u_height:g} U · {price}"
+                f"{entry_specs(entry)}{tier}\n{entry.u_height:g} U · {price}{host}"
             )
 
     def compatible_models(self, device: Device) -> list[str]:
@@ -310,6 +337,10 @@ class PropertiesPanel(QWidget):
         self.scheduler_combo.blockSignals(True)
         self.scheduler_combo.setEditText(s.scheduler or "")
         self.scheduler_combo.blockSignals(False)
+        self.tray_rule_edit.blockSignals(True)
+        self.tray_rule_edit.setText(s.tray_hostnames)
+        self.tray_rule_edit.blockSignals(False)
+        self._show_tray_example()
         self.price_table.setRowCount(len(s.price_overrides))
         for row, (slug, price) in enumerate(sorted(s.price_overrides.items())):
             self.price_table.setItem(row, 0, QTableWidgetItem(slug))
@@ -374,6 +405,52 @@ class PropertiesPanel(QWidget):
         )
         if new != old:
             self.document.execute(SetSettings(new))
+
+    def _show_tray_example(self, problem: str | None = None) -> None:
+        """The rule's tooltip: what it is, its names for the design's first
+        rack, or why the last rule typed was refused."""
+        if problem is not None:
+            self.tray_rule_edit.setToolTip(f"{_TRAY_RULE_HELP}\nNot changed: {problem}")
+            return
+        design = self.document.design
+        rule = design.settings.tray_hostnames
+        rack = None
+        for d in design.devices:
+            entry = self.catalog.get(d.catalog_id)
+            if entry is not None and entry.ext.trays is not None:
+                rack = (d, entry.ext.trays.count)
+                break
+        if rack is None:
+            name = render_tray_name(rule, "nvl72-0001", 1)
+            self.tray_rule_edit.setToolTip(
+                f"{_TRAY_RULE_HELP}\ne.g. {name} (no NVL72 rack in the design)"
+            )
+            return
+        device, count = rack
+        own = device_hostnames(design, self.catalog).get(device.id, device.id)
+        first = render_tray_name(rule, own, 1)
+        last = render_tray_name(rule, own, count)
+        self.tray_rule_edit.setToolTip(
+            f"{_TRAY_RULE_HELP}\ne.g. {first} ... {last} ({count} trays a rack)"
+        )
+
+    def _commit_tray_rule(self) -> None:
+        old = self.document.design.settings
+        rule = self.tray_rule_edit.text().strip() or DEFAULT_TRAY_RULE
+        problem = tray_rule_problem(rule)
+        if problem is not None:
+            self.tray_rule_edit.blockSignals(True)
+            self.tray_rule_edit.setText(old.tray_hostnames)
+            self.tray_rule_edit.blockSignals(False)
+            self._show_tray_example(problem)
+            self.edit_refused.emit(problem)
+            return
+        if rule != old.tray_hostnames:
+            self.document.execute(
+                SetSettings(old.model_copy(update={"tray_hostnames": rule}))
+            )
+        else:
+            self._show_tray_example()
 
     def _show_unit_price(self, slug: str) -> None:
         """Start from the current override, or the catalog price."""

@@ -58,7 +58,8 @@ def test_truncated_file(design: Design, catalog: Any) -> None:
     # the text of a schema-1 dump, cut between strings (a cut inside a string
     # is reported as an unclosed string)
     text = design.model_dump_json(exclude={"workload", "physical"})
-    message = fail(text[: len(text) // 2], catalog)
+    cut = text.rindex(",", 0, len(text) // 2) + 1  # after a value, between strings
+    message = fail(text[:cut], catalog)
     check(message, "line 1, column", "ends too early (truncated?)")
 
 

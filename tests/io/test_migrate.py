@@ -131,3 +131,15 @@ def test_v0_unknown_port_group_reported_row_wise(catalog: Any) -> None:
         "old.json: links[2].b_port: device 'spine-1' (generic-switch) has no port "
         "group 'uplinks'"
     )
+
+
+def test_v3_file_gets_the_default_tray_rule(catalog: Any) -> None:
+    """Version 3 had no ``settings.tray_hostnames``: the default rule names trays."""
+    from designer.io import dumps_design
+
+    data = json.loads(dumps_design(make_design()))
+    del data["settings"]["tray_hostnames"]
+    data["schema_version"] = 3
+    design = loads_design(json.dumps(data), "v3.json", catalog=catalog)
+    assert design.settings.tray_hostnames == "{rack}-t{tray:02}"
+    assert design == make_design()

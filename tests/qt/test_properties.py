@@ -169,3 +169,39 @@ def test_price_override_changes_the_cost_on_screen(
     after = settle(qtbot, window)
     assert after.cost_usd.compute == 500_000
     assert "compute $500K" in window.validator_panel.values["breakdown"].text()
+
+
+def test_tray_hostname_rule_is_one_step_and_a_bad_rule_is_refused(
+    main_window: Any,
+) -> None:
+    from designer.core.commands import AddDevices
+    from designer.core.model import Device
+
+    window = main_window()
+    panel = window.properties_panel
+    window.document.execute(
+        AddDevices([Device(id="nvl72-0001", catalog_id="gb200-nvl72", label="")])
+    )
+    window.canvas.select_ids([], center=False)
+    assert panel.tray_rule_edit.text() == "{rack}-t{tray:02}"
+    assert "nvl72-0001-t01 ... nvl72-0001-t18" in panel.tray_rule_edit.toolTip()
+    steps = len(window.document.history.done)
+    refused: list[str] = []
+    panel.edit_refused.connect(refused.append)
+    panel.tray_rule_edit.setText("{rack}_{tray}")
+    panel.tray_rule_edit.editingFinished.emit()
+    assert refused and "'_'" in refused[0]
+    assert "Not changed" in panel.tray_rule_edit.toolTip()
+    assert panel.tray_rule_edit.text() == "{rack}-t{tray:02}"
+    assert len(window.document.history.done) == steps
+    panel.tray_rule_edit.setText("gpu-{rack}-{tray:03}")
+    panel.tray_rule_edit.editingFinished.emit()
+    assert window.document.design.settings.tray_hostnames == "gpu-{rack}-{tray:03}"
+    assert len(window.document.history.done) == steps + 1
+    assert "gpu-nvl72-0001-001 ... gpu-nvl72-0001-018" in panel.tray_rule_edit.toolTip()
+    window.canvas.select_ids(["nvl72-0001"], center=False)
+    assert "Hosts: gpu-nvl72-0001-[001-018] (18 trays, 4 GPUs each)" in (
+        panel.device_info.text()
+    )
+    window.document.undo()
+    assert window.document.design.settings.tray_hostnames == "{rack}-t{tray:02}"

@@ -23,6 +23,11 @@ passes over the links):
 A cable that finds no free port (the design asks for more ports than the group
 has, or the catalog does not know the port group) gets an empty port and the
 reason in ``note``; no port is ever booked twice.
+
+``from_host`` and ``to_host`` name the host whose port an end is
+(:mod:`designer.catalog.hosts`): a server's hostname, or for a rack of compute
+trays the tray that owns the port (``tray3-osfp2`` is ``nvl72-0001-t03``'s);
+empty for switches, storage and a rack's own ports (``oob1``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from designer.catalog.hosts import DesignHosts
 from designer.catalog.loader import Catalog as CatalogType
 from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.ports import effective_ports
@@ -50,11 +56,13 @@ CABLING_COLUMNS: tuple[str, ...] = (
     "link",
     "from_device",
     "from_label",
+    "from_host",
     "from_port_group",
     "from_port",
     "from_transceiver",
     "to_device",
     "to_label",
+    "to_host",
     "to_port_group",
     "to_port",
     "to_transceiver",
@@ -70,6 +78,8 @@ CABLING_COLUMNS: tuple[str, ...] = (
 
 CablingRow = tuple[
     int,
+    str,
+    str,
     str,
     str,
     str,
@@ -228,6 +238,7 @@ class _Lanes:
     offset: int = 0  # first lane index (port * split) of the block
     used: int = 0
     names: list[str] = field(default_factory=list)  # lane names, quoted if CSV
+    hosts: list[str] = field(default_factory=list)  # a rack's lanes: tray host
     beyond: str = ""  # note for lanes past the last port
 
 
@@ -288,6 +299,13 @@ def _row_chunks(
     devices = design.device_map()
     labels = {d.id: d.label or d.id for d in design.devices}
     q: Callable[[str], str] = csv_field if as_text else str
+    hosts = DesignHosts(design, cat)
+    # a server's every port is its host's; a rack of trays looks its ports up
+    fixed_host = {
+        dev: q(hs[0].name)
+        for dev in devices
+        if (hs := hosts.of_device(dev)) and not hosts.has_trays(dev)
+    }
     quoted: dict[str, str] = {}
 
     def qc(value: str) -> str:
@@ -295,6 +313,28 @@ def _row_chunks(
         if got is None:
             got = quoted[value] = q(value)
         return got
+
+    tray_tables: dict[tuple[int, int, int], list[int]] = {}
+    tray_names: dict[str, list[str]] = {}
+
+    def host_table(dev_id: str, iface: Interface, count: int, split: int) -> list[str]:
+        """A rack's host (tray) of each lane of a port group, quoted if CSV."""
+        key = (id(iface), count, split)
+        trays = tray_tables.get(key)
+        if trays is None:
+            entry = cat.get(devices[dev_id].catalog_id)
+            trays = tray_tables[key] = []
+            for p in range(count):
+                name = iface.port_name(p)
+                tray = entry.tray_of_port(name) if entry and name else None
+                trays += [tray or 0] * split
+        names = tray_names.get(dev_id)
+        if names is None:
+            names = tray_names[dev_id] = [
+                "",
+                *(q(h.name) for h in hosts.of_device(dev_id)),
+            ]
+        return [names[t] if t < len(names) else "" for t in trays]
 
     tables: dict[tuple[int, int, int], list[str]] = {}
 
@@ -371,9 +411,12 @@ def _row_chunks(
     del ends
     for g in groups.values():
         g.layout(table)
+        if g.iface is not None and hosts.has_trays(g.device):
+            for block in g.modes.values():
+                block.hosts = host_table(g.device, g.iface, g.count, block.split)
     # pass 2: rows, link by link; a link's constant fields are formatted once
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
-    dev_text = {d: f"{q(d)},{q(label)}" for d, label in labels.items()}
+    dev_text = {d: f"{q(d)},{q(label)}," for d, label in labels.items()}
     tails: dict[tuple[str, str, str, str, str, int, str, str], str] = {}
     n = 0
     rows: list[Any] = []
@@ -387,9 +430,19 @@ def _row_chunks(
         fabric = fabric_text[fab_col[i]]
         rail = "" if rail_col[i] is None else str(rail_col[i])
         na, nb = la.names, lb.names
+        hta, htb = la.hosts, lb.hosts
+        # an end's host is one for the whole link (a server, or no host) unless
+        # the end is a rack, whose lanes name their tray
+        ha = fixed_host.get(a, None if hta else "")
+        hb = fixed_host.get(b, None if htb else "")
+        fixed = ha is not None and hb is not None
         if as_text:
-            head = f",{q(ids[i])},{dev_text[a]},{qc(ap)},"
-            mid = f",{qc(ma)},{dev_text[b]},{qc(bp)},"
+            head = f",{q(ids[i])},{dev_text[a]}"
+            head_port = f",{qc(ap)},"
+            mid = f",{qc(ma)},{dev_text[b]}"
+            mid_port = f",{qc(bp)},"
+            if fixed:  # the hosts go into the link's constant fields
+                head, mid = f"{head}{ha}{head_port}", f"{mid}{hb}{mid_port}"
             tkey = (mb, ctype, cable_id, medium_text, length, speed, fabric, rail)
             tail = tails.get(tkey)
             if tail is None:
@@ -402,8 +455,16 @@ def _row_chunks(
             pa = na[sa + c] if sa + c < len(na) else ""
             pb = nb[sb + c] if sb + c < len(nb) else ""
             note = "" if pa and pb else _note(pa, la, pb, lb)
-            if as_text:
+            if as_text and fixed:
                 rows.append(f"{n}{head}{pa}{mid}{pb}{tail}{q(note)}\n")
+                continue
+            host_a = ha if ha is not None else _at(hta, sa + c)
+            host_b = hb if hb is not None else _at(htb, sb + c)
+            if as_text:
+                rows.append(
+                    f"{n}{head}{host_a}{head_port}{pa}{mid}{host_b}{mid_port}{pb}"
+                    f"{tail}{q(note)}\n"
+                )
             else:
                 rows.append(
                     (
@@ -411,11 +472,13 @@ def _row_chunks(
                         ids[i],
                         a,
                         labels[a],
+                        host_a,
                         ap,
                         pa,
                         ma,
                         b,
                         labels[b],
+                        host_b,
                         bp,
                         pb,
                         mb,
@@ -434,6 +497,11 @@ def _row_chunks(
             rows = []
     if rows:
         yield rows
+
+
+def _at(values: list[str], i: int) -> str:
+    """``values[i]``, or empty past the end (a lane beyond the last port)."""
+    return values[i] if i < len(values) else ""
 
 
 def _medium_of(cat: Catalog, cable_id: str) -> str:

@@ -8,7 +8,10 @@
   naming its row and floor slot (NetBox has no rows);
 - ``devices.csv``: every device with its device type (manufacturer and model
   as the catalog's NetBox file has them), role, site, location, rack,
-  ``position`` (lowest U) and ``face``;
+  ``position`` (lowest U) and ``face``; a compute device is named by its
+  hostname (:mod:`designer.catalog.hosts`, as Slurm and the cabling plan name
+  it; a rack of trays by the rack's name its trays build on), any other
+  device by its id;
 - ``cables.csv``: one row per cable of the cabling plan, between NetBox
   interface names, with ``type`` from the medium, ``length`` and
   ``length_unit`` (m). A breakout lane is a single-termination row from the
@@ -26,6 +29,7 @@ import csv
 import re
 from pathlib import Path
 
+from designer.catalog.hosts import device_hostnames
 from designer.core.model import Design
 from designer.io.export._common import Catalog, open_text, resolve_catalog
 from designer.io.export.cabling import CABLING_COLUMNS, LANE_SEPARATOR, cabling_rows
@@ -96,6 +100,8 @@ def write_netbox_csvs(
     site = design.settings.name or "GPU cluster"
     counts = dict.fromkeys(_FILES, 0)
     physical = design.physical
+    names = {d.id: d.id for d in design.devices}
+    names.update(device_hostnames(design, cat))  # unique: hosts avoid other ids
     hall_of_row: dict[str, str] = {}
     rack_hall: dict[str, str] = {}
     with open_text(out / "sites.csv") as fh:
@@ -158,7 +164,7 @@ def write_netbox_csvs(
             rack = rack or ""
             w.writerow(
                 (
-                    d.id,
+                    names[d.id],
                     entry.category.value if entry else "",
                     entry.manufacturer if entry else "",
                     entry.model if entry else d.catalog_id,
@@ -190,10 +196,10 @@ def write_netbox_csvs(
             length = str(row[col["length_m"]])
             w.writerow(
                 (
-                    row[col["from_device"]],
+                    names[str(row[col["from_device"]])],
                     "dcim.interface",
                     a_name,
-                    row[col["to_device"]],
+                    names[str(row[col["to_device"]])],
                     "dcim.interface",
                     b_name,
                     NETBOX_CABLE_TYPE.get(str(row[col["media"]]), ""),

@@ -1,7 +1,10 @@
 """Slurm ``topology.conf`` for the topology/tree plugin.
 
-Switches are those of the compute fabric. A leaf lists its compute nodes with
+Switches are those of the compute fabric. A leaf lists its hosts with
 ``Nodes=``; an upper-tier switch lists the switches below it with ``Switches=``.
+Hosts are :mod:`designer.catalog.hosts`'s: a server, or each compute tray of
+an NVL72 rack under the leaves its own ports are cabled to (the cabling plan's
+port layout, :mod:`designer.io.export.cabling`).
 The tree plugin needs a strict tree with every node under exactly one leaf, so a
 rail-optimized scalable unit (every node wired to one leaf per rail) becomes one
 logical leaf listing the unit's nodes, and upper switches that serve the same
@@ -13,11 +16,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from designer.catalog.hosts import DesignHosts, device_hostnames
 from designer.catalog.schema import Category
 from designer.core.formatting import plural
+from designer.core.hostnames import compress_hostlist as compress_hostlist
 from designer.core.model import Design, Device, Fabric, Tier
 from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
+from designer.io.export.cabling import CABLING_COLUMNS, cabling_rows
 
 _TIER_ORDER = {Tier.LEAF: 0, Tier.SPINE: 1, Tier.CORE: 2}
 
@@ -27,91 +34,16 @@ def _sanitize(name: str) -> str:
     return re.sub(r"-{2,}", "-", s)
 
 
-_HOSTNAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
-
-
 def hostnames(design: Design, catalog: Catalog | None = None) -> dict[str, str]:
-    """Hostname per compute device id (lower case letters, digits and hyphens).
+    """Hostname per compute device id (a rack of trays: the rack's own name).
 
-    The labels, when every compute label already is a distinct hostname
-    (``gpu-node-07``); otherwise the device ids (``dgx-00001``), cleaned. A
-    clash left after cleaning gets ``-2``, ``-3``.
+    The rule is :func:`designer.catalog.hosts.device_hostnames`; the hosts
+    themselves (one per tray) are :func:`designer.catalog.hosts.design_hosts`.
     """
-    cat = resolve_catalog(catalog)
-    compute = [
-        d
-        for d in design.devices
-        if (e := cat.get(d.catalog_id)) is not None and e.category is Category.COMPUTE
-    ]
-    labels = [d.label.lower() for d in compute]
-    use_labels = all(_HOSTNAME.match(x) for x in labels) and len(set(labels)) == len(
-        labels
-    )
-    names = labels if use_labels else [_sanitize(d.id) or "node" for d in compute]
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    for d, name in zip(compute, names, strict=True):
-        candidate, k = name, 1
-        while candidate in taken:
-            k += 1
-            candidate = f"{name}-{k}"
-        taken.add(candidate)
-        out[d.id] = candidate
-    return out
+    return device_hostnames(design, resolve_catalog(catalog))
 
 
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)$")
-
-
-def compress_hostlist(names: Iterable[str]) -> str:
-    """Slurm host list: ``dgx[001-032,040],login``, numbers kept at their width."""
-    parsed: list[tuple[str, str]] = []
-    plain: list[str] = []
-    padded: set[tuple[str, int]] = set()
-    for name in set(names):
-        m = _TRAILING_NUMBER.match(name)
-        if m is None:
-            plain.append(name)
-            continue
-        prefix, digits = m.group(1), m.group(2)
-        parsed.append((prefix, digits))
-        if len(digits) > 1 and digits[0] == "0":
-            padded.add((prefix, len(digits)))
-    # width 0 = unpadded; an unpadded number as wide as a padded group joins it
-    groups: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for prefix, digits in parsed:
-        width = len(digits)
-        key = (prefix, width) if (prefix, width) in padded else (prefix, 0)
-        groups[key].append(int(digits))
-    order: list[tuple[str, int] | str] = sorted(
-        [*groups, *plain],
-        key=lambda k: (k, 0, 0) if isinstance(k, str) else (k[0], 1, k[1]),
-    )
-    parts: list[str] = []
-    for item in order:
-        if isinstance(item, str):
-            parts.append(item)
-            continue
-        prefix, width = item
-        nums = sorted(set(groups[item]))
-        if len(nums) == 1:
-            parts.append(f"{prefix}{nums[0]:0{width}d}")
-            continue
-        ranges: list[str] = []
-        start = prev = nums[0]
-        for x in [*nums[1:], None]:
-            if x is not None and x == prev + 1:
-                prev = x
-                continue
-            ranges.append(
-                f"{start:0{width}d}"
-                if start == prev
-                else f"{start:0{width}d}-{prev:0{width}d}"
-            )
-            if x is not None:
-                start = prev = x
-        parts.append(f"{prefix}[{','.join(ranges)}]")
-    return ",".join(parts)
 
 
 def _natural_key(name: str) -> tuple[str, int, int]:
@@ -180,42 +112,109 @@ _CONVENTION = (
 )
 
 
-def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
-    """The ``topology.conf`` text for the compute fabric of ``design``.
+@dataclass(frozen=True, slots=True)
+class TreeSwitch:
+    """One switch of the tree: a physical switch or a logical one.
 
-    Every compute node on the fabric is listed exactly once under a leaf; every
-    ``Switches=`` entry names a switch defined in the file.
+    ``members`` are the physical switches it stands for (more than one for a
+    rail group or a merged upper switch); ``below`` its hosts (a leaf) or the
+    names of the tree switches under it.
     """
-    cat = resolve_catalog(catalog)
-    devices = design.device_map()
+
+    name: str
+    members: tuple[str, ...]
+    below: tuple[str, ...]
+    is_leaf: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """The compute fabric as the tree plugin sees it (:func:`slurm_tree`)."""
+
+    switches: tuple[TreeSwitch, ...]
+    hosts_on_fabric: int
+    physical_switches: int
+    physical_leaves: int
+    rail_groups: int
+    roots: tuple[str, ...]
+    unwired: tuple[str, ...]
+    """Hosts on no leaf (not on the compute fabric)."""
+    idle: tuple[str, ...]
+    """Switches with no host below them (not in the tree)."""
+
+
+def _fabric_edges(
+    design: Design, cat: Catalog, hosts: DesignHosts
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(leaf switches by hostname, switch-to-switch edges) of the compute fabric.
+
+    A server's leaves are the switches its compute-fabric links reach; a
+    tray's are those its own ports are cabled to in the cabling plan (laid out
+    from the links of the racks alone: a rack's port layout depends on its own
+    links only).
+    """
     category = {
         d.id: (e.category if (e := cat.get(d.catalog_id)) is not None else None)
         for d in design.devices
     }
-    hosts = hostnames(design, cat)
+    leaves: dict[str, set[str]] = defaultdict(set)
+    edges: dict[str, set[str]] = defaultdict(set)
     t = design.links
-    node_leaves: dict[str, set[str]] = defaultdict(set)
-    switch_edges: dict[str, set[str]] = defaultdict(set)
-    for i in range(len(t.id)):
-        if t.fabric[i] != Fabric.COMPUTE:
+    racks = {d for d in hosts.device_names if hosts.has_trays(d)}
+    compute, switch = Category.COMPUTE, Category.SWITCH
+    for a, b, fabric in zip(t.a, t.b, t.fabric, strict=True):
+        if fabric != Fabric.COMPUTE:
             continue
-        a, b = t.a[i], t.b[i]
         ca, cb = category.get(a), category.get(b)
-        if ca is Category.COMPUTE and cb is Category.SWITCH:
-            node_leaves[a].add(b)
-        elif cb is Category.COMPUTE and ca is Category.SWITCH:
-            node_leaves[b].add(a)
-        elif ca is Category.SWITCH and cb is Category.SWITCH and a != b:
-            switch_edges[a].add(b)
-            switch_edges[b].add(a)
+        if ca is switch:
+            if cb is switch and a != b:
+                edges[a].add(b)
+                edges[b].add(a)
+            elif cb is compute and b not in racks:
+                leaves[hosts.of_device(b)[0].name].add(a)
+        elif ca is compute and cb is switch and a not in racks:
+            leaves[hosts.of_device(a)[0].name].add(b)
+    if racks:
+        own = design.model_copy(update={"links": t.take(t.rows_touching(racks))})
+        col = {name: k for k, name in enumerate(CABLING_COLUMNS)}
+        fa, ta = col["from_device"], col["to_device"]
+        fh, th, fab = col["from_host"], col["to_host"], col["fabric"]
+        for row in cabling_rows(own, cat):
+            if row[fab] != Fabric.COMPUTE.value:
+                continue
+            ends = ((row[fh], row[fa], row[ta]), (row[th], row[ta], row[fa]))
+            for host, dev, other in ends:
+                if host and dev in racks and category.get(str(other)) is switch:
+                    leaves[str(host)].add(str(other))
+    return dict(leaves), dict(edges)
+
+
+def host_leaves(design: Design, catalog: Catalog | None = None) -> dict[str, set[str]]:
+    """Leaf switches (device ids) of every host on the compute fabric, by hostname.
+
+    A server's leaves are the switches its compute-fabric links reach; a
+    tray's are those its own ports are cabled to in the cabling plan.
+    """
+    cat = resolve_catalog(catalog)
+    return _fabric_edges(design, cat, DesignHosts(design, cat))[0]
+
+
+def slurm_tree(design: Design, catalog: Catalog | None = None) -> Tree:
+    """The tree plugin's view of the compute fabric: every host on the fabric
+    under exactly one leaf (rail groups merged into logical leaves), every
+    upper switch with one parent."""
+    cat = resolve_catalog(catalog)
+    devices = design.device_map()
+    hosts = DesignHosts(design, cat)
+    node_leaves, switch_edges = _fabric_edges(design, cat, hosts)
 
     leaves = {sw for links in node_leaves.values() for sw in links}
     switches = leaves | set(switch_edges)
     level = _levels(switches, leaves, switch_edges, devices)
     names = {s: _sanitize(s) or "switch" for s in switches}
-    taken = set(names.values()) | set(hosts.values())
+    taken = set(names.values()) | {h.name for h in hosts}
 
-    # leaf level: leaves sharing a node are one rail group (one logical leaf)
+    # leaf level: leaves sharing a host are one rail group (one logical leaf)
     uf = _UnionFind()
     for node in sorted(node_leaves):
         first, *rest = sorted(node_leaves[node])
@@ -227,10 +226,10 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
         leaf_groups[uf.find(leaf)].append(leaf)
     nodes_of: dict[str, list[str]] = defaultdict(list)
     for node in node_leaves:
-        nodes_of[uf.find(next(iter(node_leaves[node])))].append(hosts[node])
+        nodes_of[uf.find(next(iter(node_leaves[node])))].append(node)
 
-    # a logical switch: name, physical members, and its nodes or child switches
-    entries: list[tuple[str, list[str], list[str], bool]] = []
+    # a logical switch: name, physical members, and its hosts or child switches
+    entries: list[TreeSwitch] = []
     unit_of: dict[str, str] = {}
     rail_groups = 0
     for root, members in sorted(
@@ -245,7 +244,9 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
             name = _group_name(member_names, taken, f"rail-group-{rail_groups:02d}")
         for m in members:
             unit_of[m] = name
-        entries.append((name, member_names, nodes_of[root], True))
+        entries.append(
+            TreeSwitch(name, tuple(member_names), tuple(nodes_of[root]), True)
+        )
 
     # upper levels: merge switches whose child units overlap, so each unit has
     # exactly one parent (a tree); a child already placed keeps its parent
@@ -289,41 +290,82 @@ def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
             parented.update(below)
             for m in members:
                 unit_of[m] = name
-            entries.append((name, member_names, below, False))
+            entries.append(TreeSwitch(name, tuple(member_names), tuple(below), False))
 
-    roots = [e[0] for e in entries if e[0] not in parented]
-    unwired = sorted(hosts[d] for d in hosts if d not in node_leaves)
+    return Tree(
+        switches=tuple(entries),
+        hosts_on_fabric=len(node_leaves),
+        physical_switches=len(switches),
+        physical_leaves=len(leaves),
+        rail_groups=rail_groups,
+        roots=tuple(e.name for e in entries if e.name not in parented),
+        unwired=tuple(sorted(h.name for h in hosts if h.name not in node_leaves)),
+        idle=tuple(idle),
+    )
+
+
+def tree_notes(tree: Tree) -> list[str]:
+    """The comment lines that explain a tree (no ``#`` prefix)."""
     lines = [
-        f"# topology.conf for the Slurm topology/tree plugin: {design.settings.name}",
-        "# Generated by GPU Cluster Designer from the compute fabric.",
-        f"# {_count(len(node_leaves), 'compute node')} on the fabric; "
-        f"{_count(len(switches), 'switch')} ({_count(len(leaves), 'leaf')}) "
-        f"written as {_count(len(entries), 'tree switch')}.",
+        f"{_count(tree.hosts_on_fabric, 'host')} on the compute fabric; "
+        f"{_count(tree.physical_switches, 'switch')} "
+        f"({_count(tree.physical_leaves, 'leaf')}) written as "
+        f"{_count(len(tree.switches), 'tree switch')}.",
     ]
-    if rail_groups:
-        lines += _CONVENTION
-    if len(roots) > 1:
+    if tree.rail_groups:
+        lines += [line.removeprefix("# ") for line in _CONVENTION]
+    if len(tree.roots) > 1:
         lines.append(
-            f"# {len(roots)} separate fabrics (no switch above them all): "
+            f"{len(tree.roots)} separate fabrics (no switch above them all): "
             "a job cannot span them."
         )
-    if unwired:
+    if tree.unwired:
         lines.append(
-            "# Not on the compute fabric (no leaf): " + compress_hostlist(unwired)
+            "Not on the compute fabric (no leaf): " + compress_hostlist(tree.unwired)
         )
-    if idle:
+    if tree.idle:
         lines.append(
-            "# Not in the tree (no compute node below them): " + compress_hostlist(idle)
+            "Not in the tree (no compute node below them): "
+            + compress_hostlist(tree.idle)
         )
-    for name, members, below, is_leaf in entries:
-        if len(members) > 1:
-            what = "rail group of" if is_leaf else "logical switch for"
-            lines.append(
-                f"# {name}: {what} {len(members)} switches {compress_hostlist(members)}"
-            )
-        key = "Nodes" if is_leaf else "Switches"
-        lines.append(f"SwitchName={name} {key}={compress_hostlist(below)}")
+    return lines
+
+
+def member_note(switch: TreeSwitch) -> str | None:
+    """What a logical switch stands for (None: one physical switch)."""
+    if len(switch.members) < 2:
+        return None
+    what = "rail group of" if switch.is_leaf else "logical switch for"
+    return (
+        f"{switch.name}: {what} {len(switch.members)} switches "
+        f"{compress_hostlist(switch.members)}"
+    )
+
+
+def tree_conf(tree: Tree, name: str) -> str:
+    """``topology.conf`` text of a tree (:func:`slurm_tree`) for design ``name``."""
+    lines = [
+        f"# topology.conf for the Slurm topology/tree plugin: {name}",
+        "# Generated by GPU Cluster Designer from the compute fabric.",
+        *(f"# {line}" for line in tree_notes(tree)),
+    ]
+    for switch in tree.switches:
+        note = member_note(switch)
+        if note:
+            lines.append(f"# {note}")
+        key = "Nodes" if switch.is_leaf else "Switches"
+        below = compress_hostlist(switch.below)
+        lines.append(f"SwitchName={switch.name} {key}={below}")
     return "\n".join(lines) + "\n"
+
+
+def slurm_topology(design: Design, catalog: Catalog | None = None) -> str:
+    """The ``topology.conf`` text for the compute fabric of ``design``.
+
+    Every host on the fabric is listed exactly once under a leaf; every
+    ``Switches=`` entry names a switch defined in the file.
+    """
+    return tree_conf(slurm_tree(design, catalog), design.settings.name)
 
 
 _TIER_NAME = {1: "spine", 2: "core"}

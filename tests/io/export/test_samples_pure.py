@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from designer.analysis import analyze
+from designer.catalog.hosts import design_hosts
 from designer.io import load_design
 from designer.io.export import (
-    hostnames,
     slurm_topology,
     write_bom_csv,
     write_cabling_csv,
@@ -44,12 +44,13 @@ def test_sample_exports_agree(path: Path) -> None:
     assert len(cab.getvalue().splitlines()) == n + 1
 
     text = slurm_topology(design)
-    names = set(hostnames(design).values())
+    hosts = design_hosts(design)
+    names = {h.name for h in hosts}
     unwired = re.search(r"^# Not on the compute fabric \(no leaf\): (\S+)$", text, re.M)
     off_fabric = set(expand_hostlist(unwired.group(1))) if unwired else set()
     assert not off_fabric - names
     check_tree(text, names - off_fabric)
-    assert len(names) == report.compute_nodes
+    assert len(hosts.device_names) == report.compute_nodes
 
 
 def test_b200_superpod_topology_is_one_leaf_per_su() -> None:

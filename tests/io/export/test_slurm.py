@@ -13,18 +13,24 @@ from tests.io.export.designs import rail_design
 
 
 def expand_hostlist(text: str) -> list[str]:
-    """Oracle: expand ``a[01-03,07],b`` the way Slurm does (one bracket level)."""
+    """Oracle: expand ``a[01-03,07],b-[1-2]-t[01-02]`` the way Slurm does (any
+    number of bracketed ranges in a name, numbers at the width written)."""
     out: list[str] = []
-    for m in re.finditer(r"([^,\[\]]+)(?:\[([^\]]+)\])?", text):
-        prefix, body = m.group(1), m.group(2)
-        if body is None:
-            out.append(prefix)
-            continue
-        for part in body.split(","):
-            lo, _, hi = part.partition("-")
-            width = len(lo)
-            for k in range(int(lo), int(hi or lo) + 1):
-                out.append(f"{prefix}{k:0{width}d}")
+    for token in re.findall(r"(?:[^,\[\]]|\[[^\]]*\])+", text):
+        names = [""]
+        for literal, body in re.findall(r"([^\[]*)(?:\[([^\]]*)\])?", token):
+            expanded = [literal]
+            if body:
+                expanded = []
+                for part in body.split(","):
+                    lo, _, hi = part.partition("-")
+                    width = len(lo)
+                    expanded += [
+                        f"{literal}{k:0{width}d}"
+                        for k in range(int(lo), int(hi or lo) + 1)
+                    ]
+            names = [n + e for n in names for e in expanded]
+        out += names
     return out
 
 
@@ -41,6 +47,15 @@ def expand_hostlist(text: str) -> list[str]:
         (["n09", "n10", "n100"], "n100,n[09-10]"),
         (["dgx-0999", "dgx-1000", "dgx-0001"], "dgx-[0001,0999-1000]"),
         (["n007", "n7", "n07"], "n7,n07,n007"),
+        (
+            [f"nvl72-{r:04d}-t{t:02d}" for r in (1, 2, 3, 7) for t in range(1, 19)],
+            "nvl72-[0001-0003,0007]-t[01-18]",
+        ),
+        (
+            [f"r{r}-t{t:02d}" for r in (1, 2) for t in (1, 2)] + ["r3-t01", "dgx-01"],
+            "dgx-01,r[1-2]-t[01-02],r3-t01",
+        ),
+        ([f"a{r}-b1" for r in (1, 2, 3)], "a[1-3]-b[1]"),
     ],
 )
 def test_compress_hostlist(names: list[str], expected: str) -> None:

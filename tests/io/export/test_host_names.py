@@ -1,0 +1,135 @@
+"""Hostnames agree across the hand-offs: cabling plan, NetBox and Slurm."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from designer.catalog.hosts import design_hosts
+from designer.core.model import Device
+from designer.io import load_design
+from designer.io.export import write_cabling_csv
+from designer.io.export.netbox import write_netbox_csvs
+from tests.io.export.designs import rail_design
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+
+
+def _cabling(design: object) -> list[dict[str, str]]:
+    out = io.StringIO()
+    write_cabling_csv(design, out)  # type: ignore[arg-type]
+    return list(csv.DictReader(io.StringIO(out.getvalue())))
+
+
+def test_a_tray_port_is_labelled_with_its_tray_host() -> None:
+    design = load_design(SAMPLES / "gb200-nvl72-su.json")
+    rows = _cabling(design)
+    rack = [r for r in rows if r["from_device"] == "nvl72-0003"]
+    assert rack
+    for r in rack:
+        port = r["from_port"]
+        if port.startswith("tray"):
+            tray = int(port[4 : port.index("-")])
+            assert r["from_host"] == f"nvl72-0003-t{tray:02d}", r
+        else:  # the rack's OOB uplinks are the rack's, no host's
+            assert port.startswith("oob") and r["from_host"] == ""
+    # every tray of every rack has cables to the compute fabric
+    trays = {r["from_host"] for r in rows if r["fabric"] == "compute"}
+    assert len({t for t in trays if t}) == 8 * 18
+    # switch ends have no host
+    assert {r["to_host"] for r in rows if r["to_device"].startswith("leaf")} == {""}
+
+
+def test_a_server_is_its_own_host_on_every_port() -> None:
+    rows = _cabling(rail_design())
+    for r in rows:
+        if r["from_device"].startswith("dgx"):
+            assert r["from_host"] == r["from_device"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_netbox_and_cabling_name_hosts_as_the_hosts_module(
+    name: str, tmp_path: Path
+) -> None:
+    design = load_design(SAMPLES / name)
+    hosts = design_hosts(design)
+    write_netbox_csvs(design, tmp_path)
+    with (tmp_path / "devices.csv").open(encoding="utf-8") as fh:
+        netbox = [r["name"] for r in csv.DictReader(fh)]
+    assert len(netbox) == len(set(netbox)) == len(design.devices)
+    for dev, host_name in hosts.device_names.items():
+        assert host_name in netbox, dev
+    # cables name the same devices
+    with (tmp_path / "cables.csv").open(encoding="utf-8") as fh:
+        ends = {r["side_a_device"] for r in csv.DictReader(fh)}
+    assert ends <= set(netbox)
+    cabled = {r["from_host"] for r in _cabling(design)} - {""}
+    assert cabled <= {h.name for h in hosts}
+
+
+def test_a_label_that_is_a_switch_id_does_not_take_its_name(tmp_path: Path) -> None:
+    design = rail_design()
+    design.devices = [
+        d.model_copy(update={"label": f"node-{i}"}) if d.id.startswith("dgx") else d
+        for i, d in enumerate(design.devices)
+    ]
+    design.devices[0] = design.devices[0].model_copy(update={"label": "leaf-1"})
+    hosts = design_hosts(design)
+    names = {h.name for h in hosts}
+    assert "leaf-1" not in names  # the switch's id; hosts fall back to ids
+    assert hosts.hostname("dgx-01") == "dgx-01"
+    write_netbox_csvs(design, tmp_path)
+    with (tmp_path / "devices.csv").open(encoding="utf-8") as fh:
+        netbox = [r["name"] for r in csv.DictReader(fh)]
+    assert len(netbox) == len(set(netbox))
+
+
+def test_hostnames_from_labels_reach_netbox(tmp_path: Path) -> None:
+    design = rail_design()
+    design.devices = [
+        d.model_copy(update={"label": f"GPU-{d.id[-2:]}"})
+        if d.id.startswith("dgx")
+        else d
+        for d in design.devices
+    ]
+    design.devices.append(Device(id="rack-a", catalog_id="gb200-nvl72", label="r-a"))
+    write_netbox_csvs(design, tmp_path)
+    with (tmp_path / "devices.csv").open(encoding="utf-8") as fh:
+        netbox = {r["name"] for r in csv.DictReader(fh)}
+    assert {"gpu-01", "gpu-04", "r-a"} <= netbox
+    assert design_hosts(design).hostname("rack-a", 1) == "r-a-t01"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.json")))
+def test_slurm_names_the_same_hosts_as_the_cabling_plan(
+    name: str, tmp_path: Path
+) -> None:
+    from designer.io.export.slurm_files import write_slurm_folder
+    from tests.io.export.test_slurm import expand_hostlist
+
+    design = load_design(SAMPLES / name)
+    hosts = {h.name for h in design_hosts(design)}
+    folder = write_slurm_folder(design, tmp_path)
+    listed: list[str] = []
+    for line in folder.files["nodes.conf"].splitlines():
+        if line.startswith("NodeName="):
+            listed += expand_hostlist(line.split()[0].removeprefix("NodeName="))
+    assert len(listed) == len(set(listed)) and set(listed) == hosts
+    tree = set()
+    for line in folder.files["topology.conf"].splitlines():
+        if " Nodes=" in line:
+            tree |= set(expand_hostlist(line.split(" Nodes=")[1]))
+    cabled = {r["from_host"] for r in _cabling(design) if r["fabric"] == "compute"} - {
+        ""
+    }
+    assert tree == cabled <= hosts
+    if "topology-block.conf" in folder.files:
+        blocks = [
+            set(expand_hostlist(line.split(" Nodes=")[1]))
+            for line in folder.files["topology-block.conf"].splitlines()
+            if line.startswith("BlockName=")
+        ]
+        assert set().union(*blocks) <= hosts and all(len(b) == 18 for b in blocks)
