@@ -104,7 +104,11 @@ def test_the_workload_summary_gives_the_fabrics_price_when_the_estimate_has_it()
 
     job = Workload(model="llama3-8b", tokens=1e12)
     tree = dgx_tree(64)
-    assert fabric_price(estimate(tree, overrides=job)) is None  # not given: no line
+    real = estimate(tree, overrides=job)
+    assert real.nonblocking_days is not None  # the step model gives it
+    assert fabric_price(real) is not None
+    unknown = real.model_copy(update={"nonblocking_days": None})
+    assert fabric_price(unknown) is None  # not given: no line
     flat = fabric_aware(tree, overrides=job)
     line = fabric_price(flat)
     assert line is not None and "this fabric costs no time" in line.text
