@@ -18,3 +18,5 @@ for _name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
     os.environ[_name] = (
         _HOME if _name == "HOME" else os.path.join(_HOME, _name.lower()[4:-5])
     )
+
+import tests.hypo  # noqa: E402,F401  (registers and loads the Hypothesis profile)

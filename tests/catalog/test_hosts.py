@@ -21,6 +21,7 @@ from designer.core.hostnames import (
 )
 from designer.core.model import Design, Device, Settings
 from designer.io import load_design, loads_design
+from tests.hypo import examples
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -215,7 +216,7 @@ def test_nvlink_domains() -> None:
     ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     labels=st.lists(
         st.text(alphabet="aZ0-_. t", min_size=0, max_size=70), min_size=1, max_size=6

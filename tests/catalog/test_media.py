@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import Catalog, Interface, Media, Medium, default_catalog
+from tests.hypo import examples
 
 CAT = default_catalog()
 OPT = CAT.optics
@@ -74,7 +75,7 @@ def test_every_ladder_is_sourced_and_has_one_default() -> None:
         assert sum(c.default for c in OPT.ladder(speed, media)) == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     speed=st.sampled_from([1, 10, 25, 100, 200, 400, 800]),
     media=st.sampled_from([Media.INFINIBAND, Media.ETHERNET]),

@@ -26,6 +26,7 @@ from designer.catalog import CatalogError, default_catalog, default_catalog_dir
 from designer.catalog.loader import ENTRY_SUFFIXES, OPTICS_FILE, load_entry
 from designer.catalog.netbox import expand_names
 from designer.catalog.netbox_types import INTERFACE_TYPES, POWER_PORT_TYPES
+from tests.hypo import examples
 
 SCHEMA_DIR = Path(__file__).parent / "data" / "netbox-schema"
 FILES = sorted(
@@ -217,7 +218,7 @@ def _mutations(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(200),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -23,6 +23,7 @@ from designer.core.model import (
     Settings,
     Tier,
 )
+from tests.hypo import examples
 
 
 def sample() -> Design:
@@ -218,7 +219,7 @@ def _rows(prefix: str, n: int) -> list[Link]:
     ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_linktable_lookups_stay_exact_across_splices(data: st.DataObject) -> None:
     """Deletes, undos, inserts and appends: every look-up gives the true

@@ -22,6 +22,7 @@ from designer.core.edits import remove_group
 from designer.core.model import Design, Placement
 from designer.io import load_design
 from tests.core.loadable import ENTERPRISE, LoadChecked, load_problem, random_edits
+from tests.hypo import examples
 
 CATALOG = default_catalog()
 SAMPLE = load_design(ENTERPRISE)
@@ -32,7 +33,7 @@ def _document() -> Document:
 
 
 @settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

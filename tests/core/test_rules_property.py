@@ -25,6 +25,7 @@ from designer.core.rules import (
     plan_connection,
 )
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
+from tests.hypo import examples
 
 CATALOG = default_catalog()
 LOOK = as_lookup(CATALOG)
@@ -134,7 +135,7 @@ class Edits:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -165,7 +166,7 @@ def _reported_alike(d: Design, command: Command, exc: ConnectionRefused) -> None
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

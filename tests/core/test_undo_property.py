@@ -37,6 +37,7 @@ from designer.core.model import Design, Device, Fabric, Group, GroupKind, Link, 
 from designer.core.rules import ConnectionRefused
 from designer.core.specs import DeviceSpec, PortGroupSpec
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
+from tests.hypo import examples
 
 SPECS = {
     "node": DeviceSpec(
@@ -215,7 +216,7 @@ class Maker:
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -19,6 +19,7 @@ from tests.generate.fabric_checks import (
     device_counts,
 )
 from tests.generate.layout_checks import tier_order_problems
+from tests.hypo import examples
 
 
 def test_rail_optimized_2_to_1_leaves() -> None:
@@ -238,7 +239,7 @@ def test_every_catalog_pair_builds_or_explains(compute: str, switch: str) -> Non
             check_rails(d)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     nodes=st.integers(1, 700),
     su_size=st.one_of(st.none(), st.integers(1, 80)),

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from designer.generate import GeneratorError, fat_tree
 from designer.generate.plan import plan_fabric, su_template
 from tests.generate.fabric_checks import check_invariants, device_counts, up_down
+from tests.hypo import examples
 
 
 def three_tier_options(
@@ -63,7 +64,7 @@ def test_the_7_to_1_roce_fabric_is_found() -> None:
     assert (down[spine], sum(ups[spine].values())) == (56, 8)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     su_size=st.integers(1, 40),
     ports=st.sampled_from([1, 2, 4, 8]),

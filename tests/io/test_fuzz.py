@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from designer.analysis import analyze
 from designer.core.model import Design
 from designer.io import DesignFileError, dumps_design, loads_design
+from tests.hypo import examples
 from tests.io.conftest import make_design
 
 SAMPLES = Path(__file__).parents[2] / "samples"
@@ -81,7 +82,7 @@ def attempt(text: str | bytes) -> None:
 
 
 SETTINGS = settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

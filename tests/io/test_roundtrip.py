@@ -48,6 +48,7 @@ from designer.core.limits import COORD_LIMIT, LABEL_MAX, MAX_PRICE_USD
 from designer.core.model import Design, Device, Group, GroupKind
 from designer.core.rules import suggest_link
 from designer.io import dumps_design, loads_design
+from tests.hypo import examples
 
 CATALOG = default_catalog()
 MODELS = ["dgx-h100", "qm9700", "generic-switch", "sn5600"]
@@ -202,7 +203,7 @@ def strict_report(design: Design) -> None:
 
 
 @settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -21,6 +21,7 @@ import designer.io.scan as scan_module
 from designer.core.limits import MAX_LINKS
 from designer.io import DesignFileError, dumps_design, loads_design
 from designer.io.scan import BUDGET, Outline, Refused, flat_array, scan
+from tests.hypo import examples
 from tests.io.conftest import make_design
 
 SOURCE = "scan.json"
@@ -331,7 +332,11 @@ def _variants(draw: st.DrawFn) -> bytes:
 VARIANTS = _variants()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.data())
 def test_window_size_does_not_change_the_outcome(drawn: st.DataObject) -> None:
     raw = drawn.draw(VARIANTS)
@@ -356,7 +361,11 @@ def test_window_size_does_not_change_the_outcome(drawn: st.DataObject) -> None:
         scan_module.CHUNK, scan_module.flat_array, scan_module.rows_array = real
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.data())
 def test_duplicates_agree_with_the_json_oracle(drawn: st.DataObject) -> None:
     raw = drawn.draw(VARIANTS)
@@ -378,7 +387,11 @@ def test_duplicates_agree_with_the_json_oracle(drawn: st.DataObject) -> None:
         assert isinstance(found, Outline)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.data())
 def test_column_counts_agree_with_the_json_oracle(drawn: st.DataObject) -> None:
     raw = drawn.draw(VARIANTS)
@@ -445,7 +458,7 @@ def test_a_huge_string_in_one_window_is_measured(catalog: Any) -> None:
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.text(alphabet="ab,{}", max_size=30), max_size=12), st.integers(1, 9))
 def test_longest_string_across_steps(strings: list[str], step: int) -> None:
     text = ", ".join(f'"{s}"' for s in strings).encode()

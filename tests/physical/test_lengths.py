@@ -18,6 +18,7 @@ from designer.core.physical import RACK_UNIT_M, SLOT_M
 from designer.core.physical_commands import EditRacks
 from designer.generate import fat_tree, superpod
 from designer.physical import place
+from tests.hypo import examples
 from tests.physical.builders import placed_design
 
 CAT = default_catalog()
@@ -199,7 +200,7 @@ def test_media_follow_reach_and_cages(name: str) -> None:
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

@@ -31,6 +31,7 @@ from designer.generate import superpod
 from designer.physical import place
 from designer.physical.live import LiveRacks, RackChanges
 from designer.physical.views import PhysicalView
+from tests.hypo import examples
 from tests.physical.builders import placed_design
 
 CAT = default_catalog()
@@ -287,7 +288,7 @@ def _edit(draw: st.DrawFn, doc: Document) -> Command | str:
     return "undo"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_random_edits_keep_the_live_state_equal_to_a_fresh_view(
     data: st.DataObject,

@@ -22,6 +22,7 @@ from designer.core.physical import Cooling, RackRole
 from designer.generate import fat_tree, superpod
 from designer.io import load_design
 from designer.physical import PlacementError, PlaceOptions, place
+from tests.hypo import examples
 
 CAT = default_catalog()
 PHYSICAL_CODES = {
@@ -201,7 +202,7 @@ SLUGS = ["dgx-h100", "hgx-h100", "l40s-server", "qm9700", "sn2201", "head-node",
          "lustre-appliance", "gb200-nvl72", "sn4600c", "vast-appliance"]  # fmt: skip
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     devices=st.lists(st.sampled_from(SLUGS), min_size=1, max_size=40),
     grouped=st.booleans(),

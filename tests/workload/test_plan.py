@@ -12,6 +12,7 @@ from designer.workload.curves import cost_vs_utilization, days_vs_gpus
 from designer.workload.formulas import activation_bytes_per_layer
 from designer.workload.plan import Plan, Space, Work, choose, memory, min_gpus
 from designer.workload.presets import PRESETS, custom, preset
+from tests.hypo import examples
 from tests.workload.conftest import dgx_tree, run
 
 GB = 1e9
@@ -68,7 +69,7 @@ def test_min_gpus_is_the_smallest_count_that_fits() -> None:
             assert not fits_less, (name, n)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(params=st.floats(1e9, 500e9), memory_gb=st.sampled_from([48, 80, 141, 180]))
 def test_more_memory_never_needs_more_gpus(params: float, memory_gb: int) -> None:
     spec = custom(None, params=params)

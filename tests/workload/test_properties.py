@@ -12,6 +12,7 @@ from designer.core.workload import Workload
 from designer.io import load_design
 from designer.workload import estimate, read_design
 from designer.workload import formulas as f
+from tests.hypo import examples
 from tests.workload.conftest import SAMPLES, dgx_tree, run
 
 
@@ -91,7 +92,7 @@ _SAMPLE = load_design(SAMPLES / "dgx-h100-superpod-4su.json")  # has storage
 _FACTS = read_design(_SAMPLE)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(rates=st.lists(st.floats(0.0, 0.05), min_size=2, max_size=4))
 def test_more_failures_never_raise_goodput_on_a_design(rates: list[float]) -> None:
     goodputs = []

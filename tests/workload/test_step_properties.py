@@ -15,6 +15,7 @@ from designer.workload.plan import Work, memory
 from designer.workload.presets import preset
 from designer.workload.search import Fixed, search
 from designer.workload.step import Efficiency, Hardware, StepPlan, step
+from tests.hypo import examples
 from tests.workload.conftest import dgx_tree, run
 
 EFF = facts.EFFICIENCY[("hopper", "bf16")].value
@@ -37,7 +38,7 @@ def view(ratio: float, gpus: int = 4096) -> FabricView:
 MODELS = ["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b", "deepseek-v3"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     name=st.sampled_from(MODELS),
     tp=st.sampled_from([1, 2, 4, 8, 16]),

@@ -18,6 +18,7 @@ from designer.analysis import analyze
 from designer.core.model import Design, Device, Link, LinkTable, Settings
 from designer.generate import fat_tree, k_ary, superpod
 from designer.io import load_design
+from tests.hypo import examples
 from tests.io.export.plan_checks import check_against_report, check_plan
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
@@ -216,7 +217,7 @@ def random_designs(draw: st.DrawFn) -> Design:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(design=random_designs())
 def test_random_designs_never_double_book(design: Design) -> None:
     facts = check_plan(design)
