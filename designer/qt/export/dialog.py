@@ -241,7 +241,7 @@ class ExportDialog(QDialog):
             self._auto_path = str(self._default_path())
             self.path.setText(self._auto_path)
         else:
-            self.path.setText(str(Path(text).with_suffix(self._suffix())))
+            self.path.setText(_with_suffix(text, self._suffix()))
 
     def _on_browse(self) -> None:
         if self.format_key() in FOLDER_FORMATS:
@@ -362,3 +362,12 @@ def _slurm_summary(out: Path, done: SlurmFolder) -> str:
         f"Exported to {out}: {', '.join(done.files)}; "
         f"{plural(done.hosts, 'host')}{blocks}"
     )
+
+
+def _with_suffix(text: str, suffix: str) -> str:
+    """``text`` with its format suffix (one of FORMATS') swapped for ``suffix``
+    (empty: a folder); a name without one (a folder ``pod-v1.2``) keeps its dots."""
+    path = Path(text)
+    if path.suffix.lower() in {f[2] for f in FORMATS if f[2]}:
+        path = path.with_suffix("")
+    return str(path.with_name(path.name + suffix))

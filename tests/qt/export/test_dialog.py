@@ -177,3 +177,18 @@ def test_slurm_folder_over_a_file_is_a_clear_message(
     assert not dialog.export()
     assert dialog.last_error.startswith("Could not export:")
     assert taken.read_text() == "not a folder"
+
+
+def test_a_typed_path_follows_the_format(dialog: ExportDialog, tmp_path: Path) -> None:
+    """Switching to the folder format drops the file suffix; back, it returns,
+    and dots in a folder name stay."""
+    dialog.set_format("pdf")
+    dialog.path.setText(str(tmp_path / "pod-v1.2.pdf"))
+    dialog.set_format("slurm")
+    assert dialog.path.text() == str(tmp_path / "pod-v1.2")
+    dialog.set_format("cabling")
+    assert dialog.path.text() == str(tmp_path / "pod-v1.2.csv")
+    dialog.set_format("slurm")
+    dialog.path.setText(str(tmp_path / "slurm.v2"))
+    dialog.set_format("pdf")
+    assert dialog.path.text() == str(tmp_path / "slurm.v2.pdf")
