@@ -46,8 +46,7 @@ class Slurm:
 
     @property
     def name(self) -> str:
-        major, minor, patch = self.version
-        return f"slurm-{major}.{minor:02d}.{patch}"
+        return f"slurm-{_dotted(self.version)}"
 
     def has_block(self) -> bool:
         """topology/block came in 23.11."""
@@ -58,13 +57,24 @@ class Slurm:
         return self.version >= (25, 5, 0)
 
 
-def _version(slurmctld: Path) -> tuple[int, int, int] | None:
-    try:
-        done = subprocess.run(
-            [str(slurmctld), "-V"], capture_output=True, text=True, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+def _version(program: Path) -> tuple[int, int, int] | None:
+    """``program -V`` (slurmctld, scontrol). scontrol reads a slurm.conf even
+    for ``-V``: it gets a minimal one of its own."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp, "slurm.conf")
+        conf.write_text("ClusterName=probe\nSlurmctldHost=localhost\n")
+        try:
+            done = subprocess.run(
+                [str(program), "-V"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                env={**os.environ, "SLURM_CONF": str(conf)},
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
     m = _VERSION.search(done.stdout + done.stderr)
     return (int(m[1]), int(m[2]), int(m[3])) if m else None
 
@@ -80,12 +90,26 @@ def _scontrol_for(slurmctld: Path) -> Path | None:
     return Path(found) if found else None
 
 
+UNUSABLE: list[str] = []
+"""Why a ``slurmctld`` named in the environment was left out (set by
+:func:`find_slurms`), for the tests' skip reasons."""
+
+
 def find_slurms() -> list[Slurm]:
-    """Every usable Slurm build: the environment's first, then the system's."""
+    """Every usable Slurm build: the environment's first, then the system's.
+
+    A build is used with an ``scontrol`` of its own version (a client of
+    another release cannot talk to it); one named in the environment that is
+    missing, gives no version or has no such ``scontrol`` is listed in
+    :data:`UNUSABLE` with the reason.
+    """
+    UNUSABLE.clear()
+    given: set[Path] = set()
     paths: list[Path] = []
     for part in os.environ.get(ENV, "").split(os.pathsep):
         if part.strip():
             paths.append(Path(part.strip()))
+            given.add(Path(part.strip()))
     system = shutil.which("slurmctld") or (
         "/usr/sbin/slurmctld" if Path("/usr/sbin/slurmctld").is_file() else None
     )
@@ -95,14 +119,40 @@ def find_slurms() -> list[Slurm]:
     seen: set[Path] = set()
     for path in paths:
         real = path.resolve()
-        if real in seen or not real.is_file():
+        if real in seen:
+            continue
+        found = _build(real)
+        if isinstance(found, str):
+            if path in given:
+                UNUSABLE.append(f"{ENV}: {path}: {found}")
             continue
         seen.add(real)
-        version = _version(real)
-        scontrol = _scontrol_for(real)
-        if version is not None and scontrol is not None:
-            out.append(Slurm(real, scontrol, version))
+        out.append(found)
     return out
+
+
+def _dotted(version: tuple[int, int, int]) -> str:
+    return f"{version[0]}.{version[1]:02d}.{version[2]}"
+
+
+def _build(slurmctld: Path) -> Slurm | str:
+    """The build of ``slurmctld``, or why it cannot be used."""
+    if not slurmctld.is_file():
+        return "no such file"
+    version = _version(slurmctld)
+    if version is None:
+        return "`slurmctld -V` gives no version"
+    scontrol = _scontrol_for(slurmctld)
+    if scontrol is None:
+        return "no scontrol beside it (../bin/scontrol) or on PATH"
+    client = _version(scontrol)
+    if client is None or client[:2] != version[:2]:
+        got = _dotted(client) if client else "no version"
+        return (
+            f"its scontrol ({scontrol}) is {got}, not {_dotted(version)}"
+            " (a client of another release cannot talk to it)"
+        )
+    return Slurm(slurmctld, scontrol, version)
 
 
 def why_not_runnable() -> str | None:

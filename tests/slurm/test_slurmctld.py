@@ -21,6 +21,7 @@ from designer.io import load_design
 from designer.io.export.slurm_files import write_slurm_folder
 from tests.io.export.test_slurm import expand_hostlist
 from tests.slurm.harness import (
+    UNUSABLE,
     Munge,
     Run,
     Slurm,
@@ -60,7 +61,7 @@ def _skip_reason(slurms: list[Slurm], what: str) -> str | None:
         return (
             f"no slurmctld for {what}: set CLUSTER_DESIGNER_SLURMCTLD to the "
             "slurmctld of such a Slurm build (several separated by ':'), or "
-            "install one on PATH"
+            "install one on PATH" + "".join(f"; {x}" for x in UNUSABLE)
         )
     return None
 

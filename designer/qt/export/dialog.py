@@ -38,8 +38,8 @@ from designer.io.export import (
     ExportCancelled,
     write_bom_csv,
     write_cabling_csv,
-    write_slurm_topology,
 )
+from designer.io.export.slurm_files import SlurmFolder, write_slurm_folder
 from designer.io.filenames import slug
 from designer.qt.canvas.offscreen import OffscreenRenderer
 from designer.qt.export.drawing import make_renderer
@@ -60,8 +60,17 @@ FORMATS: tuple[tuple[str, str, str, str], ...] = (
     ("png", "PNG drawing", ".png", "PNG (*.png)"),
     ("bom", "Bill of materials (CSV)", ".csv", "CSV (*.csv)"),
     ("cabling", "Cabling plan (CSV)", ".csv", "CSV (*.csv)"),
-    ("slurm", "Slurm topology.conf", ".conf", "Slurm config (*.conf)"),
+    ("slurm", "Slurm configuration (folder)", "", ""),
 )
+FOLDER_FORMATS = frozenset({"slurm"})
+"""Formats written as a folder of files (the path names the folder)."""
+FORMAT_NOTES = {
+    "slurm": "Writes a folder: topology.conf (topology/tree, any Slurm), "
+    "topology-block.conf (one block per NVLink domain, Slurm 23.11+), "
+    "topology.yaml (Slurm 25.05+), nodes.conf (NodeName lines for slurm.conf) "
+    "and gres.conf; its README.txt says which file is for which Slurm.",
+}
+"""What a format writes, shown under the path when it is chosen."""
 SECTION_LABELS = {
     "drawing": "Drawing and headline (page 1)",
     "tiers": "Switch tiers",
@@ -71,7 +80,7 @@ SECTION_LABELS = {
     "cabling": "Cabling summary",
     "racks": "Floor plan and rack elevations (placed designs)",
 }
-_SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-topology"}
+_SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-slurm"}
 PAPER_NOTES = {A4: "ISO A4, 210 x 297 mm", LETTER: "US Letter, 8.5 x 11 in"}
 
 
@@ -104,6 +113,7 @@ class ExportDialog(QDialog):
         self.catalog = catalog
         self.written: Path | None = None
         self._auto_path = ""
+        self._done_text = ""
         self.last_error = ""
         self._directory = Path(directory) if directory else Path.home()
 
@@ -175,6 +185,8 @@ class ExportDialog(QDialog):
         note.setTextFormat(Qt.TextFormat.RichText)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self.format_note = QLabel("")
+        self.format_note.setWordWrap(True)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.export_button = buttons.addButton(
@@ -185,6 +197,7 @@ class ExportDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.format_note)
         layout.addWidget(sections_box)
         layout.addWidget(scope_box)
         layout.addWidget(note)
@@ -221,14 +234,21 @@ class ExportDialog(QDialog):
         self.page_size.setEnabled(key == "pdf")
         self.sections_box.setEnabled(key == "pdf")
         self.scope_box.setEnabled(key in ("pdf", "svg", "png"))
+        self.format_note.setText(FORMAT_NOTES.get(key, ""))
+        self.format_note.setVisible(key in FORMAT_NOTES)
         text = self.path.text().strip()
         if not text or text == self._auto_path:
             self._auto_path = str(self._default_path())
             self.path.setText(self._auto_path)
         else:
-            self.path.setText(str(Path(text).with_suffix(self._suffix())))
+            self.path.setText(_with_suffix(text, self._suffix()))
 
     def _on_browse(self) -> None:
+        if self.format_key() in FOLDER_FORMATS:
+            path = QFileDialog.getExistingDirectory(self, "Export to", self.path.text())
+            if path:
+                self.path.setText(path)
+            return
         filt = next(f[3] for f in FORMATS if f[0] == self.format_key())
         path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), filt)
         if path:
@@ -274,7 +294,7 @@ class ExportDialog(QDialog):
             progress.reset()
             progress.deleteLater()
         self.written = out
-        self.status.setText(f"Exported to {out}")
+        self.status.setText(self._done_text or f"Exported to {out}")
         return True
 
     def _fail(self, message: str) -> None:
@@ -302,6 +322,7 @@ class ExportDialog(QDialog):
     def _run(self, out: Path, step: Callable[[int, int], bool]) -> None:
         key = self.format_key()
         ids = set(self.selection) if self.only_selection.isChecked() else None
+        self._done_text = ""
         if key == "pdf":
             remember_page_size(self.page_size.currentText())
             write_pdf(
@@ -325,5 +346,28 @@ class ExportDialog(QDialog):
         elif key == "cabling":
             write_cabling_csv(self.design, out, self.catalog, progress=step)
         elif key == "slurm":
-            write_slurm_topology(self.design, out, self.catalog)
+            done = write_slurm_folder(self.design, out, self.catalog)
+            self._done_text = _slurm_summary(out, done)
         step(1, 1)
+
+
+def _slurm_summary(out: Path, done: SlurmFolder) -> str:
+    """What the Slurm folder holds, for the status line."""
+    blocks = (
+        f", {plural(done.blocks, 'block')} of {plural(done.block_sizes[0], 'host')}"
+        if done.blocks and done.block_sizes
+        else ""
+    )
+    return (
+        f"Exported to {out}: {', '.join(done.files)}; "
+        f"{plural(done.hosts, 'host')}{blocks}"
+    )
+
+
+def _with_suffix(text: str, suffix: str) -> str:
+    """``text`` with its format suffix (one of FORMATS') swapped for ``suffix``
+    (empty: a folder); a name without one (a folder ``pod-v1.2``) keeps its dots."""
+    path = Path(text)
+    if path.suffix.lower() in {f[2] for f in FORMATS if f[2]}:
+        path = path.with_suffix("")
+    return str(path.with_name(path.name + suffix))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,75 @@ def test_slurm_names_the_same_hosts_as_the_cabling_plan(
             if line.startswith("BlockName=")
         ]
         assert set().union(*blocks) <= hosts and all(len(b) == 18 for b in blocks)
+
+
+NVL72_SAMPLES = sorted(p.name for p in SAMPLES.glob("*nvl72*.json"))
+
+
+@pytest.mark.parametrize("name", NVL72_SAMPLES)
+def test_tray_hostnames_agree_across_slurm_cabling_and_netbox(
+    name: str, tmp_path: Path
+) -> None:
+    """Each tray of each NVL72 rack, read from the three hand-offs: NetBox names
+    the rack and the tray's interfaces (``trayN-...``), the cabling plan labels
+    the same cable with the tray's host, and Slurm lists that host as a node, on
+    the leaf the cable reaches, in the rack's block. The tray's name is worked
+    out here from the NetBox rack name by the documented default rule
+    (``{rack}-t{tray:02}``), not taken from the hosts module."""
+    from designer.io.export.slurm_files import write_slurm_folder
+    from tests.io.export.test_slurm import expand_hostlist
+
+    design = load_design(SAMPLES / name)
+    assert design.settings.tray_hostnames in ("", "{rack}-t{tray:02}")
+    slurm = write_slurm_folder(design, tmp_path / "slurm").files
+    write_netbox_csvs(design, tmp_path / "netbox")
+    with (tmp_path / "netbox" / "cables.csv").open(encoding="utf-8") as fh:
+        netbox = list(csv.DictReader(fh))
+    with (tmp_path / "netbox" / "devices.csv").open(encoding="utf-8") as fh:
+        netbox_devices = {r["name"]: r for r in csv.DictReader(fh)}
+    cabling = [r for r in _cabling(design) if r["from_port"] and r["to_port"]]
+    assert len(cabling) == len(netbox)  # NetBox has one row per cabled port pair
+
+    nodes: set[str] = set()
+    for line in slurm["nodes.conf"].splitlines():
+        if line.startswith("NodeName="):
+            nodes |= set(expand_hostlist(line.split()[0].removeprefix("NodeName=")))
+    leaf_of: dict[str, set[str]] = {}
+    for line in slurm["topology.conf"].splitlines():
+        if " Nodes=" in line:
+            switch = line.split()[0].removeprefix("SwitchName=")
+            for host in expand_hostlist(line.split(" Nodes=")[1]):
+                leaf_of.setdefault(host, set()).add(switch)
+    block_of: dict[str, str] = {}
+    for line in slurm["topology-block.conf"].splitlines():
+        if line.startswith("BlockName="):
+            block = line.split()[0].removeprefix("BlockName=")
+            for host in expand_hostlist(line.split(" Nodes=")[1]):
+                assert host not in block_of, host
+                block_of[host] = block
+
+    trays: dict[str, set[str]] = {}  # NetBox rack -> tray hosts seen on its cables
+    compute_trays: set[str] = set()
+    for nb, cab in zip(netbox, cabling, strict=True):
+        for side, end in (("side_a", "from"), ("side_b", "to")):
+            rack, port = nb[f"{side}_device"], nb[f"{side}_name"]
+            m = re.match(r"tray(\d+)-", port)
+            if not m:
+                continue
+            host = f"{rack}-t{int(m[1]):02d}"
+            assert netbox_devices[rack]["role"] == "compute", rack
+            assert cab[f"{end}_port"].split(":")[0] == port
+            assert cab[f"{end}_host"] == host, (cab, nb)
+            assert host in nodes, host
+            trays.setdefault(rack, set()).add(host)
+            if cab["fabric"] == "compute":
+                compute_trays.add(host)
+                assert leaf_of.get(host), f"{host} is under no leaf in topology.conf"
+    racks = {r for r, d in netbox_devices.items() if d["role"] == "compute"}
+    assert set(trays) == racks and racks
+    # every rack's 18 trays are cabled under those names, and are its one block
+    for rack, hosts in trays.items():
+        assert hosts == {f"{rack}-t{t:02d}" for t in range(1, 19)}, rack
+        assert {block_of[h] for h in hosts} == {block_of[f"{rack}-t01"]}
+    assert set(block_of) == nodes == set().union(*trays.values())
+    assert set(leaf_of) == compute_trays == nodes

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QProgressDialog
 
-from designer.qt.export.dialog import FORMATS, ExportDialog
+from designer.qt.export.dialog import FOLDER_FORMATS, FORMATS, ExportDialog
 from tests.io.export.designs import fake_report, rail_design
 
 
@@ -34,7 +34,10 @@ def test_each_format_is_written(dialog: ExportDialog, key: str) -> None:
     assert path.suffix == next(f[2] for f in FORMATS if f[0] == key)
     assert dialog.export(), dialog.last_error
     assert dialog.written == path
-    assert path.stat().st_size > 0
+    if key in FOLDER_FORMATS:
+        assert path.is_dir() and all(f.stat().st_size > 0 for f in path.iterdir())
+    else:
+        assert path.stat().st_size > 0
     if key == "cabling":
         with path.open() as fh:
             assert len(list(csv.DictReader(fh))) == sum(dialog.design.links.cables)
@@ -101,3 +104,91 @@ def test_save_path_is_shown_whole(qtbot: object) -> None:
     text = dlg.path.text()
     assert text.startswith("/home/ana/exports/")
     assert dlg.path.fontMetrics().horizontalAdvance(text) < dlg.path.width() - 8
+
+
+SLURM_FILES = {"topology.conf", "topology-block.conf", "topology.yaml", "nodes.conf"}
+
+
+def test_slurm_folder_from_the_dialog(qtbot: object, tmp_path: Path) -> None:
+    """Chosen in the format box and exported with the Export button, the Slurm
+    folder has every file, the trays as hosts and one block per NVL72 rack."""
+    import yaml
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialog
+
+    from designer.analysis import analyze
+    from designer.catalog.hosts import design_hosts
+    from designer.io import load_design
+    from tests.io.export.test_slurm import expand_hostlist
+
+    sample = Path(__file__).resolve().parents[3] / "samples" / "gb200-nvl72-su.json"
+    design = load_design(sample)
+    dlg = ExportDialog(
+        None, design, None, [], report=analyze(design), directory=str(tmp_path)
+    )
+    qtbot.addWidget(dlg)  # type: ignore[attr-defined]
+    dlg.show()
+    qtbot.waitExposed(dlg)  # type: ignore[attr-defined]
+    box = dlg.format_box
+    box.setCurrentIndex(box.findText("Slurm configuration (folder)"))
+    assert dlg.format_key() == "slurm"
+    assert not dlg.page_size.isEnabled() and not dlg.scope_box.isEnabled()
+    assert dlg.format_note.isVisible() and "topology.yaml" in dlg.format_note.text()
+    folder = Path(dlg.path.text())
+    assert folder.parent == tmp_path and folder.suffix == ""
+    qtbot.mouseClick(dlg.export_button, Qt.MouseButton.LeftButton)  # type: ignore[attr-defined]
+    assert dlg.result() == QDialog.DialogCode.Accepted, dlg.last_error
+    assert dlg.written == folder
+    names = {f.name for f in folder.iterdir()}
+    assert SLURM_FILES | {"gres.conf", "README.txt"} == names
+
+    hosts = design_hosts(design)
+    listed: list[str] = []
+    for line in (folder / "nodes.conf").read_text().splitlines():
+        if line.startswith("NodeName="):
+            listed += expand_hostlist(line.split()[0].removeprefix("NodeName="))
+            assert "Gres=gpu:" in line
+    assert sorted(listed) == sorted(h.name for h in hosts)
+    assert len(listed) == 8 * 18
+    blocks = [
+        set(expand_hostlist(line.split(" Nodes=")[1]))
+        for line in (folder / "topology-block.conf").read_text().splitlines()
+        if line.startswith("BlockName=")
+    ]
+    racks = [{h.name for h in d.hosts} for d in hosts.nvlink_domains()]
+    assert len(blocks) == len(racks) == 8
+    assert all(b in racks for b in blocks)
+    topo = yaml.safe_load((folder / "topology.yaml").read_text())
+    assert {t["topology"] for t in topo} == {"tree", "block"}
+    assert "8 blocks of 18 hosts" in dlg.status.text()
+    for name in ("nodes.conf", "gres.conf", "topology-block.conf"):
+        assert name in dlg.status.text()
+    box.setCurrentIndex(box.findData("bom"))
+    assert dlg.format_note.isHidden()
+
+
+def test_slurm_folder_over_a_file_is_a_clear_message(
+    dialog: ExportDialog, tmp_path: Path
+) -> None:
+    dialog.set_format("slurm")
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder")
+    dialog.path.setText(str(taken))
+    assert not dialog.export()
+    assert dialog.last_error.startswith("Could not export:")
+    assert taken.read_text() == "not a folder"
+
+
+def test_a_typed_path_follows_the_format(dialog: ExportDialog, tmp_path: Path) -> None:
+    """Switching to the folder format drops the file suffix; back, it returns,
+    and dots in a folder name stay."""
+    dialog.set_format("pdf")
+    dialog.path.setText(str(tmp_path / "pod-v1.2.pdf"))
+    dialog.set_format("slurm")
+    assert dialog.path.text() == str(tmp_path / "pod-v1.2")
+    dialog.set_format("cabling")
+    assert dialog.path.text() == str(tmp_path / "pod-v1.2.csv")
+    dialog.set_format("slurm")
+    dialog.path.setText(str(tmp_path / "slurm.v2"))
+    dialog.set_format("pdf")
+    assert dialog.path.text() == str(tmp_path / "slurm.v2.pdf")
