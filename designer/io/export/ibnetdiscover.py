@@ -617,7 +617,8 @@ def write_opensm_files(
     and other hosts' port GUIDs (``io_guid_file``); ``<fabric>-guid-map.csv``:
     every port's GUID with its device, port, host, rack and U;
     ``<fabric>-opensm.conf``: the options that route with ``ftree`` from these
-    files. ValueError when the design has no InfiniBand fabric.
+    files. A GUID file that would be empty is not written (OpenSM refuses
+    one, ``ERR AB29``). ValueError when the design has no InfiniBand fabric.
     """
     fabrics = ib_fabrics(design, catalog)
     if not fabrics:
@@ -629,33 +630,34 @@ def write_opensm_files(
     out_dir.mkdir(parents=True, exist_ok=True)
     result = []
     for fab in fabrics:
-        names = [out_dir / f"{fab.name}-{n}" for n in OPENSM_FILES]
-        root, cn, io, gmap = names
-        root.write_text(
-            "".join(f"0x{n.guid:016x}\n" for n in fab.roots), encoding="utf-8"
-        )
-        cn.write_text(
-            "".join(
-                f"0x{n.port_guid(1):016x}\n" for n in fab.cas if n.role == "compute"
-            ),
-            encoding="utf-8",
-        )
-        io.write_text(
-            "".join(f"0x{n.port_guid(1):016x}\n" for n in fab.cas if n.role == "io"),
-            encoding="utf-8",
-        )
+        root, cn, io, gmap = (out_dir / f"{fab.name}-{n}" for n in OPENSM_FILES)
+        files = {
+            root: [n.guid for n in fab.roots],
+            cn: [n.port_guid(1) for n in fab.cas if n.role == "compute"],
+            io: [n.port_guid(1) for n in fab.cas if n.role == "io"],
+        }
+        written: list[Path] = []
+        conf_lines = [
+            "# OpenSM options routing this fabric as designed (fat tree); the GUIDs",
+            "# are the export's placeholders: replace them with the real ones after",
+            "# bring-up (see the guid-map file).",
+            "routing_engine ftree",
+        ]
+        keys = {root: "root_guid_file", cn: "cn_guid_file", io: "io_guid_file"}
+        for target, guids in files.items():
+            # OpenSM refuses an empty GUID file (ERR AB29) and falls back to
+            # minhop: a fabric without I/O nodes gets no io_guid_file
+            if target.exists():
+                target.unlink()
+            if not guids:
+                continue
+            target.write_text("".join(f"0x{g:016x}\n" for g in guids), "utf-8")
+            written.append(target)
+            conf_lines.append(f"{keys[target]} {target.resolve()}")
         gmap.write_text(_guid_map(fab), encoding="utf-8")
         conf = out_dir / f"{fab.name}-opensm.conf"
-        conf.write_text(
-            "# OpenSM options routing this fabric as designed (fat tree); the GUIDs\n"
-            "# are the export's placeholders: replace them with the real ones after\n"
-            "# bring-up (see the guid-map file).\n"
-            "routing_engine ftree\n"
-            f"root_guid_file {root.resolve()}\n"
-            f"cn_guid_file {cn.resolve()}\n"
-            f"io_guid_file {io.resolve()}\n",
-            encoding="utf-8",
-        )
+        conf.write_text("\n".join(conf_lines) + "\n", encoding="utf-8")
+        names = [*written, gmap]
         result.append((fab, [*names, conf]))
     return result
 
