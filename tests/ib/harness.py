@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 TOOLS = ("ibsim", "opensm", "ibnetdiscover")
@@ -73,8 +73,18 @@ class Sim:
         env = {**os.environ, "IBSIM_SOCKNAME": self.sock}
         assert PATHS["ibsim"] is not None
         self.proc = subprocess.Popen(
-            [*NICE, PATHS["ibsim"], "-s", "-N", str(nodes), "-S", str(switches),
-             "-P", str(ports), str(netfile)],
+            [
+                *NICE,
+                PATHS["ibsim"],
+                "-s",
+                "-N",
+                str(nodes),
+                "-S",
+                str(switches),
+                "-P",
+                str(ports),
+                str(netfile),
+            ],
             stdin=subprocess.PIPE,
             stdout=self._log_fh,
             stderr=subprocess.STDOUT,
@@ -163,6 +173,9 @@ class Sim:
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        if self.proc.stdin is not None:
+            with suppress(OSError):
+                self.proc.stdin.close()
         self._log_fh.close()
 
 
