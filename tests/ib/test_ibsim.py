@@ -92,8 +92,8 @@ def verify(design_file: Path, text: str, tmp: Path, capsys: Any) -> tuple[int, d
 
 def design_items(report: dict) -> list[dict]:
     """The items that are the fabric's, not the simulator's rate limit."""
-    sim = ibsim_rate_items(report["items"])
-    return [i for i in report["items"] if i not in sim]
+    sim = {id(i) for i in ibsim_rate_items(report["items"])}
+    return [i for i in report["items"] if id(i) not in sim]
 
 
 def bring_up(ex: Exported, fabric: str, tmp: Path) -> Sim:
