@@ -54,6 +54,7 @@ __all__ = [
     "AsBuiltEnd",
     "AsBuiltItem",
     "AsBuiltReport",
+    "count_text",
     "punch_list_csv",
     "verify_fabric",
 ]
@@ -67,6 +68,25 @@ KINDS: dict[str, str] = {
     "not_seen": "Device not seen",
 }
 """Item kinds in report order, with their titles."""
+
+_MANY = {
+    "missing": "missing cables",
+    "swapped": "swapped cables",
+    "unexpected": "unexpected cables",
+    "degraded": "links below design rate",
+    "unknown_device": "unknown devices",
+    "not_seen": "devices not seen",
+}
+
+
+def count_text(counts: dict[str, int]) -> str:
+    """``1 missing cable, 2 swapped cables`` (kinds with none left out)."""
+    return ", ".join(
+        f"{n:,} {KINDS[k].lower() if n == 1 else _MANY[k]}"
+        for k, n in counts.items()
+        if n
+    )
+
 
 Port = tuple[str, int]
 
@@ -193,10 +213,7 @@ class AsBuiltReport:
         )
         if self.ok:
             return head + "; matches the design\n"
-        counts = ", ".join(
-            f"{n} {KINDS[k].lower()}" for k, n in self.counts().items() if n
-        )
-        lines = [head, f"{len(self.items)} differences: {counts}"]
+        lines = [head, f"{len(self.items):,} differences: {count_text(self.counts())}"]
         lines += [f"  {item.message()}" for item in self.items]
         return "\n".join(lines) + "\n"
 

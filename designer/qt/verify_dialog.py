@@ -31,7 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from designer.core.model import Design
-from designer.io.asbuilt import KINDS, AsBuiltReport, punch_list_csv, verify_fabric
+from designer.io.asbuilt import (
+    AsBuiltReport,
+    count_text,
+    punch_list_csv,
+    verify_fabric,
+)
 from designer.io.ibdiscovered import DiscoveredFileError, read_ibnetdiscover
 from designer.qt.resources import icon
 
@@ -145,7 +150,7 @@ class VerifyDialog(QDialog):
             ok.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.items.addItem(ok)
             return
-        parts = ", ".join(f"{n:,} {KINDS[k].lower()}" for k, n in counts.items() if n)
+        parts = count_text(counts)
         self.summary.setText(
             f"{head}<br><b>{len(report.items):,} differences</b>: {parts}. "
             "Click an item to show it on the canvas."
@@ -276,7 +281,7 @@ def write_punch_pdf(report: AsBuiltReport, path: str | Path, title: str) -> None
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     writer.setPageOrientation(QPageLayout.Orientation.Landscape)
     writer.setPageMargins(QMarginsF(10, 10, 10, 10), QPageLayout.Unit.Millimeter)
-    writer.setResolution(300)
+    writer.setResolution(96)  # the document's points map to the page as on screen
     writer.setTitle(f"Punch list: {title}")
     doc = QTextDocument()
     doc.setHtml(punch_html(report, title))
