@@ -296,8 +296,12 @@ def verify_fabric(
     for name, ids in seen_names.items():
         if name not in design_nodes:
             nid = ids[0]
-            node = found.nodes.get(nid)
-            guid = f"GUID {node.guid:#018x}" if node and node.guid else nid
+            seen_node = found.nodes.get(nid)
+            guid = (
+                f"GUID {seen_node.guid:#018x}"
+                if seen_node is not None and seen_node.guid
+                else nid
+            )
             items.append(
                 AsBuiltItem(
                     "unknown_device",
@@ -310,18 +314,18 @@ def verify_fabric(
             )
     used: set[Port] = set()
     matched: set[tuple[Port, Port]] = set()
-    for link in found.links:
-        a = (names[link.a[0]], link.a[1])
-        b = (names[link.b[0]], link.b[1])
+    for seen in found.links:
+        a = (names[seen.a[0]], seen.a[1])
+        b = (names[seen.b[0]], seen.b[1])
         used.update((a, b))
         pa, pb = peer.get(a), peer.get(b)
         if pa is not None and pa[0] == b:
             matched.add((a, b))
             matched.add((b, a))
-            design = pa[1]
-            got = _gbps(link.width, link.speed)
+            want = pa[1]
+            got = _gbps(seen.width, seen.speed)
             slower = got is not None and (
-                got < design.gbps or (link.width or 0) < design.width
+                got < want.gbps or (seen.width or 0) < want.width
             )
             if slower:
                 items.append(
@@ -330,18 +334,19 @@ def verify_fabric(
                         pa[2].name,
                         end(a),
                         end(b),
-                        f"{design.rate} ({design.gbps:g} Gb/s)",
-                        f"up at {link.rate} ({got:g} Gb/s)",
-                        (design.link,),
+                        f"{want.rate} ({want.gbps:g} Gb/s)",
+                        f"up at {seen.rate} ({got:g} Gb/s)",
+                        (want.link,),
                         _devices(end(a), end(b)),
-                        (design.cable,),
+                        (want.cable,),
                     )
                 )
             continue
         ea, eb = end(a), end(b)
         links = tuple(x[1].link for x in (pa, pb) if x is not None)
         cables = tuple(x[1].cable for x in (pa, pb) if x is not None)
-        fab = (pa or pb)[2].name if (pa or pb) else fabric_of
+        either = pa or pb
+        fab = either[2].name if either is not None else fabric_of
         expected = (
             f"{a[0]} port {a[1]} to {describe(a)}; {b[0]} port {b[1]} to {describe(b)}"
         )
@@ -353,7 +358,7 @@ def verify_fabric(
                 ea,
                 eb,
                 expected,
-                f"cabled to each other ({link.rate or 'rate not given'})",
+                f"cabled to each other ({seen.rate or 'rate not given'})",
                 links,
                 _devices(ea, eb),
                 cables,
@@ -401,16 +406,16 @@ def verify_fabric(
         if neighbours[name] and not neighbours[name] <= unseen_nodes:
             continue
         f = design_nodes[name]
-        n = f.nodes[name]
+        node = f.nodes[name]
         items.append(
             AsBuiltItem(
                 "not_seen",
                 f.name,
-                AsBuiltEnd(name, 0, n.device, "", n.rack, n.u),
+                AsBuiltEnd(name, 0, node.device, "", node.rack, node.u),
                 None,
-                f"{n.kind} {name!r} on the fabric",
+                f"{node.kind} {name!r} on the fabric",
                 "not in the file",
-                devices=(n.device,),
+                devices=(node.device,),
             )
         )
     order = {k: i for i, k in enumerate(KINDS)}

@@ -54,7 +54,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict, deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -512,11 +512,7 @@ def _rank(fab: IbFabric) -> None:
                 queue.append(m)
     for desc, r in rank.items():
         node = fab.nodes[desc]
-        fab.nodes[desc] = IbNode(**{**_fields(node), "rank": r})
-
-
-def _fields(node: IbNode) -> dict[str, object]:
-    return {k: getattr(node, k) for k in IbNode.__slots__}
+        fab.nodes[desc] = replace(node, rank=r)
 
 
 def _q(text: str) -> str:
