@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QMarginsF, QSizeF, Qt
 from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -51,6 +52,13 @@ _SEVERITY = {
     "unknown_device": "warning",
     "not_seen": "info",
 }
+# the "Show" choices: which kinds of item the list (and Mark on Canvas) holds
+SHOW: dict[str, tuple[str, ...]] = {
+    "All differences": tuple(_SEVERITY),
+    "Cabling (missing, swapped, unexpected)": ("missing", "swapped", "unexpected"),
+    "Links below design rate": ("degraded",),
+    "Devices (unknown, not seen)": ("unknown_device", "not_seen"),
+}
 FILE_FILTER = "ibnetdiscover output (*.txt *.topo *.out *.net);;All files (*)"
 
 
@@ -82,15 +90,22 @@ class VerifyDialog(QDialog):
         self.items.setWordWrap(True)
         self.items.setAlternatingRowColors(True)
         self.items.itemSelectionChanged.connect(self._mark_selected)
+        self.show_kinds = QComboBox()
+        self.show_kinds.setObjectName("asBuiltShow")
+        self.show_kinds.addItems(list(SHOW))
+        self.show_kinds.currentIndexChanged.connect(self._show_changed)
         self.open_button = QPushButton("&Open Discovered File…")
         self.open_button.clicked.connect(self.choose_file)
-        self.mark_button = QPushButton("&Mark All on Canvas")
+        self.mark_button = QPushButton("&Mark Shown on Canvas")
         self.mark_button.clicked.connect(self.mark_all)
         self.csv_button = QPushButton("Save Punch List as &CSV…")
         self.csv_button.clicked.connect(self._save_csv_dialog)
         self.pdf_button = QPushButton("Save Punch List as &PDF…")
         self.pdf_button.clicked.connect(self._save_pdf_dialog)
         row = QHBoxLayout()
+        row.addWidget(QLabel("&Show:"))
+        row.itemAt(0).widget().setBuddy(self.show_kinds)  # type: ignore[union-attr]
+        row.addWidget(self.show_kinds)
         for b in (self.open_button, self.mark_button, self.csv_button, self.pdf_button):
             row.addWidget(b)
         row.addStretch(1)
@@ -155,7 +170,28 @@ class VerifyDialog(QDialog):
             f"{head}<br><b>{len(report.items):,} differences</b>: {parts}. "
             "Click an item to show it on the canvas."
         )
-        for item in report.items:
+        self._refill()
+
+    def _show_changed(self) -> None:
+        self._refill()
+        self.mark_all()
+
+    def shown_kinds(self) -> tuple[str, ...]:
+        """The kinds of item the list shows (the Show choice)."""
+        return SHOW[self.show_kinds.currentText()]
+
+    def _refill(self) -> None:
+        report = self.report
+        if report is None or report.ok or not report.fabrics:
+            return
+        self.items.clear()
+        kinds = self.shown_kinds()
+        shown = [i for i in report.items if i.kind in kinds]
+        if not shown:
+            none = QListWidgetItem(icon("ok"), "None of these.")
+            none.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.items.addItem(none)
+        for item in shown:
             ends = item.a.text() + (f"  ⟷  {item.b.text()}" if item.b else "")
             text = (
                 f"{item.title}: {ends}\n    expected {item.expected}; "
@@ -177,16 +213,19 @@ class VerifyDialog(QDialog):
     # -- canvas ---------------------------------------------------------------
 
     def marked_ids(self) -> list[str]:
-        """Every link and device the punch list names."""
+        """Every link and device the shown items of the punch list name."""
         if self.report is None:
             return []
         ids: dict[str, None] = {}
+        kinds = self.shown_kinds()
         for item in self.report.items:
+            if item.kind not in kinds:
+                continue
             ids.update(dict.fromkeys((*item.links, *item.devices)))
         return list(ids)
 
     def mark_all(self) -> None:
-        """Select every link and device the punch list names on the canvas."""
+        """Select every link and device the shown items name on the canvas."""
         ids = self.marked_ids()
         if ids and self._select is not None:
             self._select(ids)

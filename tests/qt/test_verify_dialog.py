@@ -105,6 +105,12 @@ def test_dialog_lists_the_mistakes_and_marks_them(opened, qtbot, tmp_path) -> No
     dialog.items.setCurrentRow(0)
     first = report.items[0]
     assert set(window.canvas.selected_ids()) == {*first.links, *first.devices}
+    # shown: only the cabling items, then the (here none) slow links
+    dialog.show_kinds.setCurrentText("Links below design rate")
+    assert dialog.items.count() == 1 and dialog.items.item(0).text() == "None of these."
+    dialog.show_kinds.setCurrentText("Cabling (missing, swapped, unexpected)")
+    assert dialog.items.count() == 4
+    assert set(window.canvas.selected_ids()) >= links
     # punch list
     csv_path, pdf_path = tmp_path / "punch.csv", tmp_path / "punch.pdf"
     dialog.save_csv(csv_path)
