@@ -45,6 +45,7 @@ _RATE = re.compile(r"\b(\d+)x([A-Z][A-Z0-9]*)\s*(?:\(|$)")
 _GUID_LINE = re.compile(r"^(switchguid|caguid|hcaguids|rtguid)\s*=\s*(0x[0-9A-Fa-f]+)")
 _ASSIGN = re.compile(r"^[a-z][a-z_]*\s*=")
 _QUANTUM = re.compile(r"^MF0;([^:]+):.*$")
+_FQDN_HCA = re.compile(r"^([^.\s]+)\.\S+ (mlx\d+_\d+)$")
 
 
 class DiscoveredFileError(ValueError):
@@ -58,11 +59,16 @@ class DiscoveredFileError(ValueError):
 
 def node_name(desc: str) -> str:
     """The name a NodeDescription matches by: Quantum switches'
-    ``MF0;<name>:<model>/U1`` is ``<name>``; other descriptions as reported,
-    runs of spaces made one."""
+    ``MF0;<name>:<model>/U1`` is ``<name>``; a host that reports its full
+    domain name (``dgx-0001.cluster.local mlx5_0``) is its short name
+    (``dgx-0001 mlx5_0``); other descriptions as reported, runs of spaces
+    made one."""
     text = " ".join(desc.split())
     m = _QUANTUM.match(text)
-    return m.group(1) if m else text
+    if m:
+        return m.group(1)
+    m = _FQDN_HCA.match(text)
+    return f"{m.group(1)} {m.group(2)}" if m else text
 
 
 @dataclass(frozen=True, slots=True)

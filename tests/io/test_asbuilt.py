@@ -159,6 +159,9 @@ def test_a_host_off_is_its_missing_cables_and_a_stranger_is_unknown(
 
 def test_quantum_switch_descriptions_match_by_name(design, fabric) -> None:
     assert node_name("MF0;leaf-su01-r0:MQM9700/U1") == "leaf-su01-r0"
+    assert node_name("dgx-0001.pod.example mlx5_11") == "dgx-0001 mlx5_11"
+    assert node_name("dgx-0001  mlx5_11") == "dgx-0001 mlx5_11"
+    assert node_name("spine.01") == "spine.01"  # a switch name keeps its dots
     text = ibnetdiscover_text(fabric)
     for sw in fabric.switches:
         text = text.replace(f'"{sw.desc}"', f'"MF0;{sw.desc}:MQM9700/U1"')
