@@ -226,3 +226,97 @@ def test_verify_command_exit_codes(tmp_path, capsys) -> None:
     assert "cannot read" in capsys.readouterr().err
     with pytest.raises(DiscoveredFileError):
         read_ibnetdiscover(tmp_path / "none.txt")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_mistakes_are_each_named_and_nothing_else(seed: int) -> None:
+    """Pulls, swaps, moves to a free port and extra leaf-to-leaf cables, on
+    ports no other mistake touches: one item per cable wrong, of its kind."""
+    import random
+
+    rng = random.Random(seed)
+    design = generate.fat_tree("dgx-h100", 12, "qm9700")
+    (fab,) = ib_fabrics(design)
+    n = fab.nodes
+    touched: set[tuple[str, int]] = set()
+    used = {(e.node, e.port) for x in fab.links for e in (x.a, x.b)}
+    links = list(fab.links)
+    want: list[tuple[str, frozenset[tuple[str, int]]]] = []
+
+    def key(*ports: IbEnd | tuple[str, int]) -> frozenset[tuple[str, int]]:
+        return frozenset(p if isinstance(p, tuple) else (p.node, p.port) for p in ports)
+
+    def fresh(*ports: IbEnd) -> bool:
+        return not any((p.node, p.port) in touched for p in ports)
+
+    def free_port(switch: str) -> int:
+        options = [
+            p
+            for p in fab.port_names[switch]
+            if (switch, p) not in used and (switch, p) not in touched
+        ]
+        return rng.choice(options)
+
+    for _ in range(rng.randint(1, 6)):
+        kind = rng.choice(["pull", "swap", "move", "extra"])
+        if kind == "pull":
+            x = rng.choice(links)
+            if not fresh(x.a, x.b):
+                continue
+            links.remove(x)
+            touched |= key(x.a, x.b)
+            want.append(("missing", key(x.a, x.b)))
+        elif kind == "swap":
+            x, y = rng.sample(
+                [
+                    lk
+                    for lk in links
+                    if n[lk.a.node].is_switch and n[lk.b.node].is_switch
+                ],
+                2,
+            )
+            if (
+                not fresh(x.a, x.b, y.a, y.b)
+                or x.a.node == y.b.node
+                or y.a.node == x.b.node
+            ):
+                continue
+            if x.a.node == y.a.node or x.b.node == y.b.node:
+                continue
+            links.remove(x)
+            links.remove(y)
+            links += [
+                IbLink(x.a, y.b, 4, "NDR", "", 0),
+                IbLink(y.a, x.b, 4, "NDR", "", 0),
+            ]
+            touched |= key(x.a, x.b, y.a, y.b)
+            want += [("swapped", key(x.a, y.b)), ("swapped", key(y.a, x.b))]
+        elif kind == "move":
+            x = rng.choice(
+                [
+                    lk
+                    for lk in links
+                    if n[lk.a.node].is_switch and n[lk.b.node].is_switch
+                ]
+            )
+            if not fresh(x.a, x.b):
+                continue
+            p = free_port(x.a.node)
+            moved = IbEnd(x.a.node, p, x.a.device, "")
+            links.remove(x)
+            links.append(IbLink(moved, x.b, 4, "NDR", "", 0))
+            touched |= key(x.a, x.b) | {(x.a.node, p)}
+            want.append(("unexpected", key(moved, x.b)))
+        else:
+            a, b = rng.sample([s.desc for s in fab.switches if s.rank == 0], 2)
+            pa, pb = free_port(a), free_port(b)
+            ea, eb = IbEnd(a, pa, n[a].device, ""), IbEnd(b, pb, n[b].device, "")
+            links.append(IbLink(ea, eb, 4, "NDR", "", 0))
+            touched |= {(a, pa), (b, pb)}
+            want.append(("unexpected", key(ea, eb)))
+    bad = copy.copy(fab)
+    bad.links = links
+    report = run(design, bad)
+    got = sorted((i.kind, sorted(ends(i))) for i in report.items)
+    assert got == sorted((k, sorted(e)) for k, e in want)
+    assert report.ok == (not want)
