@@ -55,6 +55,7 @@ import hashlib
 from collections import defaultdict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -353,19 +354,21 @@ def ib_fabrics(design: Design, catalog: Catalog | None = None) -> list[IbFabric]
     hosts = DesignHosts(design, cat)
     numbering = _Numbering(entries)
     rows = []
-    for r in cabling_rows(design, cat):
-        ea, eb = entries.get(r[2]), entries.get(r[8])
+    for row in cabling_rows(design, cat):
+        r = _cable(row)
+        ea, eb = entries.get(r.a), entries.get(r.b)
         if ea is None or eb is None:
             continue
-        ia, ib = ea.interface(r[5]), eb.interface(r[11])
+        ia, ib = ea.interface(r.a_group), eb.interface(r.b_group)
         if ia is None or ib is None or common_media(ia, ib) is not Media.INFINIBAND:
             continue
         rows.append((r, ea, eb, ia, ib))
-        for dev, entry, iface, port in ((r[2], ea, ia, r[6]), (r[8], eb, ib, r[12])):
+        for dev, entry, iface, port in (
+            (r.a, ea, ia, r.a_port),
+            (r.b, eb, ib, r.b_port),
+        ):
             if entry.category is Category.SWITCH and ":" in port:
-                numbering.split[dev] = max(
-                    numbering.split[dev], iface.split(int(r[18]))
-                )
+                numbering.split[dev] = max(numbering.split[dev], iface.split(r.speed))
 
     fabrics: dict[str, IbFabric] = {}
     taken: set[int] = set()
@@ -424,27 +427,83 @@ def ib_fabrics(design: Design, catalog: Catalog | None = None) -> list[IbFabric]
         fab = fabrics.get(fabric)
         if fab is None:
             fab = fabrics[fabric] = IbFabric(fabric)
-        if not r[6] or not r[12]:
-            fab.skipped.append(f"cable {r[0]} ({r[1]}): {r[21] or 'no port'}")
+        if not r.a_port or not r.b_port:
+            fab.skipped.append(f"cable {r.cable} ({r.link}): {r.note or 'no port'}")
             continue
-        na = node_for(r[2], ea, r[6], r[4], fab)
-        nb = node_for(r[8], eb, r[12], r[10], fab)
+        na = node_for(r.a, ea, r.a_port, r.a_host, fab)
+        nb = node_for(r.b, eb, r.b_port, r.b_host, fab)
         if na is None or nb is None:
-            fab.skipped.append(f"cable {r[0]} ({r[1]}): a port is not InfiniBand")
+            fab.skipped.append(f"cable {r.cable} ({r.link}): a port is not InfiniBand")
             continue
-        width, speed = link_rate(int(r[18]), ia.speed_gbps, ib.speed_gbps)
+        width, speed = link_rate(r.speed, ia.speed_gbps, ib.speed_gbps)
         ends = []
-        for (node, number), dev, port in ((na, r[2], r[6]), (nb, r[8], r[12])):
+        for (node, number), dev, port in ((na, r.a, r.a_port), (nb, r.b, r.b_port)):
             ends.append(IbEnd(node.desc, number, dev, port, node.rack, node.u))
-        fab.links.append(IbLink(ends[0], ends[1], width, speed, str(r[1]), int(r[0])))
+        fab.links.append(IbLink(ends[0], ends[1], width, speed, r.link, r.cable))
     ordered = sorted(fabrics.values(), key=lambda f: (f.name != "compute", f.name))
     for fab in ordered:
         _rank(fab)
     return ordered
 
 
+@dataclass(frozen=True, slots=True)
+class _Cable:
+    """The cabling plan's fields of one cable that the topology needs."""
+
+    cable: int
+    link: str
+    a: str
+    a_host: str
+    a_group: str
+    a_port: str
+    b: str
+    b_host: str
+    b_group: str
+    b_port: str
+    speed: int
+    fabric: str
+    note: str
+
+
+@lru_cache(maxsize=1)
+def _columns() -> dict[str, int]:
+    from designer.io.export.cabling import CABLING_COLUMNS
+
+    return {name: i for i, name in enumerate(CABLING_COLUMNS)}
+
+
+_COLUMN_OF = {
+    "cable": "cable",
+    "link": "link",
+    "a": "from_device",
+    "a_host": "from_host",
+    "a_group": "from_port_group",
+    "a_port": "from_port",
+    "b": "to_device",
+    "b_host": "to_host",
+    "b_group": "to_port_group",
+    "b_port": "to_port",
+    "speed": "speed_gbps",
+    "fabric": "fabric",
+    "note": "note",
+}
+
+
+def _cable(row: tuple[Any, ...]) -> _Cable:
+    """A cabling-plan row by column name (the plan may gain columns)."""
+    col = _columns()
+    got = {k: row[col[c]] for k, c in _COLUMN_OF.items()}
+    return _Cable(
+        cable=int(got["cable"]),
+        link=str(got["link"]),
+        speed=int(got["speed"]),
+        **{k: str(v) for k, v in got.items() if k not in ("cable", "link", "speed")},
+    )
+
+
 def _components(
-    rows: list[tuple[Any, ...]], entries: Mapping[str, CatalogEntry | None]
+    rows: list[tuple[_Cable, Any, Any, Any, Any]],
+    entries: Mapping[str, CatalogEntry | None],
 ) -> list[str]:
     """Each cable's InfiniBand subnet, named by the fabrics of its cables.
 
@@ -468,14 +527,14 @@ def _components(
         return dev if is_switch else f"{dev}\0{fabric}"
 
     for r, *_ in rows:
-        a, b = find(key(r[2], r[19])), find(key(r[8], r[19]))
+        a, b = find(key(r.a, r.fabric)), find(key(r.b, r.fabric))
         if a != b:
             parent[a] = b
     labels: dict[str, list[str]] = defaultdict(list)
     for r, *_ in rows:
-        root = find(key(r[2], r[19]))
-        if str(r[19]) not in labels[root]:
-            labels[root].append(str(r[19]))
+        root = find(key(r.a, r.fabric))
+        if r.fabric not in labels[root]:
+            labels[root].append(r.fabric)
     order = {"compute": 0, "storage": 1}
     names: dict[str, str] = {}
     used: set[str] = set()
@@ -486,7 +545,7 @@ def _components(
             name, k = f"{base}-{k}", k + 1
         used.add(name)
         names[root] = name
-    return [names[find(key(r[2], r[19]))] for r, *_ in rows]
+    return [names[find(key(r.a, r.fabric))] for r, *_ in rows]
 
 
 def _rank(fab: IbFabric) -> None:
