@@ -306,6 +306,8 @@ def test_a_single_switch_fabric_is_not_a_fat_tree_for_opensm(
         lambda: generate.fat_tree("gb200-nvl72", 8, "qm9700"),
         lambda: generate.fat_tree("dgx-a100", 40, "qm8700"),
         lambda: generate.superpod("dgx-h100", 2),
+        lambda: generate.superpod("dgx-b200", 1),
+        lambda: generate.superpod("gb200-nvl72", 2),
     ],
     ids=[
         "b200-64",
@@ -313,6 +315,8 @@ def test_a_single_switch_fabric_is_not_a_fat_tree_for_opensm(
         "gb200-8racks",
         "a100-40-hdr",
         "superpod-h100-2su",
+        "superpod-b200-1su",
+        "superpod-gb200-2su",
     ],
 )
 def test_generated_fabrics_route_under_ftree(make, tmp_path: Path, capsys) -> None:
@@ -340,6 +344,7 @@ def test_generated_fabrics_route_under_ftree(make, tmp_path: Path, capsys) -> No
 # -- what OpenSM itself reports on miswired fat trees (the notes) ------
 
 
+@pytest.mark.slow
 def test_opensm_refuses_uneven_uplinks_and_a_node_on_a_spine(tmp_path: Path) -> None:
     design = generate.fat_tree("dgx-h100", 12, "qm9700")
     ex = export(design, tmp_path)
