@@ -213,3 +213,38 @@ def test_export_command_writes_both_and_refuses_an_ethernet_design(
     err = capsys.readouterr().err
     assert code == 2
     assert "no InfiniBand cable" in err
+
+
+def test_cutting_one_bundle_keeps_every_other_cables_infiniband_ports() -> None:
+    """With pinned ports an edit to one link moves no other cable in the
+    topology either: the verified fabric stays the one that was cabled."""
+    from designer.core.commands import Document, UpdateLinks
+    from designer.io import dumps_design, loads_design
+
+    cat = default_catalog()
+    design = loads_design(dumps_design(generate.fat_tree("dgx-h100", 16, "qm9700")))
+    doc = Document(design)
+    t = design.links
+    i = next(
+        k
+        for k, (a, b, c) in enumerate(zip(t.a, t.b, t.cables, strict=True))
+        if a.startswith("leaf") and b.startswith("spine") and c >= 2
+    )
+    lid = t.id[i]
+
+    def cables(d) -> dict[str, set[frozenset[tuple[str, int]]]]:
+        out: dict[str, set[frozenset[tuple[str, int]]]] = {}
+        for fab in ib_fabrics(d, cat):
+            for x in fab.links:
+                out.setdefault(x.link, set()).add(
+                    frozenset({(x.a.node, x.a.port), (x.b.node, x.b.port)})
+                )
+        return out
+
+    before = cables(doc.design)
+    doc.execute(UpdateLinks({lid: {"cables": 1}}, lookup=cat))
+    after = cables(doc.design)
+    assert len(after[lid]) == 1 and after[lid] < before[lid]
+    assert {k: v for k, v in after.items() if k != lid} == {
+        k: v for k, v in before.items() if k != lid
+    }
