@@ -22,8 +22,9 @@ port, front-panel port, rack and U:
 ``unknown_device``
     a node whose NodeDescription is in no fabric of the design;
 ``not_seen``
-    a designed node absent from the file whose cables all lead to nodes also
-    absent (a node cabled to a seen one shows as its ``missing`` cables).
+    a designed switch absent from the file, or an HCA whose cables all lead
+    to nodes also absent (an HCA cabled to a seen switch shows as its
+    ``missing`` cable: a single-port CA disappears with its cable).
 
 Only the design's fabrics that the file touches (any node name in common)
 are compared, so the output of ``ibnetdiscover`` on the compute fabric is
@@ -403,10 +404,14 @@ def verify_fabric(
             neighbours[link.a.node].add(link.b.node)
             neighbours[link.b.node].add(link.a.node)
     for name in sorted(unseen_nodes, key=lambda n: _order(design_nodes, n)):
-        if neighbours[name] and not neighbours[name] <= unseen_nodes:
-            continue
         f = design_nodes[name]
         node = f.nodes[name]
+        if (
+            not node.is_switch
+            and neighbours[name]
+            and not neighbours[name] <= unseen_nodes
+        ):
+            continue  # an HCA's absence is its cable's: listed as missing
         items.append(
             AsBuiltItem(
                 "not_seen",

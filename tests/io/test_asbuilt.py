@@ -320,3 +320,41 @@ def test_random_mistakes_are_each_named_and_nothing_else(seed: int) -> None:
     got = sorted((i.kind, sorted(ends(i))) for i in report.items)
     assert got == sorted((k, sorted(e)) for k, e in want)
     assert report.ok == (not want)
+
+
+def test_a_leaf_switched_off_is_not_seen_with_its_hosts_and_uplinks(
+    design, fabric
+) -> None:
+    leaf = next(n for n in fabric.switches if n.rank == 0)
+    hosts = {
+        e.node
+        for x in fabric.links
+        if leaf.desc in (x.a.node, x.b.node)
+        for e in (x.a, x.b)
+        if not fabric.nodes[e.node].is_switch
+    }
+    gone = {leaf.desc} | {
+        h
+        for h in hosts
+        if all(
+            leaf.desc in (x.a.node, x.b.node)
+            for x in fabric.links
+            if h in (x.a.node, x.b.node)
+        )
+    }
+    fab = copy.copy(fabric)
+    fab.nodes = {k: v for k, v in fabric.nodes.items() if k not in gone}
+    fab.links = [x for x in fabric.links if not {x.a.node, x.b.node} & gone]
+    report = run(design, fab)
+    counts = report.counts()
+    uplinks_of_leaf = [
+        x
+        for x in fabric.links
+        if leaf.desc in (x.a.node, x.b.node)
+        and fabric.nodes[x.a.node].is_switch
+        and fabric.nodes[x.b.node].is_switch
+    ]
+    assert counts["not_seen"] == len(gone)
+    assert counts["missing"] == len(uplinks_of_leaf) > 0
+    assert sum(counts.values()) == len(report.items) == len(gone) + len(uplinks_of_leaf)
+    assert any(i.kind == "not_seen" and i.a.node == leaf.desc for i in report.items)
