@@ -138,10 +138,20 @@ def test_generated_fat_tree_comes_up_routes_and_verifies(
     assert {n.desc for n in fab.nodes.values()} <= set(text.split('"'))
 
 
+@pytest.mark.parametrize(
+    "source",
+    ["generated", "dgx-h100-superpod-4su"],
+    ids=["fat-tree-12", "h100-4su-placed"],
+)
 def test_mistakes_made_in_ibsim_are_each_named_and_nothing_else(
-    tmp_path: Path, capsys
+    source: str, tmp_path: Path, capsys
 ) -> None:
-    design = generate.fat_tree("dgx-h100", 12, "qm9700")
+    placed = source != "generated"
+    design: Design | Path = (
+        SAMPLES / f"{source}.json"
+        if placed
+        else generate.fat_tree("dgx-h100", 12, "qm9700")
+    )
     ex = export(design, tmp_path)
     fab = ex.fabrics["compute"]
     nodes = fab.nodes
@@ -239,6 +249,8 @@ def test_mistakes_made_in_ibsim_are_each_named_and_nothing_else(
     for item in items:
         for e in (item["a"], item["b"]):
             assert e["device"] and e["port_name"], item
+            if placed:
+                assert e["rack"] and e["u"] is not None, item
     assert FTREE_OK in log  # ftree does not flag the sibling link: we do
 
 
