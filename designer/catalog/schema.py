@@ -290,6 +290,24 @@ class StorageSpec(_Strict):
     capacity_tb: float = Field(gt=0)
 
 
+class HcaNames(_Strict):
+    """The RDMA device names a host reports for its InfiniBand ports.
+
+    ``names`` maps a NetBox interface name to the device (``osfp1/1: mlx5_11``
+    on a DGX H100, as its user guide's network-module table gives it); in a
+    rack of trays the keys leave out the tray prefix (``osfp1: mlx5_0``) and
+    hold for every tray. ``assumed`` says the map is not published and taken
+    by analogy (``source`` says from what). An InfiniBand port missing from
+    the map is ``mlx5_<k>`` in interface order, also assumed.
+    """
+
+    names: dict[str, Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,32}$")]] = Field(
+        min_length=1
+    )
+    source: str = Field(min_length=1)
+    assumed: bool = False
+
+
 class Extension(_Strict):
     """Our additions to the NetBox device type."""
 
@@ -326,6 +344,11 @@ class Extension(_Strict):
     )
     port_groups: list[Interface] = Field(
         min_length=1, description="port groups over the NetBox interfaces"
+    )
+    hca_names: HcaNames | None = Field(
+        default=None,
+        description="RDMA device name (mlx5_N) of each InfiniBand port, as the "
+        "host reports it in its NodeDescription",
     )
 
 
@@ -482,6 +505,7 @@ class CatalogEntry(NetboxDeviceType):
             if "data" not in names:
                 raise ValueError("a storage entry needs an interface named 'data'")
         self._check_trays()
+        self._check_hca_names()
         if ext.price.estimate and "price" not in self.estimated_fields:
             raise ValueError(
                 "x-designer.price.estimate is true: add a 'price: <derivation>' "
@@ -524,6 +548,39 @@ class CatalogEntry(NetboxDeviceType):
                         f"(tray ports start with {trays.prefix(1)!r} ... "
                         f"{trays.prefix(trays.count)!r})"
                     )
+
+    def _check_hca_names(self) -> None:
+        """Every key of ``hca_names`` is an interface (of tray 1 in a rack of
+        trays) and no device name repeats within a host."""
+        hca = self.ext.hca_names
+        if hca is None:
+            return
+        known = {i.name for i in self.netbox_interfaces}
+        trays = self.ext.trays
+        prefix = trays.prefix(1) if trays is not None else ""
+        for key in hca.names:
+            if prefix + key not in known:
+                raise ValueError(
+                    f"x-designer.hca_names.names: {key!r} is not an interface"
+                    + (f" (of tray 1: {prefix + key!r})" if prefix else "")
+                )
+        values = list(hca.names.values())
+        if len(set(values)) != len(values):
+            raise ValueError(
+                f"x-designer.hca_names.names: a device name repeats: {values}"
+            )
+
+    def hca_name(self, port: str) -> str | None:
+        """The RDMA device name the catalog gives interface ``port`` (a tray's
+        ``tray3-osfp1`` looks up ``osfp1``); None: not in ``hca_names``."""
+        hca = self.ext.hca_names
+        if hca is None:
+            return None
+        name = port.partition(":")[0]
+        tray = self.tray_of_port(name)
+        if tray is not None and self.ext.trays is not None:
+            name = name[len(self.ext.trays.prefix(tray)) :]
+        return hca.names.get(name)
 
     def tray_of_port(self, port: str) -> int | None:
         """The tray (1-based) whose interface ``port`` is; None: the port is the

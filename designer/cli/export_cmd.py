@@ -1,5 +1,6 @@
 """``cluster-designer export FILE [--pdf OUT] [--svg OUT] [--png OUT] [--bom OUT]
-[--cabling OUT] [--slurm DIR|FILE.conf] [--netbox DIR] [--page-size A4|Letter]``.
+[--cabling OUT] [--slurm DIR|FILE.conf] [--netbox DIR] [--ibnetdiscover FILE]
+[--opensm DIR] [--page-size A4|Letter]``.
 
 CSV and Slurm exports are pure; Qt is imported (offscreen) only for PDF/SVG/PNG.
 Exit codes: 0 written, 2 the input cannot be used or an output cannot be written.
@@ -17,7 +18,17 @@ from designer.core.formatting import plural
 from designer.view.paper import PAGE_SIZES, paper_from_environ
 
 EXIT_OK, EXIT_INPUT = 0, 2
-OUTPUTS = ("pdf", "svg", "png", "bom", "cabling", "slurm", "netbox")
+OUTPUTS = (
+    "pdf",
+    "svg",
+    "png",
+    "bom",
+    "cabling",
+    "slurm",
+    "netbox",
+    "ibnetdiscover",
+    "opensm",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +50,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--netbox",
         metavar="DIR",
         help="NetBox bulk-import CSVs (sites, locations, racks, devices, cables)",
+    )
+    parser.add_argument(
+        "--ibnetdiscover",
+        metavar="FILE",
+        help="InfiniBand topology in the ibnetdiscover format (ibsim reads it): "
+        "the first fabric at FILE, another (storage) at FILE-<fabric>",
+    )
+    parser.add_argument(
+        "--opensm",
+        metavar="DIR",
+        help="OpenSM files per InfiniBand fabric: root GUIDs (top tier), compute "
+        "and I/O node GUIDs, GUID map, opensm.conf for ftree routing",
     )
     parser.add_argument(
         "--page-size",
@@ -65,7 +88,8 @@ def run(
     if not any(wanted.values()):
         err.write(
             "cluster-designer export: nothing to export; give at least one of "
-            "--pdf, --svg, --png, --bom, --cabling, --slurm, --netbox\n"
+            "--pdf, --svg, --png, --bom, --cabling, --slurm, --netbox, "
+            "--ibnetdiscover, --opensm\n"
         )
         return EXIT_INPUT
     from designer.io import DesignFileError, load_design
@@ -90,6 +114,9 @@ def run(
         return _export(design, wanted, page_size, ids, out)
     except OSError as exc:
         err.write(f"cluster-designer export: cannot write: {exc}\n")
+        return EXIT_INPUT
+    except ValueError as exc:  # nothing of the kind to export (no InfiniBand)
+        err.write(f"cluster-designer export: {exc}\n")
         return EXIT_INPUT
 
 
@@ -138,6 +165,10 @@ def _export(
         text = ", ".join(f"{n:,} {k}" for k, n in counts.items())
         placed = "" if design.physical is not None else "; not placed: no racks"
         done("netbox", path, t0, text + placed)
+    if wanted["ibnetdiscover"] or wanted["opensm"]:
+        from designer.cli.verify_cmd import export_ib
+
+        export_ib(design, wanted["ibnetdiscover"], wanted["opensm"], done)
     if path := wanted["slurm"]:
         t0 = time.perf_counter()
         if path.lower().endswith(".conf"):

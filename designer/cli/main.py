@@ -40,6 +40,7 @@ COMMANDS = (
     "schema",
     "export",
     "import-netbox",
+    "verify",
     "gui",
 )
 NO_CATALOG = ("schema",)
@@ -163,12 +164,19 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     val.add_argument("file", metavar="FILE")
     val.add_argument("--json", action="store_true", help="print the JSON report")
     val.set_defaults(func=_cmd_validate)
-    from designer.cli import compare_cmd, estimate_cmd, netbox_cmd, place_cmd
+    from designer.cli import (
+        compare_cmd,
+        estimate_cmd,
+        netbox_cmd,
+        place_cmd,
+        verify_cmd,
+    )
 
     estimate_cmd.register(sub)
     compare_cmd.register(sub)
     place_cmd.register(sub)
     netbox_cmd.register(sub)
+    verify_cmd.register(sub)
     sch = sub.add_parser("schema", help="print the JSON Schema of the design file")
     sch.set_defaults(func=_cmd_schema)
     _add_export(sub, load_export)

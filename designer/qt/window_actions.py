@@ -102,6 +102,12 @@ class WindowActions:
         self.export.setEnabled(
             importlib.util.find_spec("designer.qt.export") is not None
         )
+        self.verify_asbuilt = act(
+            "&Verify As-Built…",
+            lambda: _open_verify(w),
+            None,
+            "Compare ibnetdiscover output of the built fabric with the design",
+        )
         self.close = act(
             "&Close",
             h.close_design,
@@ -214,6 +220,7 @@ class WindowActions:
         file.addMenu(self.recent_menu)
         file.addSeparator()
         file.addActions([self.save, self.save_as, self.export])
+        file.addAction(self.verify_asbuilt)
         file.addSeparator()
         file.addActions([self.close, self.quit])
         edit = bar.addMenu("&Edit")
@@ -336,3 +343,10 @@ class WindowActions:
             menu.addAction("(none)").setEnabled(False)
         menu.addSeparator()
         menu.addAction("Clear List").triggered.connect(self.host.clear_recent_files)
+
+
+def _open_verify(window: QMainWindow) -> None:
+    """File > Verify As-Built... (designer.qt.verify_dialog)."""
+    from designer.qt.verify_dialog import open_verify_dialog
+
+    open_verify_dialog(window)

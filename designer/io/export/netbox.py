@@ -13,7 +13,9 @@
   it; a rack of trays by the rack's name its trays build on), any other
   device by its id;
 - ``cables.csv``: one row per cable of the cabling plan, between NetBox
-  interface names, with ``type`` from the medium, ``length`` and
+  interface names (the ports each link holds, its pins:
+  :mod:`designer.core.pins`; the plan's ``from_port``/``to_port``), with
+  ``type`` from the medium, ``length`` and
   ``length_unit`` (m). A breakout lane is a single-termination row from the
   split port (its NetBox interface) to the far port, labelled with the lane:
   a splitter cable is several such rows.
