@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from designer.workload.fabric import Finding
+from designer.workload.serving_result import Inference
 
 
 class _Out(BaseModel):
@@ -278,11 +279,18 @@ class Estimate(_Out):
     unknown: dict[str, str]
     findings: list[Finding]
     nonblocking_days: float | None = None
+    inference: Inference | None = Field(
+        default=None,
+        description="serving throughput, latency and capacity (inference jobs)",
+    )
 
     def value(self, path: str) -> Any:
-        """The figure at a dotted path such as ``step.dp_comm_s``."""
+        """The figure at a dotted path such as ``step.dp_comm_s`` (None below
+        an absent block, such as ``inference`` of a training job)."""
         node: Any = self
         for part in path.split("."):
+            if node is None:
+                return None
             node = node[part] if isinstance(node, dict) else getattr(node, part)
         return node
 
