@@ -305,7 +305,12 @@ def _out(
 
 
 def _ms(seconds: float | None) -> str:
-    return "no limit" if seconds is None else f"{quantity(seconds * 1000.0)} ms"
+    return "no limit" if seconds is None else f"{limit_text(seconds * 1000.0)} ms"
+
+
+def limit_text(value: float) -> str:
+    """A limit as the user gave it: ``40``, ``2,000``, ``12.5``."""
+    return f"{value:,.0f}" if value == int(value) else quantity(value)
 
 
 def _target(
@@ -375,7 +380,7 @@ def _findings(out: Inference, d: DesignFacts, spec: ModelSpec) -> list[Finding]:
     res: list[Finding] = []
     if out.meets_slo:
         limit = (
-            f"a {quantity(out.tpot_limit_ms)} ms TPOT target"
+            f"a {limit_text(out.tpot_limit_ms)} ms TPOT target"
             if out.tpot_limit_ms is not None
             else "no TPOT limit"
         )
@@ -406,7 +411,7 @@ def _findings(out: Inference, d: DesignFacts, spec: ModelSpec) -> list[Finding]:
                 code="INFERENCE_BELOW_BANDWIDTH_FLOOR",
                 severity=Severity.WARNING,
                 message=(
-                    f"the {quantity(out.tpot_limit_ms)} ms TPOT target is below the "
+                    f"the {limit_text(out.tpot_limit_ms)} ms TPOT target is below the "
                     f"memory-bandwidth floor of this replica "
                     f"({quantity(out.tpot_floor_ms)} ms: its weights read once per "
                     "token at the HBM peak); use more TP or lower-precision weights"
