@@ -13,6 +13,7 @@ from designer.workload import findings as finding_rules
 from designer.workload.describe import describe
 from designer.workload.fabric import (
     DesignFacts,
+    Finding,
     read_design,
 )
 from designer.workload.inputs import (
@@ -239,11 +240,12 @@ def estimate(
         findings=[],
         nonblocking_days=nonblocking_days,
     )
-    serving_findings: list[finding_rules.Finding] = []
+    serving_findings: list[Finding] = []
     if job is Job.INFERENCE:
         est.inference, serving_findings = serving_estimate.inference(
             spec, d, led, precision
         )
+        serving_estimate.set_plan(est)
     _explain(est, spec, d, led)
     findings = finding_rules.findings(est, work, plan, d, why_not, spec)
     findings += serving_findings

@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from designer.workload.fabric import Finding
 from designer.workload.serving_result import Inference
@@ -283,6 +289,16 @@ class Estimate(_Out):
         default=None,
         description="serving throughput, latency and capacity (inference jobs)",
     )
+
+    @model_serializer(mode="wrap")
+    def _inference_when_served(
+        self, handler: SerializerFunctionWrapHandler
+    ) -> dict[str, Any]:
+        """``inference`` is in the JSON of inference jobs only."""
+        data: dict[str, Any] = handler(self)
+        if data.get("inference", 0) is None:
+            del data["inference"]
+        return data
 
     def value(self, path: str) -> Any:
         """The figure at a dotted path such as ``step.dp_comm_s`` (None below

@@ -13,6 +13,7 @@ from designer.workload.fabric import DesignFacts, Finding, Severity
 from designer.workload.inputs import Ledger
 from designer.workload.modelled import peaks
 from designer.workload.presets import ModelSpec
+from designer.workload.result import Estimate
 from designer.workload.serving import Bound, Load, Point, ReplicaModel, ServingGpu
 from designer.workload.serving_result import (
     DisaggregatedOut,
@@ -217,6 +218,29 @@ def inference(
         out.target = _target(float(target), model, plan, d, out, disagg_on)
     _figures(led, out)
     return out, _findings(out, d, spec)
+
+
+def set_plan(est: Estimate) -> None:
+    """An inference job's plan is the serving model's replica: TP x PP GPUs,
+    one replica per DP rank (so ``parallelism`` and ``inference`` agree)."""
+    inf = est.inference
+    if inf is None:
+        return
+    p = est.parallelism
+    r = inf.replica
+    p.tp, p.pp, p.ep, p.dp = r.tp, r.pp, r.ep, max(inf.replicas, 1)
+    p.gpus_used = inf.replicas * r.gpus
+    p.idle_gpus = inf.idle_gpus
+    p.micro_batch = r.batch
+    p.tp_within_nvlink = r.tp <= p.nvlink_domain
+    p.chosen = "searched"
+    m = est.memory_gb_per_gpu
+    mg = inf.memory_gb
+    m.weights, m.kv_cache, m.activations = mg.weights, mg.kv_cache, mg.activations
+    m.gradients = m.optimizer = 0.0
+    m.transient = mg.reserve
+    m.total = mg.weights + mg.kv_cache + mg.activations + mg.reserve
+    m.capacity = mg.capacity
 
 
 def plan_why(plan: ServingPlan) -> str:
@@ -504,21 +528,48 @@ SOURCE = (
 )
 
 
+_LABELS = {
+    f"inference.{path}": (label, unit, est) for path, label, unit, est in FIGURES
+}
+_NULL_WHY = {
+    "inference.ttft_limit_ms": "no TTFT limit",
+    "inference.tpot_limit_ms": "no TPOT limit",
+    "inference.disaggregated": "no pair of prefill and decode pools meets the limits",
+    "inference.target": "no requests/s target given (--requests-per-s)",
+    "inference.why_not": "a replica shape meets the limits",
+}
+_EXACT = {"prompt_tokens", "output_tokens", "ttft_limit_ms", "tpot_limit_ms",
+          "weight_precision", "kv_precision", "shapes_tried", "idle_gpus",
+          "capacity"}  # fmt: skip
+
+
+def _leaves(data: dict[str, object], prefix: str) -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for key, value in data.items():
+        path = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            out += _leaves(value, path)
+        else:
+            out.append((path, value))
+    return out
+
+
 def _figures(led: Ledger, out: Inference) -> None:
-    for path, label, unit, est in FIGURES:
-        led.fig(f"inference.{path}", label, unit, SOURCE, est)
-    if out.disaggregated is not None:
-        for path, label, unit in (
-            ("disaggregated.requests_per_s", "Disaggregated: requests/s", "requests/s"),
-            ("disaggregated.ttft_ms", "Disaggregated: TTFT", "ms"),
-            ("disaggregated.kv_transfer_ms", "Disaggregated: KV transfer", "ms"),
-        ):
-            led.fig(f"inference.{path}", label, unit, SOURCE, True)
-    if out.target is not None:
-        led.fig(
-            "inference.target.gpus_needed", "GPUs for the target", "GPUs", SOURCE, True
-        )
-        led.fig("inference.target.change", "To meet the target", "", SOURCE, True)
+    """Describe every figure of ``out`` (labels for the main ones; the rest
+    named after their field) and say why a null one is null."""
+    for path, value in _leaves(out.model_dump(mode="json"), "inference"):
+        label, unit, est = _LABELS.get(path, ("", "", True))
+        name = path.rsplit(".", 1)[-1]
+        if not label:
+            where = path.split(".")[1] if path.count(".") > 1 else ""
+            label = name.replace("_", " ").replace(" ms", "").capitalize()
+            if where:
+                label = f"{where.replace('_', ' ').capitalize()}: {label.lower()}"
+            unit = "ms" if name.endswith("_ms") else unit
+            est = name not in _EXACT
+        led.fig(path, label, unit, SOURCE, est)
+        if value is None:
+            led.why(path, _NULL_WHY.get(path, "not computed"))
 
 
 def _unknown(led: Ledger, reason: str) -> None:
