@@ -558,6 +558,8 @@ def _figures(led: Ledger, out: Inference) -> None:
     """Describe every figure of ``out`` (labels for the main ones; the rest
     named after their field) and say why a null one is null."""
     for path, value in _leaves(out.model_dump(mode="json"), "inference"):
+        if path == "inference.sweep":
+            continue  # the chart's points, not a figure
         label, unit, est = _LABELS.get(path, ("", "", True))
         name = path.rsplit(".", 1)[-1]
         if not label:
