@@ -65,7 +65,7 @@ MARK = "#c0392b"
 _INVALID = "QLineEdit { border: 1px solid #c0392b; background: #fdf0ef; }"
 
 
-class _PlainLogAxis(pg.AxisItem):
+class _PlainLogAxis(pg.AxisItem):  # type: ignore[misc]
     """A log axis whose ticks read 10, 20, 50 ms rather than 2·10¹."""
 
     def logTickStrings(
