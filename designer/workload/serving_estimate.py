@@ -102,6 +102,41 @@ def serving_gpu(
     )
 
 
+def gpu_from_catalog(
+    model: str,
+    memory_gb: float,
+    peaks_tflops: dict[str, float | None],
+    weights: Precision,
+) -> ServingGpu | None:
+    """A catalog GPU (model, memory, dense peaks by precision) as the serving
+    model sees it, with the defaults of :mod:`.serving_facts`; None when a
+    fact is missing. FP4 weights without FP4 math run at the FP8 rate."""
+    hbm = serving_facts.HBM_TBYTES_S.get(model)
+    prec = weights
+    peak = peaks_tflops.get(prec.value)
+    if peak is None and prec is Precision.FP4:
+        prec = Precision.FP8
+        peak = peaks_tflops.get(prec.value)
+    bf16 = peaks_tflops.get("bf16") or peak
+    eff = serving_facts.SERVING_EFFICIENCY.get(
+        (facts.GENERATION.get(model, ""), prec.value)
+    )
+    if hbm is None or peak is None or bf16 is None or eff is None or memory_gb <= 0:
+        return None
+    return ServingGpu(
+        model,
+        memory_gb * _GB,
+        hbm.value * 1e12,
+        peak * 1e12,
+        bf16 * 1e12,
+        eff.value,
+        serving_facts.HBM_EFFICIENCY.value,
+        serving_facts.ATTENTION_SHARE.value,
+        serving_facts.MOE_SHARE.value,
+        serving_facts.RUNTIME_RESERVE.value,
+    )
+
+
 def _load(led: Ledger) -> Load:
     prompt = int(led.pick("prompt_tokens", serving_facts.PROMPT_TOKENS))
     output = int(led.pick("output_tokens", serving_facts.OUTPUT_TOKENS))
