@@ -17,8 +17,8 @@ from designer.catalog.loader import Catalog
 from designer.core.formatting import plural, quantity
 from designer.core.model import Design
 from designer.core.workload import Precision
-from designer.generate.serving import SERVING_SYSTEMS, serving, size
 from designer.workload.presets import PRESETS
+from designer.workload.serving_design import SERVING_SYSTEMS, serving, size
 from designer.workload.serving_facts import TPOT_MS, TTFT_MS
 
 

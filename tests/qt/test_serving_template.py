@@ -9,9 +9,9 @@ import pytest
 
 from designer.catalog.loader import default_catalog
 from designer.generate import GeneratorError
-from designer.generate.serving import serving, size
 from designer.qt.template_dialog import KINDS, TemplateDialog
 from designer.workload import estimate
+from designer.workload.serving_design import serving, size
 from tests.qt.helpers import settle
 
 

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import math
 
-from designer.qt.export.workload_charts import DAYS, FIT, MARK, Chart
+from PySide6.QtGui import QColor
+
+from designer.qt.export.workload_charts import MARK, Chart
 from designer.view.serving_summary import sweep_series
 from designer.workload import Estimate
 from designer.workload.serving_estimate import limit_text
+
+SWEEP = QColor("#4a7fb5")
+"""The sweep, as the panel's Serving chart draws it."""
+MISS = QColor("#b8c1ca")
+"""Points over a latency limit (grey, as in the panel)."""
 
 
 def serving_chart(est: Estimate) -> Chart | None:
@@ -32,10 +39,10 @@ def serving_chart(est: Estimate) -> Chart | None:
         (0.0, max(ys) * 1.1 or 1.0),
         x_log=True,
     )
-    chart.lines.append(([(p[0], p[1]) for p in series.points], DAYS, "sweep"))
+    chart.lines.append(([(p[0], p[1]) for p in series.points], SWEEP, "sweep"))
     for x, y, _, ok in series.points:
         if not ok:
-            chart.dots.append((x, y, FIT, ""))
+            chart.dots.append((x, y, MISS, ""))
     if series.tpot_limit_ms is not None:
         chart.verticals.append(
             (

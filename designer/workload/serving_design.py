@@ -1,4 +1,6 @@
-"""Inference serving templates: HGX/DGX nodes on a 400GbE leaf-spine, or GB200
+"""Inference serving templates (New from Template; here rather than in
+:mod:`designer.generate` because sizing needs the serving model, a layer
+above the generators): HGX/DGX nodes on a 400GbE leaf-spine, or GB200
 NVL72 racks, sized by the serving model (docs/serving-model.md) to serve a
 requests/s target for a model and request mix.
 
@@ -17,9 +19,8 @@ from dataclasses import dataclass
 from designer.catalog.schema import Category
 from designer.core.model import Design, Purpose
 from designer.core.workload import Job, Precision, Workload
-from designer.generate.fat_tree import fat_tree
+from designer.generate import GeneratorError, fat_tree
 from designer.generate.parts import CatalogLike, entry, resolve
-from designer.generate.plan import GeneratorError
 from designer.workload.collectives import FabricView
 from designer.workload.presets import preset
 from designer.workload.serving import Load, ReplicaModel
