@@ -122,7 +122,7 @@ def summary(est: Estimate) -> list[Line]:
         lines.append(
             Line("Time", time, ("days", "gpu_hours", "reliability.effective_days"))
         )
-    else:
+    elif est.inference is None:  # a serving estimate has no training time
         lines.append(Line("Time", v("days"), ("days",)))
     price = fabric_price(est)
     if price is not None:
