@@ -110,13 +110,17 @@ def test_a_training_job_says_where_serving_is(qtbot: Any, main_window: Any) -> N
 
 
 @pytest.mark.slow
-def test_render_serving_tab(qtbot: Any, main_window: Any, tmp_path: Path) -> None:
-    """Render the window with the Serving tab at 1280x800 (kept when
-    SERVING_PNG_DIR is set, to look at)."""
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_render_serving_tab(
+    qtbot: Any, main_window: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Render the window with the Serving tab (kept when SERVING_PNG_DIR is
+    set, to look at)."""
     window = open_sample(qtbot, main_window, ETH)
     _show(window)
-    window.resize(1280, 800)
+    window.resize(*size)
     qtbot.wait(200)
-    out = Path(os.environ.get("SERVING_PNG_DIR", tmp_path)) / "serving-1280x800.png"
+    name = f"serving-{size[0]}x{size[1]}.png"
+    out = Path(os.environ.get("SERVING_PNG_DIR", tmp_path)) / name
     assert window.grab().save(str(out))
     assert out.stat().st_size > 10_000
