@@ -100,7 +100,6 @@ def test_text_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--tpot-ms" in capsys.readouterr().err
 
 
-@pytest.mark.slow
 def test_nvl72_keeps_tp_inside_the_rack(capsys: pytest.CaptureFixture[str]) -> None:
     inf = _run(capsys, NVL, "--job", "inference", "--model", "llama3-405b",
                "--precision", "fp8")["inference"]  # fmt: skip
