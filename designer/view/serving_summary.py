@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from designer.core.formatting import noun, plural, quantity
 from designer.view.workload_summary import ESTIMATE_MARK, Line
 from designer.workload import Estimate
-from designer.workload.serving import Bound
-from designer.workload.serving_estimate import BOUND_WORDS, limit_text
+from designer.workload.serving_estimate import bound_words, limit_text, pool_shape
 
 NOT_INFERENCE = (
     "Serving figures are for inference jobs: set the job to Inference serving "
@@ -52,8 +51,7 @@ def serving_lines(est: Estimate) -> list[Line]:
                 f"{m} {quantity(inf.requests_per_s)} requests/s, "
                 f"{quantity(inf.tokens_per_s)} output tokens/s "
                 f"({quantity(inf.tokens_per_s_per_gpu)} per GPU), "
-                f"{inf.max_concurrency:,} sequences in flight; "
-                f"{BOUND_WORDS[Bound(inf.bound)]}",
+                f"{inf.max_concurrency:,} sequences in flight; {bound_words(inf)}",
                 (
                     "inference.requests_per_s",
                     "inference.tokens_per_s",
@@ -93,8 +91,8 @@ def serving_lines(est: Estimate) -> list[Line]:
             Line(
                 "Disaggregated",
                 f"{m} {quantity(d.requests_per_s)} requests/s with "
-                f"{d.prefill.replicas:,} x TP {d.prefill.tp} prefill and "
-                f"{d.decode.replicas:,} x TP {d.decode.tp} decode "
+                f"{d.prefill.replicas:,} x {pool_shape(d.prefill)} prefill and "
+                f"{d.decode.replicas:,} x {pool_shape(d.decode)} decode "
                 f"{noun(d.decode.replicas, 'replica')} (KV cache over {d.kv_link} in "
                 f"{_ms(d.kv_transfer_ms)}; {d.gain:+.0%} against colocated)",
                 ("inference.disaggregated.requests_per_s",),

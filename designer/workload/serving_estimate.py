@@ -44,6 +44,19 @@ BOUND_WORDS = {
 }
 
 
+PREFILL_WORDS = (
+    "prefill compute (the new prompts chunked into each decode round), not "
+    "the decode's memory reads, is the limit"
+)
+
+
+def bound_words(out: Inference) -> str:
+    """What limits the design, in words (prefill named when it dominates)."""
+    if out.bound == Bound.COMPUTE.value and out.prefill_share >= 0.5:
+        return PREFILL_WORDS
+    return BOUND_WORDS[Bound(out.bound)]
+
+
 def serving_gpu(
     d: DesignFacts, weights: Precision, led: Ledger, given_peak: float | None
 ) -> tuple[ServingGpu | None, str | None]:
@@ -341,6 +354,7 @@ def _out(
         max_batch=shape_r.max_batch,
         tpot_floor_ms=model.tpot_floor(shape) * 1000.0,
         prefill_ms=point.prefill_s * 1000.0,
+        prefill_share=point.prefill_share,
         idle_gpus=d.gpus - n * shape.gpus,
         memory_gb=ServingMemory(
             weights=mem.weights / _GB,
@@ -451,8 +465,7 @@ def _findings(out: Inference, d: DesignFacts, spec: ModelSpec) -> list[Finding]:
                     f"at {limit} this design serves {quantity(out.requests_per_s)} "
                     f"requests/s ({quantity(out.tokens_per_s)} output tokens/s, "
                     f"{plural(out.replicas, 'replica')} of {out.replica.gpus} "
-                    f"{noun(out.replica.gpus, 'GPU')}); "
-                    f"{BOUND_WORDS[Bound(out.bound)]}"
+                    f"{noun(out.replica.gpus, 'GPU')}); {bound_words(out)}"
                 ),
             )
         )
@@ -485,8 +498,8 @@ def _findings(out: Inference, d: DesignFacts, spec: ModelSpec) -> list[Finding]:
                 severity=Severity.INFO,
                 message=(
                     f"separate prefill and decode pools ({dis.prefill.replicas:,} x "
-                    f"TP {dis.prefill.tp} prefill, {dis.decode.replicas:,} x TP "
-                    f"{dis.decode.tp} decode, KV sent over {dis.kv_link} in "
+                    f"{pool_shape(dis.prefill)} prefill, {dis.decode.replicas:,} x "
+                    f"{pool_shape(dis.decode)} decode, KV sent over {dis.kv_link} in "
                     f"{quantity(dis.kv_transfer_ms)} ms) serve "
                     f"{quantity(dis.requests_per_s)} requests/s, "
                     f"{dis.gain:.0%} more"
@@ -517,6 +530,12 @@ def _findings(out: Inference, d: DesignFacts, spec: ModelSpec) -> list[Finding]:
             )
         )
     return res
+
+
+def pool_shape(p: Pool) -> str:
+    """``TP 4``, ``TP 1 x PP 8``, ``TP 8, EP 8``."""
+    text = f"TP {p.tp}" + (f" x PP {p.pp}" if p.pp > 1 else "")
+    return text + (f", EP {p.ep}" if p.ep > 1 else "")
 
 
 def _no_fit(spec: ModelSpec, d: DesignFacts, plan: ServingPlan) -> Finding:

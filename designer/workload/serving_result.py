@@ -113,6 +113,9 @@ class Inference(_Out):
         "no software does better)"
     )
     prefill_ms: float
+    prefill_share: float = Field(
+        description="share of a decode round spent prefilling the new prompts"
+    )
     idle_gpus: int
     memory_gb: ServingMemory
     step: StepParts
