@@ -106,3 +106,15 @@ def test_nvl72_keeps_tp_inside_the_rack(capsys: pytest.CaptureFixture[str]) -> N
     assert inf["meets_slo"] is True
     assert inf["replica"]["tp"] <= 72
     assert inf["replicas"] >= 1
+
+
+def test_compare_reads_the_serving_tokens_per_s(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = ["--job", "inference", "--model", "llama3-70b", "--precision", "fp8"]
+    est = _run(capsys, ETH, *base)["inference"]
+    assert main(["compare", ETH, "--variant", "leaf-2:1", *base, "--json"]) == 0
+    cmp = json.loads(capsys.readouterr().out)
+    design = cmp["designs"][0]
+    assert design["tokens_per_s"] == pytest.approx(est["tokens_per_s"])
+    assert design["plan"] == f"{est['replica']['gpus']} x {est['replicas']} replicas"
