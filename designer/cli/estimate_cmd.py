@@ -71,6 +71,24 @@ _OPTIONS: tuple[tuple[str, str, Any, str, str], ...] = (
         "N",
         "inference sequences in flight per replica",
     ),
+    ("--prompt-tokens", "prompt_tokens", _whole, "N", "inference: prompt length"),
+    ("--output-tokens", "output_tokens", _whole, "N", "inference: answer length"),
+    ("--ttft-ms", "ttft_ms", _number, "T", "inference: time-to-first-token limit"),
+    ("--tpot-ms", "tpot_ms", _number, "T", "inference: time-per-output-token limit"),
+    (
+        "--requests-per-s",
+        "requests_per_s",
+        _number,
+        "R",
+        "inference: requests/s target (how many GPUs meet it)",
+    ),
+    (
+        "--kv-precision",
+        "kv_precision",
+        str,
+        "bf16|fp8|fp4",
+        "inference: KV cache format",
+    ),
     ("--mfu", "mfu", _number, "F", "model FLOPs utilisation, 0-1"),
     (
         "--peak-tflops",
@@ -169,6 +187,13 @@ def add_workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--job", choices=("pretrain", "finetune", "lora", "inference"), default=None
     )
+    parser.add_argument(
+        "--disaggregated",
+        action="store_const",
+        const=True,
+        default=None,
+        help="inference: size separate prefill and decode pools",
+    )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -187,7 +212,7 @@ def overrides(args: argparse.Namespace) -> Any:
 
     from designer.core.workload import Workload
 
-    fields = ["model", "job"] + [f for _, f, *_ in _OPTIONS]
+    fields = ["model", "job", "disaggregated"] + [f for _, f, *_ in _OPTIONS]
     given = {f: getattr(args, f) for f in fields if getattr(args, f, None) is not None}
     try:
         return Workload.model_validate(given)

@@ -122,6 +122,20 @@ def gbps(value: float) -> str:
     return f"{value:,.0f} Gb/s" if value >= 10 else f"{value:.3g} Gb/s"
 
 
+def quantity(value: float) -> str:
+    """A rate or count in three significant figures with thousands grouped:
+    "1,900", "31,300", "2.45", "0.125" (requests/s, tokens/s, ms)."""
+    if not math.isfinite(value):
+        return NOT_A_NUMBER
+    if value == 0:
+        return "0"
+    digits = 3 - math.floor(math.log10(abs(value))) - 1
+    rounded = round(value, digits)
+    if abs(rounded) >= 100:
+        return f"{rounded:,.0f}"
+    return f"{rounded:,.{max(digits, 0)}f}"
+
+
 def is_non_blocking(value: float | None) -> bool:
     """Whether a down:up ratio reads as non-blocking (within 1 % of 1:1)."""
     return (

@@ -89,6 +89,23 @@ class Workload(_Strict):
     precision: Precision | None = None
     context_length: _Count | None = Field(default=None, description="inference")
     concurrent_sequences: _Count | None = Field(default=None, description="inference")
+    prompt_tokens: _Count | None = Field(default=None, description="inference")
+    output_tokens: _Count | None = Field(default=None, description="inference")
+    ttft_ms: _Positive | None = Field(
+        default=None, description="inference: time-to-first-token limit"
+    )
+    tpot_ms: _Positive | None = Field(
+        default=None, description="inference: time-per-output-token limit"
+    )
+    requests_per_s: _Positive | None = Field(
+        default=None, description="inference: requests/s target"
+    )
+    kv_precision: Precision | None = Field(
+        default=None, description="inference: KV cache number format"
+    )
+    disaggregated: bool | None = Field(
+        default=None, description="inference: separate prefill and decode pools"
+    )
     mfu: _Share | None = None
     peak_tflops: _Positive | None = Field(
         default=None, description="dense peak per GPU at the precision used"

@@ -29,12 +29,13 @@ from designer.core.model import Design
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
 OVERSUBSCRIPTION = (1.0, 1.5, 2.0, 3.0, 4.0)
-KINDS = ("superpod", "fat_tree", "k_ary", "nvl72")
+KINDS = ("superpod", "fat_tree", "k_ary", "nvl72", "serving")
 KIND_TITLES = {
     "superpod": "DGX SuperPOD (reference architecture)",
     "fat_tree": "Fat tree (with oversubscription)",
     "k_ary": "k-ary fat tree (textbook, k-port switches)",
     "nvl72": "NVL72 scalable unit (rack-scale)",
+    "serving": "Inference serving (sized for requests/s)",
 }
 
 
@@ -184,6 +185,7 @@ class TemplateDialog(QDialog):
         form.addRow("Scalable units", self.nvl_sus)
         form.addRow(note)
         self.pages.addWidget(page)
+        self._build_serving_page()
         for w in (
             self.sp_system,
             self.ft_tiers,
@@ -196,6 +198,13 @@ class TemplateDialog(QDialog):
         for s in (self.sp_sus, self.ft_nodes, self.ft_su, self.k_k, self.nvl_sus):
             s.valueChanged.connect(self._schedule)
         self.ft_rail.toggled.connect(self._schedule)
+
+    def _build_serving_page(self) -> None:
+        from designer.qt.serving_template import ServingPage
+
+        self.serving_page = ServingPage(self.catalog)
+        self.serving_page.changed.connect(self._schedule)
+        self.pages.addWidget(self.serving_page)
 
     def _on_kind_changed(self, index: int) -> None:
         self.pages.setCurrentIndex(index)
@@ -253,6 +262,8 @@ class TemplateDialog(QDialog):
                 else None,
                 catalog=self.catalog,
             )
+        if kind == "serving":
+            return self.serving_page.generate()
         if kind == "k_ary":
             return generate.k_ary(
                 self.k_k.value(),
@@ -307,5 +318,6 @@ class TemplateDialog(QDialog):
         self.message.setText(
             f"{fmt.plural(len(self.design.devices), 'device')}, "
             f"{fmt.plural(len(self.design.links), 'link bundle')}."
+            + (f" {self.serving_page.sized_text}" if self.kind() == "serving" else "")
         )
         ok.setEnabled(True)

@@ -95,7 +95,15 @@ def summary(est: Estimate) -> list[Line]:
         if p.tp_within_nvlink
         else f"; TP {p.tp} SPANS NVLink domains of {p.nvlink_domain}"
     )
-    lines.append(Line("Plan", plan, ("parallelism.tp", "parallelism.tp_within_nvlink")))
+    if est.inference is not None:
+        # the serving model's replica is the plan of an inference job
+        from designer.view.serving_summary import serving_lines
+
+        lines += serving_lines(est)
+    else:
+        lines.append(
+            Line("Plan", plan, ("parallelism.tp", "parallelism.tp_within_nvlink"))
+        )
     st = est.step
     if st.step_s is not None and st.mfu is not None:
         step = (
@@ -114,7 +122,7 @@ def summary(est: Estimate) -> list[Line]:
         lines.append(
             Line("Time", time, ("days", "gpu_hours", "reliability.effective_days"))
         )
-    else:
+    elif est.inference is None:  # a serving estimate has no training time
         lines.append(Line("Time", v("days"), ("days",)))
     price = fabric_price(est)
     if price is not None:

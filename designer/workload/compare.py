@@ -211,6 +211,8 @@ def from_estimate(
     effective = est.reliability.effective_days
     if days is None:
         for key in ("days", "tokens_per_s", "usd_per_run_owned", "usd_per_run_cloud"):
+            if key == "tokens_per_s" and tokens_per_s is not None:
+                continue  # a serving estimate's output tokens/s
             why(key, "days", "no training time")
     else:
         if tokens_per_s is None:
@@ -326,7 +328,11 @@ def _tokens(est: Estimate) -> float | None:
 
 def _tokens_per_s(est: Estimate, tokens: float | None) -> float | None:
     """The step's tokens/s when the estimate gives it, else the run's tokens
-    over its days (the same figure under a fixed MFU)."""
+    over its days (the same figure under a fixed MFU); a serving estimate's
+    output tokens/s of the design."""
+    inf = getattr(est, "inference", None)
+    if inf is not None:
+        return float(inf.tokens_per_s)
     given = getattr(est.step, "tokens_per_s", None)
     if given is not None:
         return float(given)

@@ -8,11 +8,12 @@ from typing import TypeVar
 from designer.catalog.loader import Catalog
 from designer.core.model import Design
 from designer.core.workload import Job, Precision, Recompute, Workload
-from designer.workload import blocks, facts, modelled
+from designer.workload import blocks, facts, modelled, serving_estimate
 from designer.workload import findings as finding_rules
 from designer.workload.describe import describe
 from designer.workload.fabric import (
     DesignFacts,
+    Finding,
     read_design,
 )
 from designer.workload.inputs import (
@@ -239,8 +240,15 @@ def estimate(
         findings=[],
         nonblocking_days=nonblocking_days,
     )
+    serving_findings: list[Finding] = []
+    if job is Job.INFERENCE:
+        est.inference, serving_findings = serving_estimate.inference(
+            spec, d, led, precision
+        )
+        serving_estimate.set_plan(est)
     _explain(est, spec, d, led)
     findings = finding_rules.findings(est, work, plan, d, why_not, spec)
+    findings += serving_findings
     describe(est, led)
     est.assumptions = led.assumptions
     est.figures = led.figures

@@ -95,6 +95,21 @@ PRESETS: dict[str, ModelSpec] = {
             source=f"{_LLAMA3}; 15T+ training tokens",
         ),
         ModelSpec(
+            "llama2-70b",
+            "Llama 2 70B",
+            68.98e9,
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            seq_len=4096,
+            vocab=32_000,
+            tokens=2e12,
+            source="Touvron et al. 2023 (Llama 2) and the model config: 80 layers, "
+            "hidden 8,192, 64 heads, 8 KV heads (GQA), 4K context, 2T tokens [P]; "
+            "the MLPerf Inference LLM benchmark's model",
+        ),
+        ModelSpec(
             "llama3-405b",
             "Llama 3 405B",
             405e9,

@@ -11,9 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from designer.workload.fabric import Finding
+from designer.workload.serving_result import Inference
 
 
 class _Out(BaseModel):
@@ -278,11 +285,28 @@ class Estimate(_Out):
     unknown: dict[str, str]
     findings: list[Finding]
     nonblocking_days: float | None = None
+    inference: Inference | None = Field(
+        default=None,
+        description="serving throughput, latency and capacity (inference jobs)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _inference_when_served(
+        self, handler: SerializerFunctionWrapHandler
+    ) -> dict[str, Any]:
+        """``inference`` is in the JSON of inference jobs only."""
+        data: dict[str, Any] = handler(self)
+        if data.get("inference", 0) is None:
+            del data["inference"]
+        return data
 
     def value(self, path: str) -> Any:
-        """The figure at a dotted path such as ``step.dp_comm_s``."""
+        """The figure at a dotted path such as ``step.dp_comm_s`` (None below
+        an absent block, such as ``inference`` of a training job)."""
         node: Any = self
         for part in path.split("."):
+            if node is None:
+                return None
             node = node[part] if isinstance(node, dict) else getattr(node, part)
         return node
 

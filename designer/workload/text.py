@@ -9,6 +9,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("memory_gb_total", "Memory, one copy of the job"),
     ("memory_gb_per_gpu", "Memory per GPU"),
     ("parallelism", "Parallelism"),
+    ("inference", "Serving"),
     ("time", "Time"),
     ("step", "One training step"),
     ("reliability", "Failures and checkpoints"),

@@ -98,14 +98,21 @@ def test_a_job_that_does_not_fit_says_so_and_times_nothing() -> None:
     assert est.min_gpus is not None and est.min_gpus > 8
 
 
-def test_inference_uses_the_fewest_gpus_per_replica() -> None:
+def test_inference_plan_is_the_serving_replica() -> None:
+    """The fewest GPUs that hold the model stay ``min_gpus``; the plan is the
+    serving model's best replica (issue 19: one sequence per replica was no
+    answer), replicas as DP."""
     est = run(
         dgx_tree(2), model="llama3-70b", job=Job.INFERENCE, precision=Precision.FP8
     )
     assert est.min_gpus == 1  # 70.6 GB of FP8 weights + 2.7 GB of KV on 80 GB
-    assert est.parallelism.tp == 1 and est.parallelism.dp == est.gpus
+    inf = est.inference
+    assert inf is not None
+    assert est.parallelism.tp == inf.replica.tp and est.parallelism.dp == inf.replicas
+    assert est.parallelism.gpus_used == inf.replicas * inf.replica.gpus
     bf16 = run(dgx_tree(2), model="llama3-70b", job=Job.INFERENCE)
-    assert bf16.min_gpus == 2 and bf16.parallelism.tp == 2
+    assert bf16.min_gpus == 2
+    assert bf16.inference is not None and bf16.inference.replica.gpus >= 2
 
 
 def test_moe_memory_holds_every_expert_but_flops_use_the_active() -> None:

@@ -27,6 +27,7 @@ def numbers(data: Any, prefix: str = "") -> dict[str, Any]:
             "by_tier_detail",
             "alternatives",
             "method",
+            "sweep",  # the serving chart's points (inference.sweep)
         ):
             continue
         if isinstance(value, dict):

@@ -12,6 +12,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter
 
 from designer.qt.export.layout import MUTED, Column, Flow
+from designer.qt.export.serving_chart import serving_chart
 from designer.qt.export.workload_charts import (
     Chart,
     cost_chart,
@@ -59,7 +60,7 @@ def workload_pages(flow: Flow, est: Estimate | None, error: str | None = None) -
     if est.findings:
         flow.heading("Workload findings", 11)
         flow.table(
-            [Column("Severity", 0.9), Column("Code", 2.0), Column("Message", 6.0)],
+            [Column("Severity", 0.9), Column("Code", 2.5), Column("Message", 5.5)],
             [[f.severity.value, f.code, f.message] for f in est.findings],
         )
     flow.heading("Workload figures", 11)
@@ -122,7 +123,11 @@ def _assumption(a: Assumption) -> list[str]:
 
 
 def _charts(flow: Flow, est: Estimate) -> None:
-    charts = [c for c in (days_chart(est), cost_chart(est)) if c is not None]
+    charts = [
+        c
+        for c in (days_chart(est), serving_chart(est), cost_chart(est))
+        if c is not None
+    ][:2]
     if not charts:
         return
     flow.finish()
@@ -142,6 +147,11 @@ def _charts(flow: Flow, est: Estimate) -> None:
     notes = []
     if est.days is not None:
         notes.append("days scale as 1 / GPUs at the same MFU")
+    if est.inference is not None and est.inference.sweep:
+        notes.append(
+            "throughput vs latency: the chosen replica from batch 1 to the batch "
+            "its KV cache holds, grey points over a latency limit"
+        )
     if est.tco.owned_usd_per_gpu_hour is not None:
         notes.append(
             "owning costs the same every hour, so per busy hour it is the owned cost "

@@ -30,6 +30,7 @@ from designer.qt.workload.charts import WorkloadCharts
 from designer.qt.workload.form import WorkloadForm
 from designer.qt.workload.results import FiguresTree, FindingsList
 from designer.qt.workload.runner import EstimateRunner
+from designer.qt.workload.serving import ServingView
 from designer.view.workload_summary import ESTIMATE_MARK, Line, sources_of, summary
 from designer.workload import Estimate
 
@@ -127,11 +128,14 @@ class WorkloadPanel(QWidget):
         self.form = WorkloadForm(document)
         self.form.message.connect(self.message)
         self.charts = WorkloadCharts()
+        self.serving = ServingView(document)
+        self.serving.message.connect(self.message)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.splitter, "Results")
         self.tabs.addTab(_scrolled(self.form), "Inputs")
         self.tabs.addTab(self.charts, "Charts")
+        self.tabs.addTab(_scrolled(self.serving), "Serving")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 2)
@@ -155,6 +159,7 @@ class WorkloadPanel(QWidget):
     def _on_changes(self, events: list[Event]) -> None:
         if any(isinstance(e, WorkloadChanged | DesignReplaced) for e in events):
             self.form.refresh()
+            self.serving.refresh()
         opened = any(isinstance(e, DesignReplaced) for e in events)
         if opened and self.document.design.workload is not None:
             self.tabs.setCurrentIndex(0)  # a design with a workload: its answers
@@ -179,6 +184,7 @@ class WorkloadPanel(QWidget):
         self.findings.show_estimate(None)
         self.tree.clear()
         self.charts.show_estimate(None)
+        self.serving.show_estimate(None)
         self.select_worst.setEnabled(False)
         self.select_leaf.setEnabled(False)
 
@@ -194,6 +200,7 @@ class WorkloadPanel(QWidget):
         self.findings.show_estimate(est)
         self.tree.show_estimate(est)
         self.charts.show_estimate(est)
+        self.serving.show_estimate(est)
         self.form.set_hints(est)
         n1 = est.n_minus_1
         self.select_worst.setEnabled(n1.worst_device is not None)

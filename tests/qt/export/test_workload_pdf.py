@@ -174,3 +174,34 @@ def test_cli_export_includes_the_workload_page(tmp_path: Path) -> None:
     sample = SAMPLES / "minimum-viable-enterprise.json"
     assert cli_main(["export", str(sample), "--pdf", str(out)]) == 0
     assert any("Workload fit" in t for t in _pages(out))
+
+
+def test_inference_page_has_the_serving_answers_and_chart(
+    qapp: Any, tmp_path: Path
+) -> None:
+    """The PDF, the panel and the CLI agree on the serving figures (issue 19)."""
+    from designer.core.formatting import quantity
+
+    name = "inference-ethernet.json"
+    design = load_design(SAMPLES / name)
+    out = tmp_path / "serving.pdf"
+    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
+    text = _workload_text(_pages(out))
+    inf = cli_json(SAMPLES / name)["inference"]
+    assert "Throughput vs latency, batch sweep" in text
+    assert f"TPOT limit {inf['tpot_limit_ms']:.0f} ms" in text
+    assert f"{quantity(inf['requests_per_s'])} requests/s" in text
+    r = inf["replica"]
+    assert f"TP {r['tp']} x PP {r['pp']} = {r['gpus']} GPUs" in text
+    assert "INFERENCE_SERVES" in text
+    if _PNG_DIR:
+        import subprocess
+
+        subprocess.run(
+            ["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", str(out),
+             str(Path(_PNG_DIR) / "serving-pdf")],
+            check=True,
+        )  # fmt: skip
+
+
+_PNG_DIR = __import__("os").environ.get("SERVING_PNG_DIR")

@@ -57,8 +57,8 @@ def open_sample(qtbot: Any, main_window: Any, name: str) -> Any:
 
 
 UNITS = (
-    r"(?:GB/s|Gb/s|GB|TB|B|s|min|h|days|GPU-h|tokens/s|tokens|sequences|FLOP|kW"
-    r"|TFLOP/s|years)"
+    r"(?:GB/s|Gb/s|GB|TB|B|ms|s|min|h|days|GPU-h|tokens/s|tokens|sequences|FLOP|kW"
+    r"|TFLOP/s|years|requests/s|GPUs)"
 )
 """The units a shown figure may end in."""
 _NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + UNITS + r")?$")
