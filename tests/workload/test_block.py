@@ -50,7 +50,7 @@ def test_block_round_trips_through_the_file(tmp_path: Path) -> None:
 def test_design_without_a_block_writes_null() -> None:
     data = json.loads(dumps_design(make_design()))
     assert data["workload"] is None
-    assert data["schema_version"] == SCHEMA_VERSION == 4
+    assert data["schema_version"] == SCHEMA_VERSION == 5
 
 
 def test_version_1_file_still_opens(tmp_path: Path) -> None:
