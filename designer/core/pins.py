@@ -50,6 +50,7 @@ __all__ = [
     "pin_pending",
     "pin_problems",
     "pinned",
+    "port_choices",
     "repin_update",
     "split_lane",
     "taken_message",
@@ -529,6 +530,33 @@ def end_ports(
     names = [g.group.port_name(p) or "" for p in range(g.count)]
     held = {names[p]: lid for p, lid in g.holder.items()}
     return names, held
+
+
+def port_choices(
+    design: Design, lookup: Any, link_id: str, end: str
+) -> list[tuple[str, str | None]]:
+    """Every port (lane at a breakout speed) the ``end`` ("a" or "b") of a link
+    could be pinned to, in front-panel order, with the link holding it (None:
+    free; the link's own pins count as free), for the Properties panel."""
+    table = design.links
+    i = table.position(link_id)
+    if i is None:
+        return []
+    link = table.row(i)
+    device, group = (link.a, link.a_port) if end == "a" else (link.b, link.b_port)
+    occ = _Occupancy(design, as_lookup(lookup))
+    occ.load([device], skip=(i,))
+    g = occ.group(device, group)
+    if g is None:
+        return []
+    split = max(1, g.group.split(link.speed_gbps))
+    out: list[tuple[str, str | None]] = []
+    for p in range(g.count):
+        for lane in range(split):
+            name = g.name(p, lane, split)
+            why = g.blocker(p, lane, link.speed_gbps)
+            out.append((name, g.holder.get(p, "") if why else None))
+    return out
 
 
 def check_pins(design: Design, link: Link, lookup: Any, position: int | None) -> None:
