@@ -348,7 +348,7 @@ def choose_pins(
     occ.load(touched, kinds=kinds)
     names, ports = s.names, s.port_names
     current: dict[int, list[list[str]]] = {}
-    asks: list[tuple[tuple[int, int], int, int, list[int]]] = []
+    asks: list[tuple[tuple[int, str, int, int], int, int, list[int]]] = []
     for i in rows:
         lo, hi = int(offsets[i]), int(offsets[i + 1])
         speed = int(s.speed[i])
@@ -380,9 +380,9 @@ def choose_pins(
         else:
             kind = kinds[end][i] if kinds is not None else None
             got = g.take(int(s.speed[i]), len(waiting), str(s.ids[i]), kind)
-        pins = current[i][end]
+        chosen_end = current[i][end]
         for k, name in zip(waiting, got, strict=True):
-            pins[k] = name
+            chosen_end[k] = name
     return {i: (tuple(a), tuple(b)) for i, (a, b) in current.items()}
 
 
