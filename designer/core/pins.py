@@ -704,7 +704,11 @@ def _pins_all_fine(design: Design, look: Lookup) -> bool:
         )
         if clash.any():
             return False
-    # one module kind per cage
+    # one module kind per cage (only a device type's group with two kinds can mix)
+    group_of = uniq[:, 0] * n_g + uniq[:, 1]
+    pair = np.unique(group_of * max(1, len(kinds)) + kind)
+    if len(np.unique(pair // max(1, len(kinds)))) == len(pair):
+        return True
     c_of, k_of = cage[inv], kind[inv]
     order = np.argsort(where * 65_536 + c_of, kind="stable")
     w_s, c_s, k_s = where[order], c_of[order], k_of[order]
