@@ -720,6 +720,9 @@ def pin_problems(design: Design, lookup: Any, limit: int = 50) -> list[PortTaken
     """Pins that name no port of their group or a port another link holds
     (a hand-edited file), in link order; at most ``limit``."""
     look = as_lookup(lookup)
+    arrays = design.links.arrays
+    if not bool((arrays.a_pins >= 0).any() or (arrays.b_pins >= 0).any()):
+        return []  # nothing pinned yet
     if _pins_all_fine(design, _tolerant(look)):
         return []
     occ = _Occupancy(design, look)
