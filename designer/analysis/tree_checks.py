@@ -27,8 +27,6 @@ leaf tier (leaf 1, spine 2, core 3).
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from designer.analysis.context import MAX_ITEMS, Context
@@ -160,28 +158,33 @@ def check_tree(ctx: Context) -> list[Finding]:
     lower = np.concatenate((u[up_a], v[up_b]))
     upper = np.concatenate((v[up_a], u[up_b]))
     count = np.concatenate((cables[up_a], cables[up_b]))
-    groups: Counter[tuple[int, int]] = Counter()
-    for a, b, c in zip(lower.tolist(), upper.tolist(), count.tolist(), strict=True):
-        groups[(a, b)] += c
-    by_tier: dict[int, dict[int, set[int]]] = {}
-    for (a, _), c in groups.items():
-        by_tier.setdefault(int(rank[a]), {}).setdefault(a, set()).add(c)
+    n_local = max(1, g.n)
     odd: list[str] = []
     detail: list[str] = []
-    for tier, switches_ in sorted(by_tier.items()):
-        sizes = Counter(s for sizes_ in switches_.values() for s in sizes_)
-        if len(sizes) < 2:
-            continue
-        common = sizes.most_common(1)[0][0]
-        bad = sorted(
-            _names(ctx, [s for s, got in switches_.items() if got != {common}])
-        )
-        odd += bad
-        shown = ", ".join(f"{k} cable{'s' if k != 1 else ''}" for k in sorted(sizes))
-        detail.append(
-            f"{_TIER.get(tier, f'tier-{tier}')} switches have groups of {shown} "
-            f"(most have {common}; {_listed(bad)} differ)"
-        )
+    if len(lower):
+        # one group per (switch, upper switch): its cables, summed in C
+        pair = lower * n_local + upper
+        keys, inv = np.unique(pair, return_inverse=True)
+        size = np.bincount(inv.reshape(-1), weights=count).astype(np.int64)
+        owner = keys // n_local
+        tier_of = rank[owner]
+        for tier in np.unique(tier_of).tolist():
+            here = tier_of == tier
+            sizes, freq = np.unique(size[here], return_counts=True)
+            if len(sizes) < 2:
+                continue
+            common = int(sizes[np.argmax(freq)])
+            bad = sorted(
+                _names(ctx, np.unique(owner[here & (size != common)]).tolist())
+            )
+            odd += bad
+            shown = ", ".join(
+                f"{k} cable{'s' if k != 1 else ''}" for k in sizes.tolist()
+            )
+            detail.append(
+                f"{_TIER.get(tier, f'tier-{tier}')} switches have groups of {shown} "
+                f"(most have {common}; {_listed(bad)} differ)"
+            )
     if odd:
         out.append(
             Finding(
