@@ -47,17 +47,14 @@ def switch_ranks(ctx: Context) -> IntArray:
     u, v = g.all_u, g.all_v
     if not len(u):
         return rank
-    node_deg = np.zeros(n, dtype=np.int64)
-    sw_deg = np.zeros(n, dtype=np.int64)
     both = g.switch[u] & g.switch[v]
     at_node = g.endpoint[u] ^ g.endpoint[v]
-    np.add.at(sw_deg, u[both], 1)
-    np.add.at(sw_deg, v[both], 1)
-    sw_end = np.where(g.endpoint[u], v, u)[at_node]
-    np.add.at(node_deg, sw_end, 1)
+    su, sv = u[both], v[both]
+    sw_deg = np.bincount(su, minlength=n) + np.bincount(sv, minlength=n)
+    nu, nv = u[at_node], v[at_node]
+    node_deg = np.bincount(np.where(g.endpoint[nu], nv, nu), minlength=n)
     leaf = g.switch & (node_deg > 0) & (node_deg >= sw_deg)
     rank[leaf] = 1
-    su, sv = u[both], v[both]
     frontier = leaf
     level = 1
     while frontier.any():
