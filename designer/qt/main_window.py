@@ -11,12 +11,20 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import (
     QByteArray,
     QPointF,
+    QRect,
     QSettings,
+    QSize,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -54,6 +62,31 @@ APP_NAME = "GPU Cluster Designer"
 LAYOUT_VERSION = 2
 #: Share of the window width the canvas keeps at least when the window opens.
 CANVAS_SHARE = 0.5
+#: The first window's size on a screen with room for it; a smaller screen gets
+#: its available area less the window manager's frame, so nothing opens off-screen.
+PREFERRED_SIZE = QSize(1600, 1000)
+#: The window manager's frame: sides and bottom, and the title bar on top.
+FRAME_SIDE = 4
+FRAME_TITLE = 32
+
+
+def first_window_geometry(available: QRect) -> QRect:
+    """Where the first window opens on a screen whose free area is ``available``:
+    1600x1000 centred when that fits, else the whole free area less the frame."""
+    room = QSize(
+        available.width() - 2 * FRAME_SIDE,
+        available.height() - FRAME_TITLE - FRAME_SIDE,
+    )
+    size = PREFERRED_SIZE.boundedTo(room.expandedTo(QSize(640, 480)))
+    left = available.left() + max(FRAME_SIDE, (available.width() - size.width()) // 2)
+    top = available.top() + max(FRAME_TITLE, (available.height() - size.height()) // 2)
+    return QRect(left, top, size.width(), size.height())
+
+
+def _available_geometry(widget: QWidget) -> QRect:
+    """The free area (without panels and docks) of the screen ``widget`` opens on."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1600, 1000)
 
 
 class MainWindow(QMainWindow, WindowFilesMixin):
@@ -173,7 +206,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.workload_panel.items_activated.connect(self.select_items)
         self.workload_panel.message.connect(self._show_message)
 
-        self.resize(1600, 1000)
+        self.setGeometry(first_window_geometry(_available_geometry(self)))
         self._size_docks_on_show = True  # False once a saved layout is restored
         self._checked_canvas_share = False
         if persist:
