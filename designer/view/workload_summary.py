@@ -76,6 +76,19 @@ def summary(est: Estimate) -> list[Line]:
         )
     fit += f"; fewest GPUs that hold it {v('min_gpus')}"
     lines.append(Line("Fits", fit, ("fits", "memory_gb_per_gpu.total", "min_gpus")))
+    other = est.other_job_on_plan
+    if other is not None:
+        verdict = {True: "fits", False: "does not fit", None: "fit unknown"}
+        lines.append(
+            Line(
+                "Same plan",
+                f"{JOB_WORDS.get(other.job, other.job)} on this plan (TP {p.tp} x "
+                f"PP {p.pp}): {ESTIMATE_MARK} {other.memory_gb_per_gpu:,.3g} GB per "
+                f"GPU, {verdict[other.fits]}. Each job's plan is searched for it, "
+                "so memory per GPU compares on one plan, not across two estimates",
+                ("memory_gb_per_gpu.total", "parallelism.tp"),
+            )
+        )
     if est.job == "inference":
         plan = (
             f"TP {p.tp} x PP {p.pp} GPUs per replica, {p.dp:,} replicas = "

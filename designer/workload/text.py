@@ -24,6 +24,8 @@ def section_of(path: str) -> str:
     head = path.split(".", 1)[0]
     if head in _TIME:
         return "time"
+    if head == "other_job_on_plan":  # beside this job's memory per GPU
+        return "memory_gb_per_gpu"
     if "." not in path:
         return ""
     return head

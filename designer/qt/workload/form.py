@@ -46,6 +46,7 @@ from designer.view.workload_fields import (
 )
 from designer.workload import PRESETS, Estimate
 from designer.workload import facts as wfacts
+from designer.workload.presets import ModelSpec, shape_for_params, shape_mismatch
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
 _SHAPE = (
@@ -361,7 +362,16 @@ class WorkloadForm(QWidget):
         if unchanged and (self.block is not None or value is None):
             edit.setText(display(spec, getattr(new, spec.name)))
             return
-        self._execute(new, f"Set {spec.label}")
+        derived = _derived_shape(new) if spec.name == "params" else None
+        if derived is not None:
+            new = new.model_copy(update=derived)
+        if self._execute(new, f"Set {spec.label}") and derived is not None:
+            self.message.emit(
+                f"Shape derived from {display(spec, new.params)} parameters "
+                f"(estimate): {derived['layers']} layers x {derived['hidden']:,} "
+                f"hidden, {derived['heads']} heads ({derived['kv_heads']} KV); "
+                "type your own to change it"
+            )
 
     def _on_choice(self, name: str, box: QComboBox, label: str) -> None:
         if self._filling:
@@ -503,6 +513,37 @@ class WorkloadForm(QWidget):
 
     def _on_remove_block(self) -> None:
         self._execute(None, "Remove workload")
+
+
+def _derived_shape(block: Workload) -> dict[str, int] | None:
+    """A custom model's shape re-derived from its new parameter count when the
+    shape it has is missing or another model's (switching a 70B preset to a
+    custom 7B model must not keep 80 layers x 8,192 hidden); else None."""
+    if block.model is not None or block.params is None:
+        return None
+    if block.active_params is not None:
+        return None  # an MoE's total counts its experts: no dense shape
+    spec = ModelSpec(
+        "custom",
+        "custom model",
+        block.params,
+        layers=block.layers,
+        hidden=block.hidden,
+        vocab=block.vocab,
+    )
+    if block.layers is not None and block.hidden is not None:
+        if shape_mismatch(spec) is None:
+            return None  # the user's own shape agrees with the parameters
+        layers = hidden = None
+    else:
+        layers, hidden = block.layers, block.hidden
+    return shape_for_params(
+        block.params,
+        layers=layers,
+        hidden=hidden,
+        vocab=block.vocab,
+        seq_len=block.seq_len,
+    )
 
 
 def _choose(box: QComboBox, data: str | None) -> None:
