@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from designer.core import formatting as fmt
 from designer.view.workload_fields import BY_NAME
 from designer.workload import Estimate, Row
 from designer.workload.curves import cost_vs_utilization, days_vs_gpus
@@ -208,10 +209,11 @@ def fabric_price(est: Estimate) -> Line | None:
         return None
     extra = est.days - ideal
     text = (
-        f"{ESTIMATE_MARK} {ideal:,.1f} days on a non-blocking fabric of the same GPUs"
+        f"{ESTIMATE_MARK} {fmt.duration(ideal)} on a non-blocking fabric of the "
+        "same GPUs"
     )
     if ideal > 0 and extra / ideal >= 0.0005:
-        text += f"; this fabric adds {extra:,.1f} days ({extra / ideal:+.1%})"
+        text += f"; this fabric adds {fmt.duration(extra)} ({extra / ideal:+.1%})"
     else:
         text += "; this fabric costs no time"
     return Line("Fabric's price", text, ("nonblocking_days", "days"))

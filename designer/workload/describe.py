@@ -154,7 +154,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "Training time",
         "days",
         "tokens / modelled tokens per second / 86,400 (docs/step-model.md); with "
-        "--mfu: FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
+        "a given MFU: FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
         _E,
     ),
     "gpu_hours": ("GPU-hours", "GPU-h", "days x 24 x GPUs used", _E),
@@ -177,7 +177,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "MFU",
         "",
         "model FLOPs (6 N + attention, no recompute) / (step x GPUs x dense peak); "
-        "an output of the step model unless --mfu is given",
+        "an output of the step model unless the MFU is given",
         _E,
     ),
     "step.hfu": (
@@ -224,7 +224,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "the TP, CP, EP, PP and DP time compute does not hide",
         _E,
     ),
-    "step.mfu_source": ("MFU from", "", "model, given (--mfu) or default", _X),
+    "step.mfu_source": ("MFU from", "", "model, given or default", _X),
     "step.tokens": (
         "Tokens per step",
         "tokens",

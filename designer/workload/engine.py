@@ -291,9 +291,9 @@ def _why_not_modelled(
             "missing): the step is not modelled, the MFU is the default"
         )
     if peak is None:
-        return "the GPU's dense peak is not known (give --peak-tflops)"
+        return "the GPU's dense peak is not known (give the peak per GPU)"
     if eff is None:
-        return "no efficiency default for these GPUs at this precision (give --mfu)"
+        return "no efficiency default for these GPUs at this precision (give the MFU)"
     return "the step is not modelled"
 
 
@@ -371,7 +371,7 @@ def _rates(
         led.why(
             "peak_tflops",
             f"no published dense {precision.value.upper()} peak for "
-            f"{d.gpu_model or 'these GPUs'} (give --peak-tflops)",
+            f"{d.gpu_model or 'these GPUs'} (give the peak per GPU)",
         )
         return Rates(None, mfu)
     led.note(
@@ -554,7 +554,10 @@ def _explain(
         paths += [f"memory_gb_per_gpu.{k}" for k in MemoryPerGpu.model_fields]
         paths += ["kv_cache_bytes_per_token", "fits", "min_gpus"]
         for path in paths:
-            led.why(path, "no model given: give --model NAME or --params N")
+            led.why(
+                path,
+                "no model given: choose a model preset or give the parameter count",
+            )
     if not d.gpus:
         led.why("fits", "the design has no GPUs")
         led.why("gpu_memory_gb", "the design has no compute nodes")

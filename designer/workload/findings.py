@@ -128,7 +128,7 @@ def findings(
                 "WORKLOAD_NO_PEAK",
                 Severity.INFO,
                 f"no published dense peak for {d.gpu_model}: training time is unknown "
-                "until a peak is given (--peak-tflops)",
+                "until the peak per GPU is given",
             )
         )
     return out

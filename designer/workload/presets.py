@@ -177,7 +177,7 @@ def preset(name: str) -> ModelSpec:
     if key is None:
         raise KeyError(
             f"unknown model {name!r}; expected one of: {', '.join(PRESETS)} "
-            "(or give --params)"
+            "(or give the parameter count)"
         )
     return PRESETS[key]
 

@@ -41,6 +41,8 @@ from designer.view.workload_fields import (
     FieldError,
     FieldSpec,
     display,
+    field_label,
+    hint,
     parse,
     updated,
 )
@@ -121,6 +123,8 @@ class WorkloadForm(QWidget):
             form.setFieldGrowthPolicy(
                 QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow
             )
+            # a narrow dock (1280x800) puts a long label above its field
+            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
             form.setContentsMargins(6, 4, 6, 4)
             form.setVerticalSpacing(3)
             groups[key] = form
@@ -139,7 +143,7 @@ class WorkloadForm(QWidget):
             edit.setObjectName(f"workload_{spec.name}")
             edit.setClearButtonEnabled(True)
             edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
-            label = spec.label + (f" ({spec.unit})" if spec.unit else "")
+            label = field_label(spec)
             groups[spec.group].addRow(label, edit)
             self.edits[spec.name] = edit
             self._rows[spec.name] = (groups[spec.group], edit)
@@ -250,7 +254,7 @@ class WorkloadForm(QWidget):
                 if value is not None and name not in used and self.block is not None:
                     spec = next(f for f in FIELDS if f.name == name)
                     edit = self.edits[name]
-                    edit.setPlaceholderText(f"{display(spec, value)} (preset)")
+                    edit.setPlaceholderText(f"{hint(spec, value)} (preset)")
                     edit.setToolTip(f"{spec.label}: {model.source}")
         for spec in FIELDS:
             edit = self.edits[spec.name]
@@ -262,7 +266,7 @@ class WorkloadForm(QWidget):
                 continue
             a = found
             if isinstance(a.value, float | int) and not isinstance(a.value, bool):
-                shown = display(spec, a.value)
+                shown = hint(spec, a.value)
             else:
                 shown = str(a.value)
             mark = ", estimate" if a.estimate else ""
