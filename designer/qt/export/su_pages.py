@@ -19,6 +19,7 @@ from PySide6.QtGui import QPainter, QPen
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
+from designer.core.names import device_name
 from designer.qt.export.drawing import legend
 from designer.qt.export.layout import MUTED, RULE, Flow, font, text_layout
 from designer.view.device_labels import label_range
@@ -43,7 +44,7 @@ def unit_key(
         if d.id in ids:
             entry = catalog.get(d.catalog_id) if catalog is not None else None
             model = entry.model if entry is not None else d.catalog_id
-            runs.setdefault(model, []).append(d.label or d.id)
+            runs.setdefault(model, []).append(device_name(d.label, d.id, model))
     return " · ".join(
         f"{len(names):,}x {model}: {label_range(names)}"
         for model, names in runs.items()
