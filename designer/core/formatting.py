@@ -163,8 +163,8 @@ def number(value: float) -> str:
         return "0"
     if x >= 1e15:
         return f"{value:.3g}"
-    if x >= 100:
-        return f"{value:,.0f}"
+    if x >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"  # a whole number reads whole: "8", not "8.00"
     if x >= 10:
         return f"{value:,.1f}"
     if x >= 1:
