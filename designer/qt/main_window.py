@@ -37,6 +37,7 @@ from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
+from designer.io.filenames import export_folder
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
@@ -51,6 +52,7 @@ from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
 from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
+from designer.view.sizes import PLACE_STEP_X
 
 if TYPE_CHECKING:
     from designer.qt.compare import CompareDialog
@@ -81,6 +83,16 @@ def first_window_geometry(available: QRect) -> QRect:
     left = available.left() + max(FRAME_SIDE, (available.width() - size.width()) // 2)
     top = available.top() + max(FRAME_TITLE, (available.height() - size.height()) // 2)
     return QRect(left, top, size.width(), size.height())
+
+
+def _documents() -> Path:
+    """The user's documents folder (home when the platform names none)."""
+    from PySide6.QtCore import QStandardPaths
+
+    where = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    return Path(where) if where and Path(where).is_dir() else Path.home()
 
 
 def _available_geometry(widget: QWidget) -> QRect:
@@ -323,8 +335,9 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             selection,
             report=self.latest_report,
             catalog=self.catalog,
-            # next to the design; an unsaved one: where the user last worked
-            directory=str(self.path.parent) if self.path else self.last_folder(),
+            # next to the design, else where the user last worked; never a
+            # sample's folder inside the installation
+            directory=str(export_folder(self.path, self.last_folder(), _documents())),
             estimate=self.estimate_runner.current(),
             selection_only=selection_only,
         )
@@ -399,8 +412,10 @@ class MainWindow(QMainWindow, WindowFilesMixin):
 
     def add_catalog_item(self, catalog_id: str, count: int) -> None:
         """Place ``count`` devices of a catalog entry at the centre of the view."""
-        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
-        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), QPointF(centre))
+        centre = QPointF(self.canvas.mapToScene(self.canvas.viewport().rect().center()))
+        # the row of ``count`` is centred on the view, not started there
+        centre.setX(centre.x() - (max(count, 1) - 1) * PLACE_STEP_X / 2)
+        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), centre)
 
     def select_items(self, ids: list[str]) -> None:
         """Select and centre devices/links (e.g. those of a finding)."""
