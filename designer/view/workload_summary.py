@@ -85,8 +85,8 @@ def summary(est: Estimate) -> list[Line]:
                 "Same plan",
                 f"{JOB_WORDS.get(other.job, other.job)} on this plan (TP {p.tp} x "
                 f"PP {p.pp}): {ESTIMATE_MARK} {other.memory_gb_per_gpu:,.3g} GB per "
-                f"GPU, {verdict[other.fits]}. Each job's plan is searched for it, "
-                "so memory per GPU compares on one plan, not across two estimates",
+                f"GPU, {verdict[other.fits]} (each job searches its own plan: "
+                "compare on one plan)",
                 ("memory_gb_per_gpu.total", "parallelism.tp"),
             )
         )

@@ -83,5 +83,5 @@ def test_full_and_lora_fine_tuning_compare_on_one_plan() -> None:
     assert back.memory_gb_per_gpu < full.memory_gb_per_gpu.total  # LoRA holds less
     line = next(x for x in summary(lora) if x.label == "Same plan")
     assert line.text.startswith("full fine-tune on this plan (TP 2 x PP 1)")
-    assert "not across two estimates" in line.text
+    assert "compare on one plan" in line.text
     assert run(design, model="llama3-8b").other_job_on_plan is None  # pre-training

@@ -33,6 +33,7 @@ from designer.qt.physical.paint import (
     paint_scale_bar,
     paint_tiles,
     row_label,
+    row_label_spot,
 )
 from designer.view.elevation import (
     LABEL_PT,
@@ -345,32 +346,3 @@ def _hall_left(halls: Sequence[Any], x: float, y: float) -> float | None:
         ):
             return float(h.x_m)
     return None
-
-
-def row_label_spot(
-    fm: QFontMetricsF,
-    text: str,
-    right: float,
-    wall: float | None,
-    free: float,
-    outside: float,
-    lines: int,
-) -> tuple[float, float]:
-    """Where a row's name goes (its right edge and width): left of the row
-    inside the hall when it fits between the row and the hall's wall (on up
-    to ``lines`` lines), else outside the wall, right-aligned to it, so the
-    outline never runs through the name ("spines and cores")."""
-    if wall is None or wall >= right:
-        return right, free
-    inside = min(free, right - wall - 3)
-    wrap = int(
-        Qt.AlignmentFlag.AlignRight
-        | Qt.AlignmentFlag.AlignTop
-        | Qt.TextFlag.TextWordWrap
-    )
-    if inside > 0:
-        spot = QRectF(right - inside, 0, inside, lines * fm.height())
-        need = fm.boundingRect(spot, wrap, text)
-        if need.height() <= spot.height() + 0.5 and need.width() <= inside + 0.5:
-            return right, inside
-    return wall - 3, outside

@@ -16,7 +16,7 @@ from designer.io import load_design
 from designer.qt.export import write_pdf
 from designer.qt.export.drawing import make_renderer, render_design
 from designer.qt.export.layout import Flow, header_widths
-from designer.qt.export.physical_pages import row_label_spot
+from designer.qt.physical.paint import row_label_spot
 
 SAMPLE = Path(__file__).resolve().parents[3] / "samples" / "dgx-h100-superpod-4su.json"
 
