@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from designer.catalog.loader import default_catalog
 from designer.io import load_design
 from designer.qt.export.su_pages import unit_key
@@ -15,6 +17,7 @@ from tests.qt.helpers import settle
 SAMPLE = Path(__file__).resolve().parents[3] / "samples" / "dgx-h100-superpod-4su.json"
 
 
+@pytest.mark.slow
 def test_canvas_racks_and_report_use_one_name(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     assert window.open_path(SAMPLE)

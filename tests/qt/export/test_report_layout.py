@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 
@@ -28,6 +29,7 @@ def test_a_narrow_column_gets_its_headers_longest_word() -> None:
     assert out[0] < 40.0 and out[1] < 30.0 and out[2] < 20.0
 
 
+@pytest.mark.slow
 def test_table_headers_and_n1_method_in_the_4su_report(
     qapp: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:

@@ -178,6 +178,7 @@ def test_cli_export_includes_the_workload_page(tmp_path: Path) -> None:
     assert any("Workload fit" in t for t in _pages(out))
 
 
+@pytest.mark.slow
 def test_page_counts_durations_and_money_read_as_in_the_panel(
     qapp: Any, tmp_path: Path
 ) -> None:

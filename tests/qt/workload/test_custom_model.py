@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.qt.workload.form import CUSTOM
 from tests.qt.workload.helpers import open_sample, wait_estimate
 
 
+@pytest.mark.slow
 def test_custom_model_takes_a_shape_from_its_parameters(
     qtbot: Any, main_window: Any
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QScrollArea
 
 from designer.core.workload import Job
@@ -16,6 +17,7 @@ from tests.qt.workload.helpers import SAMPLES, wait_estimate
 from tests.workload.conftest import dgx_tree, run
 
 
+@pytest.mark.slow
 def test_inputs_tab_fits_the_dock_at_1280x800(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     window.resize(1280, 800)
@@ -50,6 +52,7 @@ def test_inputs_tab_fits_the_dock_at_1280x800(qtbot: Any, main_window: Any) -> N
             assert edit.mapTo(form, edit.rect().topRight()).x() <= right, name
 
 
+@pytest.mark.slow
 def test_units_are_said_once_and_placeholders_are_formatted(
     qtbot: Any, main_window: Any
 ) -> None:
