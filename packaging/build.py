@@ -25,6 +25,7 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+from types import ModuleType
 
 import bundle_install
 import bundle_smoke
@@ -51,32 +52,10 @@ PLUGIN_TYPES = (
     "generic",
 )
 DROPPED = {"platformthemes/libqgtk3.so"}  # left out by the spec (see there)
-# Debian packages of the libraries those plugins need beyond a minimal system.
-DEBIAN_PACKAGES = {
-    "libxcb-icccm.so.4": "libxcb-icccm4",
-    "libxcb-keysyms.so.1": "libxcb-keysyms1",
-    "libxcb-cursor.so.0": "libxcb-cursor0",
-    "libxcb-image.so.0": "libxcb-image0",
-    "libxcb-render-util.so.0": "libxcb-render-util0",
-    "libxcb-randr.so.0": "libxcb-randr0",
-    "libxcb-shape.so.0": "libxcb-shape0",
-    "libxcb-sync.so.1": "libxcb-sync1",
-    "libxcb-xfixes.so.0": "libxcb-xfixes0",
-    "libxcb-xkb.so.1": "libxcb-xkb1",
-    "libxcb-util.so.1": "libxcb-util1",
-    "libxcb-glx.so.0": "libxcb-glx0",
-    "libxkbcommon.so.0": "libxkbcommon0",
-    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
-    "libX11-xcb.so.1": "libx11-xcb1",
-    "libwayland-client.so.0": "libwayland-client0",
-    "libwayland-cursor.so.0": "libwayland-cursor0",
-    "libwayland-egl.so.1": "libwayland-egl1",
-    "libEGL.so.1": "libegl1",
-    "libGL.so.1": "libgl1",
-    "libOpenGL.so.0": "libopengl0",
-    "libfontconfig.so.1": "libfontconfig1",
-    "libdbus-1.so.3": "libdbus-1-3",
-}
+# The Debian packages of the libraries those plugins need beyond a minimal
+# system are the app's own table (designer.qt.system_libs.DEBIAN_PACKAGES): the
+# editor names them when Qt's platform plugin cannot load, and the README lists
+# them for running from source.
 
 
 class BuildError(Exception):
@@ -131,6 +110,14 @@ def _qt_plugins_dir() -> Path:
     return Path(PySide6.__file__).parent / "Qt" / "plugins"
 
 
+def _system_libs() -> ModuleType:
+    """The app's table of system libraries (it must be installed here)."""
+    check_environment()
+    import designer.qt.system_libs as system_libs
+
+    return system_libs
+
+
 def missing_libraries() -> dict[str, list[str]]:
     """System libraries the bundled Qt plugins link to that this machine lacks.
 
@@ -150,18 +137,16 @@ def missing_libraries() -> dict[str, list[str]]:
             done = subprocess.run(
                 [ldd, str(plugin)], capture_output=True, text=True, check=False
             )
-            for line in done.stdout.splitlines():
-                lib = line.split()[0] if "=> not found" in line else ""
-                if lib and not lib.startswith("libQt6"):
-                    users = missing.setdefault(lib, [])
-                    if rel not in users:
-                        users.append(rel)
+            for lib in _system_libs().not_found(done.stdout):
+                users = missing.setdefault(lib, [])
+                if rel not in users:
+                    users.append(rel)
     return missing
 
 
 def missing_debian_packages() -> list[str]:
     """Debian packages that would supply :func:`missing_libraries`."""
-    return sorted({DEBIAN_PACKAGES.get(lib, lib) for lib in missing_libraries()})
+    return list(_system_libs().packages_for(missing_libraries()))
 
 
 def check_system(allow_missing: bool) -> None:

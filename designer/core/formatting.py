@@ -167,6 +167,69 @@ def ratio_exact(value: float | None, top: str = "top tier") -> str:
     return f"{value:.3g}:1"
 
 
+def number(value: float) -> str:
+    """A measured quantity to about three figures: "0", "0.0035", "2.50",
+    "12.3", "1,418", "39,823"; huge values in powers of ten ("4.2e+22")."""
+    if not math.isfinite(value):
+        return NOT_A_NUMBER
+    x = abs(value)
+    if x == 0:
+        return "0"
+    if x >= 1e15:
+        return f"{value:.3g}"
+    if x >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"  # a whole number reads whole: "8", not "8.00"
+    if x >= 10:
+        return f"{value:,.1f}"
+    if x >= 1:
+        return f"{value:,.2f}"
+    return f"{value:.3g}"
+
+
+_SCALES = (("T", 1e12), ("B", 1e9), ("M", 1e6))
+
+
+def count(value: float) -> str:
+    """A large count the way architects say it: "15T", "4.19M", "70.6B";
+    below a million with separators ("8,192"); beyond 1,000T in powers of ten."""
+    if not math.isfinite(value):
+        return NOT_A_NUMBER
+    x = abs(value)
+    if x >= 1e15:
+        return f"{value:.3g}"
+    for suffix, scale in _SCALES:
+        if x >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:,.0f}" if x >= 1 or x == 0 else f"{value:.3g}"
+
+
+def duration(days: float) -> str:
+    """A duration given in days, in the unit that reads: "45 s", "5.07 min",
+    "3.20 h", "1.50 days", "63.2 days", "1,234 days"."""
+    if not math.isfinite(days):
+        return NOT_A_NUMBER
+    seconds = days * 86_400.0
+    if abs(seconds) < 120:
+        return f"{seconds:.3g} s"
+    if abs(seconds) < 7_200:
+        return f"{seconds / 60:.3g} min"
+    if abs(days) < 2:
+        return f"{seconds / 3600:.3g} h"
+    return f"{number(days)} days"
+
+
+def money(value: float) -> str:
+    """A figure in USD: cents below $100 ("$2.50", an hourly rate), whole
+    dollars below $10K ("$3,120"), else three figures ("$52.4M")."""
+    if not math.isfinite(value):
+        return NOT_A_NUMBER
+    if abs(value) < 100:
+        return f"${value:,.2f}" if value >= 0 else f"-${-value:,.2f}"
+    if abs(value) < 1e4:
+        return f"${value:,.0f}" if value >= 0 else f"-${-value:,.0f}"
+    return usd(value)
+
+
 def kw(value: float) -> str:
     """Power in kW: "10.2 kW", "1,418 kW"."""
     if not math.isfinite(value):
@@ -178,11 +241,15 @@ __all__ = [
     "NON_BLOCKING",
     "NON_BLOCKING_TOLERANCE",
     "NOT_A_NUMBER",
+    "count",
     "count_words",
+    "duration",
     "gbps",
     "is_non_blocking",
     "kw",
+    "money",
     "noun",
+    "number",
     "plural",
     "ratio",
     "ratio_exact",

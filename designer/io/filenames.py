@@ -92,8 +92,59 @@ def open_dialog_folder(
     return fallback
 
 
+def installation_folders() -> list[Path]:
+    """Folders of the installation: the shipped samples, the environment the
+    app runs in, a bundle's own folder. Exports do not belong there."""
+    import sys
+
+    import designer
+
+    roots = [
+        Path(designer.__file__).resolve().parent.parent / "samples",
+        Path(sys.prefix).resolve(),
+    ]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        roots.append(Path(bundle).resolve())
+    return roots
+
+
+def is_user_folder(folder: Path, installed: list[Path] | None = None) -> bool:
+    """Whether ``folder`` is the user's own: it exists, can be written and
+    lies outside the installation (the samples opened from it are not the
+    user's, nor is a folder they cannot write)."""
+    import os
+
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        return False
+    real = folder.resolve()
+    roots = installation_folders() if installed is None else installed
+    return not any(real == r or r in real.parents for r in roots)
+
+
+def export_folder(
+    current: Path | None,
+    last_folder: str | Path | None,
+    fallback: Path,
+    installed: list[Path] | None = None,
+) -> Path:
+    """Where File > Export suggests saving: beside the design, else the last
+    folder used, when that is the user's own (not a sample's folder inside
+    the installation), else ``fallback``."""
+    for folder in (
+        current.parent if current is not None else None,
+        Path(last_folder) if last_folder else None,
+    ):
+        if folder is not None and is_user_folder(folder, installed):
+            return folder
+    return fallback
+
+
 __all__ = [
     "DESIGN_SUFFIX",
+    "export_folder",
+    "installation_folders",
+    "is_user_folder",
     "open_dialog_folder",
     "save_dialog_path",
     "slug",

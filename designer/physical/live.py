@@ -49,6 +49,7 @@ from designer.core.events import (
 )
 from designer.core.links import LinkArrays, LinkTable
 from designer.core.model import Design, Device, Placement
+from designer.core.names import device_name
 from designer.core.physical import Cooling, RackType
 from designer.core.physical_commands import PlaceDevices
 from designer.physical.views import (
@@ -130,6 +131,7 @@ class _Facts:
     category: str
     cooling: DeviceCooling
     airflow: str | None
+    model: str | None = None
 
 
 @dataclass
@@ -337,6 +339,7 @@ class LiveRacks:
                 category=entry.category.value if entry is not None else "unknown",
                 cooling=entry.ext.cooling if entry is not None else DeviceCooling.AIR,
                 airflow=entry.airflow if entry is not None else None,
+                model=entry.model if entry is not None else None,
             )
         return got
 
@@ -397,7 +400,7 @@ class LiveRacks:
             slots.append(
                 DeviceSlot(
                     device=did,
-                    label=d.label or did,
+                    label=device_name(d.label, did, f.model),
                     catalog_id=d.catalog_id,
                     category=f.category,
                     u=u,

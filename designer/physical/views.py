@@ -32,6 +32,7 @@ from designer.catalog.loader import Catalog
 from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.schema import DeviceCooling
 from designer.core.model import Design, Placement
+from designer.core.names import device_name
 from designer.core.physical import RACK_UNIT_M, SLOT_M, Cooling, RackRole
 from designer.core.physical_commands import EditRacks, PlaceDevices
 
@@ -226,7 +227,9 @@ class PhysicalView:
         device = self.design.devices[i]
         return DeviceSlot(
             device=device.id,
-            label=device.label or device.id,
+            label=device_name(
+                device.label, device.id, entry.model if entry is not None else None
+            ),
             catalog_id=device.catalog_id,
             category=entry.category.value if entry is not None else "unknown",
             u=int(phys.u[i]),

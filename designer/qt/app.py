@@ -77,10 +77,22 @@ def run_gui(
 ) -> int:
     """Open the editor (with FILE); with ``screenshot``, render a PNG and exit.
 
-    ``size`` is the screenshot's window size. An interactive start first offers
-    the recovery copies a crash left behind (:mod:`designer.qt.recovery_dialog`);
-    a screenshot run neither offers them nor autosaves.
+    ``size`` is the screenshot's window size. When none of the platform
+    plugins Qt would try can load, the missing system packages are named and
+    the exit code is 1 (:mod:`designer.qt.system_libs`). An interactive start
+    first offers the recovery copies a crash left behind
+    (:mod:`designer.qt.recovery_dialog`); a screenshot run neither offers them
+    nor autosaves.
     """
+    if QApplication.instance() is None:
+        if screenshot is not None:
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from designer.qt.system_libs import platform_problem
+
+        problem = platform_problem()
+        if problem is not None:  # Qt would abort naming one library, or the wrong one
+            print(f"cluster-designer: {problem}", file=sys.stderr)
+            return 1
     app = ensure_app(offscreen=screenshot is not None)
     from designer.qt.main_window import MainWindow
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from designer.analysis.report import Report
@@ -20,6 +21,12 @@ UP_COLOUR = "#4c9f70"
 TIER_ORDER = ("leaf", "spine", "core")
 
 
+#: Room under a chart for two-line category labels (tier, then ratio).
+TICK_AXIS_HEIGHT = 38
+#: Category labels a little smaller than the axis title: three tiers side by side.
+TICK_PT = 8.0
+
+
 def _plot(title: str, left: str) -> pg.PlotWidget:
     plot = pg.PlotWidget(background="w")
     plot.setTitle(title, color="#33414f", size="10pt")
@@ -32,6 +39,10 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
         plot.getAxis(axis).setTextPen("#33414f")
         plot.getAxis(axis).setPen("#9aa5b1")
     plot.setMinimumHeight(150)
+    plot.getAxis("bottom").setHeight(TICK_AXIS_HEIGHT)
+    tick_font = QFont()
+    tick_font.setPointSizeF(TICK_PT)
+    plot.getAxis("bottom").setStyle(tickFont=tick_font)
     for axis in ("left", "bottom"):
         plot.getAxis(axis).enableAutoSIPrefix(False)
     return plot
@@ -130,7 +141,12 @@ class ChartsPanel(QWidget):
         ticks = []
         for i, n in enumerate(names):
             r = report.tiers[n].ratio
-            ticks.append((i, f"{n} {fmt.ratio(r)}" if r is not None else f"{n} (top)"))
+            # two lines: the tier, then its ratio, so three tiers' labels fit a
+            # narrow chart side by side (one line ran "spine non-blockingcore
+            # (top)" together, and the axis dropped the leaf's)
+            ticks.append(
+                (i, f"{n}\n{fmt.ratio(r)}" if r is not None else f"{n}\n(top)")
+            )
         plot.getAxis("bottom").setTicks([ticks])
         top = max([max(v) for v in self.tier_values.values()], default=0.0) or 1.0
         plot.setYRange(0, top * 1.1, padding=0)

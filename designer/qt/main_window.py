@@ -11,12 +11,20 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import (
     QByteArray,
     QPointF,
+    QRect,
     QSettings,
+    QSize,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -29,6 +37,7 @@ from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
 from designer.core.commands import Document, Stage
 from designer.core.events import Event
+from designer.io.filenames import export_folder
 from designer.qt.analysis_runner import AnalysisRunner
 from designer.qt.autosave import Autosaver
 from designer.qt.canvas import CanvasView
@@ -43,6 +52,7 @@ from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
 from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
+from designer.view.sizes import PLACE_STEP_X
 
 if TYPE_CHECKING:
     from designer.qt.compare import CompareDialog
@@ -54,6 +64,41 @@ APP_NAME = "GPU Cluster Designer"
 LAYOUT_VERSION = 2
 #: Share of the window width the canvas keeps at least when the window opens.
 CANVAS_SHARE = 0.5
+#: The first window's size on a screen with room for it; a smaller screen gets
+#: its available area less the window manager's frame, so nothing opens off-screen.
+PREFERRED_SIZE = QSize(1600, 1000)
+#: The window manager's frame: sides and bottom, and the title bar on top.
+FRAME_SIDE = 4
+FRAME_TITLE = 32
+
+
+def first_window_geometry(available: QRect) -> QRect:
+    """Where the first window opens on a screen whose free area is ``available``:
+    1600x1000 centred when that fits, else the whole free area less the frame."""
+    room = QSize(
+        available.width() - 2 * FRAME_SIDE,
+        available.height() - FRAME_TITLE - FRAME_SIDE,
+    )
+    size = PREFERRED_SIZE.boundedTo(room.expandedTo(QSize(640, 480)))
+    left = available.left() + max(FRAME_SIDE, (available.width() - size.width()) // 2)
+    top = available.top() + max(FRAME_TITLE, (available.height() - size.height()) // 2)
+    return QRect(left, top, size.width(), size.height())
+
+
+def _documents() -> Path:
+    """The user's documents folder (home when the platform names none)."""
+    from PySide6.QtCore import QStandardPaths
+
+    where = QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    return Path(where) if where and Path(where).is_dir() else Path.home()
+
+
+def _available_geometry(widget: QWidget) -> QRect:
+    """The free area (without panels and docks) of the screen ``widget`` opens on."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1600, 1000)
 
 
 class MainWindow(QMainWindow, WindowFilesMixin):
@@ -173,7 +218,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.workload_panel.items_activated.connect(self.select_items)
         self.workload_panel.message.connect(self._show_message)
 
-        self.resize(1600, 1000)
+        self.setGeometry(first_window_geometry(_available_geometry(self)))
         self._size_docks_on_show = True  # False once a saved layout is restored
         self._checked_canvas_share = False
         if persist:
@@ -290,8 +335,9 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             selection,
             report=self.latest_report,
             catalog=self.catalog,
-            # next to the design; an unsaved one: where the user last worked
-            directory=str(self.path.parent) if self.path else self.last_folder(),
+            # next to the design, else where the user last worked; never a
+            # sample's folder inside the installation
+            directory=str(export_folder(self.path, self.last_folder(), _documents())),
             estimate=self.estimate_runner.current(),
             selection_only=selection_only,
         )
@@ -366,8 +412,10 @@ class MainWindow(QMainWindow, WindowFilesMixin):
 
     def add_catalog_item(self, catalog_id: str, count: int) -> None:
         """Place ``count`` devices of a catalog entry at the centre of the view."""
-        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
-        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), QPointF(centre))
+        centre = QPointF(self.canvas.mapToScene(self.canvas.viewport().rect().center()))
+        # the row of ``count`` is centred on the view, not started there
+        centre.setX(centre.x() - (max(count, 1) - 1) * PLACE_STEP_X / 2)
+        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), centre)
 
     def select_items(self, ids: list[str]) -> None:
         """Select and centre devices/links (e.g. those of a finding)."""

@@ -72,7 +72,7 @@ def place_devices(
         Device(
             id=did,
             catalog_id=catalog_id,
-            label=f"{entry.model} {did.rsplit('-', 1)[1]}",
+            label="",  # named by its id (designer.core.names), the model beside it
             x=x0 + k * PLACE_STEP_X,
             y=y0,
         )

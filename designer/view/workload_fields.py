@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from designer.core import formatting as fmt
 from designer.core.workload import Workload
 
 
@@ -60,7 +61,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     ),
     FieldSpec(
         "concurrent_sequences",
-        "Concurrent sequences",
+        "Sequences in flight",
         Kind.WHOLE,
         "job",
         "per replica",
@@ -181,6 +182,29 @@ def display(spec: FieldSpec, value: Any) -> str:
             if abs(x) >= scale:
                 return f"{x / scale:.12g}{suffix}"
     return f"{x:.12g}"
+
+
+def field_label(spec: FieldSpec) -> str:
+    """The form's label: the unit in brackets unless the label says it already
+    ("Training tokens", not "Training tokens (tokens)")."""
+    if not spec.unit or spec.unit.lower() in spec.label.lower():
+        return spec.label
+    return f"{spec.label} ({spec.unit})"
+
+
+def hint(spec: FieldSpec, value: Any) -> str:
+    """A value the estimate used, as a placeholder shows it: rounded through
+    the one formatter ("39,823", "15T", "4.19M", "8,192", "40%")."""
+    if value is None:
+        return ""
+    x = float(value)
+    if spec.kind is Kind.COUNT:
+        return fmt.count(x)
+    if spec.kind is Kind.WHOLE:
+        return f"{int(x):,}"
+    if spec.kind is Kind.SHARE:
+        return f"{x * 100:.3g}%"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
 def updated(block: Workload | None, **fields: Any) -> Workload:

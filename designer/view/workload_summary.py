@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from designer.core import formatting as fmt
 from designer.view.workload_fields import BY_NAME
 from designer.workload import Estimate, Row
 from designer.workload.curves import cost_vs_utilization, days_vs_gpus
@@ -76,6 +77,19 @@ def summary(est: Estimate) -> list[Line]:
         )
     fit += f"; fewest GPUs that hold it {v('min_gpus')}"
     lines.append(Line("Fits", fit, ("fits", "memory_gb_per_gpu.total", "min_gpus")))
+    other = est.other_job_on_plan
+    if other is not None:
+        verdict = {True: "fits", False: "does not fit", None: "fit unknown"}
+        lines.append(
+            Line(
+                "Same plan",
+                f"{JOB_WORDS.get(other.job, other.job)} on this plan (TP {p.tp} x "
+                f"PP {p.pp}): {ESTIMATE_MARK} {other.memory_gb_per_gpu:,.3g} GB per "
+                f"GPU, {verdict[other.fits]} (each job searches its own plan: "
+                "compare on one plan)",
+                ("memory_gb_per_gpu.total", "parallelism.tp"),
+            )
+        )
     if est.job == "inference":
         plan = (
             f"TP {p.tp} x PP {p.pp} GPUs per replica, {p.dp:,} replicas = "
@@ -203,10 +217,11 @@ def fabric_price(est: Estimate) -> Line | None:
         return None
     extra = est.days - ideal
     text = (
-        f"{ESTIMATE_MARK} {ideal:,.1f} days on a non-blocking fabric of the same GPUs"
+        f"{ESTIMATE_MARK} {fmt.duration(ideal)} on a non-blocking fabric of the "
+        "same GPUs"
     )
     if ideal > 0 and extra / ideal >= 0.0005:
-        text += f"; this fabric adds {extra:,.1f} days ({extra / ideal:+.1%})"
+        text += f"; this fabric adds {fmt.duration(extra)} ({extra / ideal:+.1%})"
     else:
         text += "; this fabric costs no time"
     return Line("Fabric's price", text, ("nonblocking_days", "days"))

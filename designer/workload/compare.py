@@ -341,11 +341,18 @@ def _tokens_per_s(est: Estimate, tokens: float | None) -> float | None:
     return tokens / (est.days * 86_400.0)
 
 
-def comparison(columns: Sequence[Column], *, options_given: bool = False) -> Comparison:
+def comparison(
+    columns: Sequence[Column],
+    *,
+    options_given: bool = False,
+    command_line: bool = True,
+) -> Comparison:
     """Put ``columns`` side by side and say where they are not like for like.
 
     ``options_given``: workload options were given on top of the designs'
     blocks (else each design is estimated with its own block).
+    ``command_line``: the notes name the CLI's options (``--model``); the
+    compare dialog's notes name the inputs instead.
     """
     cols = list(columns)
     names = headers(cols)
@@ -380,7 +387,12 @@ def comparison(columns: Sequence[Column], *, options_given: bool = False) -> Com
         what = grouped([_job_words(c) for c in cols])
         notes.append(
             f"The designs estimate different workloads ({what}): give the same "
-            "--model (or --params), --job, --tokens and --precision for all."
+            + (
+                "--model (or --params), --job, --tokens and --precision for all."
+                if command_line
+                else "model (or parameter count), job, training tokens and "
+                "precision for all."
+            )
         )
     missing = [i for i, c in enumerate(cols) if c.model is None]
     if missing:
@@ -392,8 +404,16 @@ def comparison(columns: Sequence[Column], *, options_given: bool = False) -> Com
         notes.append(
             f"No workload for {listed(missing)}: "
             f"{'it has' if len(missing) == 1 else 'they have'} no workload block and "
-            f"{where}. Give --model NAME (or --params N) and, for fine-tuning or a "
-            "model without published training tokens, --tokens T; the fabric, cost "
+            f"{where}. "
+            + (
+                "Give --model NAME (or --params N) and, for fine-tuning or a model "
+                "without published training tokens, --tokens T"
+                if command_line
+                else "Give a model (a preset or its parameter count) and, for "
+                "fine-tuning or a model without published training tokens, the "
+                "training tokens"
+            )
+            + "; the fabric, cost "
             "and power rows are compared without it."
         )
     no_tokens = [
@@ -403,8 +423,12 @@ def comparison(columns: Sequence[Column], *, options_given: bool = False) -> Com
     ]
     if no_tokens:
         notes.append(
-            f"No training time for {listed(no_tokens)}: give --tokens T (training "
-            "tokens)."
+            f"No training time for {listed(no_tokens)}: "
+            + (
+                "give --tokens T (training tokens)."
+                if command_line
+                else "give the number of training tokens."
+            )
         )
     for i, c in enumerate(cols):
         if c.fits is False:
@@ -489,8 +513,8 @@ class CompareRow:
 
 
 def days_text(x: float) -> str:
-    """Days as read: ``210.8 days``, or hours under a day (``15.2 hours``)."""
-    return f"{x:,.1f} days" if x >= 1 else f"{x * 24:,.1f} hours"
+    """Days as read, through the one formatter (``211 days``, ``15.2 h``)."""
+    return fmt.duration(x)
 
 
 def _tokens_rate(x: Any) -> str:

@@ -154,7 +154,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "Training time",
         "days",
         "tokens / modelled tokens per second / 86,400 (docs/step-model.md); with "
-        "--mfu: FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
+        "a given MFU: FLOPs / (GPUs used x peak x MFU x 86,400) (workload.md §2)",
         _E,
     ),
     "gpu_hours": ("GPU-hours", "GPU-h", "days x 24 x GPUs used", _E),
@@ -177,7 +177,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "MFU",
         "",
         "model FLOPs (6 N + attention, no recompute) / (step x GPUs x dense peak); "
-        "an output of the step model unless --mfu is given",
+        "an output of the step model unless the MFU is given",
         _E,
     ),
     "step.hfu": (
@@ -224,7 +224,7 @@ _STATIC: dict[str, tuple[str, str, str, bool]] = {
         "the TP, CP, EP, PP and DP time compute does not hide",
         _E,
     ),
-    "step.mfu_source": ("MFU from", "", "model, given (--mfu) or default", _X),
+    "step.mfu_source": ("MFU from", "", "model, given or default", _X),
     "step.tokens": (
         "Tokens per step",
         "tokens",
@@ -472,6 +472,38 @@ def describe(est: Estimate, led: Ledger) -> None:
     """Fill ``led.figures`` for every figure ``est`` reports."""
     for path, (label, unit, source, estimate) in _STATIC.items():
         led.fig(path, label, unit, source, estimate)
+    other = est.other_job_on_plan
+    if other is None:
+        led.fig(
+            "other_job_on_plan",
+            "The other fine-tuning job on this plan",
+            "",
+            "full fine-tuning beside LoRA and LoRA beside full fine-tuning",
+            False,
+        )
+        led.why(
+            "other_job_on_plan",
+            "only full fine-tuning and LoRA are compared on one plan"
+            if est.job in ("pretrain", "inference")
+            else "no model or no GPUs",
+        )
+    else:
+        words = "LoRA" if other.job == "lora" else "full fine-tuning"
+        led.fig(
+            "other_job_on_plan.memory_gb_per_gpu",
+            f"Memory per GPU of {words} on this plan",
+            "GB",
+            "the same memory model on this job's TP, PP, DP, ZeRO and recompute: "
+            "each job's plan is searched for it, so the two compare here",
+            True,
+        )
+        led.fig(
+            "other_job_on_plan.fits",
+            f"{words[0].upper()}{words[1:]} fits on this plan",
+            "",
+            "its memory per GPU against the GPUs' memory",
+            True,
+        )
     n1 = est.n_minus_1
     for tier, detail in n1.by_tier_detail.items():
         led.fig(

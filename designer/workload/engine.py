@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TypeVar
 
 from designer.catalog.loader import Catalog
@@ -32,9 +33,10 @@ from designer.workload.plan import (
     memory,
     min_gpus,
 )
-from designer.workload.presets import ModelSpec
+from designer.workload.presets import ModelSpec, missing_shape
 from designer.workload.result import (
     Estimate,
+    JobOnPlan,
     MemoryPerGpu,
     MemoryTotal,
     Parallelism,
@@ -239,6 +241,9 @@ def estimate(
         unknown={},
         findings=[],
         nonblocking_days=nonblocking_days,
+        other_job_on_plan=_other_job_on_plan(work, plan, micro, capacity, led)
+        if spec is not None and gpus
+        else None,
     )
     serving_findings: list[Finding] = []
     if job is Job.INFERENCE:
@@ -290,13 +295,13 @@ def _why_not_modelled(
         return "the design has no GPUs with known memory"
     if not spec.has_shape:
         return (
-            "the model's shape (layers, hidden, heads, sequence) is not known: the "
-            "step is not modelled, the MFU is the default"
+            f"the model's shape is not known ({', '.join(missing_shape(spec))} "
+            "missing): the step is not modelled, the MFU is the default"
         )
     if peak is None:
-        return "the GPU's dense peak is not known (give --peak-tflops)"
+        return "the GPU's dense peak is not known (give the peak per GPU)"
     if eff is None:
-        return "no efficiency default for these GPUs at this precision (give --mfu)"
+        return "no efficiency default for these GPUs at this precision (give the MFU)"
     return "the step is not modelled"
 
 
@@ -374,7 +379,7 @@ def _rates(
         led.why(
             "peak_tflops",
             f"no published dense {precision.value.upper()} peak for "
-            f"{d.gpu_model or 'these GPUs'} (give --peak-tflops)",
+            f"{d.gpu_model or 'these GPUs'} (give the peak per GPU)",
         )
         return Rates(None, mfu)
     led.note(
@@ -421,6 +426,31 @@ def _work(led: Ledger, spec: ModelSpec | None, job: Job, precision: Precision) -
         lp,
         context,
         sequences,
+    )
+
+
+def _other_job_on_plan(
+    work: Work, plan: Plan, micro: int | None, capacity: float, led: Ledger
+) -> JobOnPlan | None:
+    """Full fine-tuning beside LoRA (and LoRA beside full) on this job's plan.
+
+    The plan search picks each job's own plan (LoRA's smaller state fits on
+    less TP, so its memory per GPU can read higher than the full job's on
+    more): the other job on the same plan is what compares."""
+    if work.job not in (Job.FINETUNE, Job.LORA):
+        return None
+    if work.job is Job.FINETUNE:
+        rank = led.given("lora_rank") or facts.LORA_RANK.value
+        other = replace(
+            work, job=Job.LORA, lora_params=lora_params(work.spec, int(rank))[0]
+        )
+    else:
+        other = replace(work, job=Job.FINETUNE, lora_params=0.0)
+    total = memory(other, plan, micro).total
+    return JobOnPlan(
+        job=other.job.value,
+        memory_gb_per_gpu=total / _GB,
+        fits=total <= capacity if capacity > 0 else None,
     )
 
 
@@ -532,7 +562,10 @@ def _explain(
         paths += [f"memory_gb_per_gpu.{k}" for k in MemoryPerGpu.model_fields]
         paths += ["kv_cache_bytes_per_token", "fits", "min_gpus"]
         for path in paths:
-            led.why(path, "no model given: give --model NAME or --params N")
+            led.why(
+                path,
+                "no model given: choose a model preset or give the parameter count",
+            )
     if not d.gpus:
         led.why("fits", "the design has no GPUs")
         led.why("gpu_memory_gb", "the design has no compute nodes")
@@ -541,8 +574,8 @@ def _explain(
     if spec is not None and not spec.has_shape and est.job != Job.INFERENCE.value:
         led.why(
             "memory_gb_per_gpu.activations",
-            "the model's shape (layers, hidden, heads, sequence) is not known; "
-            "fits counts the training state only",
+            f"the model's shape is not known ({', '.join(missing_shape(spec))} "
+            "missing); fits counts the training state only",
         )
     if spec is not None and est.kv_cache_bytes_per_token is None:
         led.why("kv_cache_bytes_per_token", "needs layers, hidden size and heads")

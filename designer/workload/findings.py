@@ -6,7 +6,7 @@ from designer.core.workload import Job
 from designer.workload import facts
 from designer.workload.fabric import DesignFacts, Finding, Severity
 from designer.workload.plan import Plan, Work
-from designer.workload.presets import ModelSpec
+from designer.workload.presets import ModelSpec, missing_shape, shape_mismatch
 from designer.workload.result import Estimate
 
 EXPOSED_FINDING = 0.5
@@ -28,6 +28,7 @@ def findings(
     spec: ModelSpec | None,
 ) -> list[Finding]:
     out: list[Finding] = []
+    out += model_findings(spec, work.job)
     if len(d.gpu_models) > 1:
         out.append(
             finding(
@@ -127,7 +128,39 @@ def findings(
                 "WORKLOAD_NO_PEAK",
                 Severity.INFO,
                 f"no published dense peak for {d.gpu_model}: training time is unknown "
-                "until a peak is given (--peak-tflops)",
+                "until the peak per GPU is given",
             )
         )
     return out
+
+
+_SHAPE_FIELDS = ("layers", "hidden", "heads", "seq_len")
+
+
+def model_findings(spec: ModelSpec | None, job: Job) -> list[Finding]:
+    """A model whose parameters and shape are two models', or whose shape is
+    only partly given (the estimate then drops what needs the whole shape)."""
+    if spec is None:
+        return []
+    out: list[Finding] = []
+    mismatch = shape_mismatch(spec)
+    if mismatch is not None:
+        out.append(finding("WORKLOAD_MODEL_SHAPE_MISMATCH", Severity.WARNING, mismatch))
+    given = [name for name in _SHAPE_FIELDS if getattr(spec, name) is not None]
+    missing = missing_shape(spec)
+    if given and missing and job is not Job.INFERENCE:
+        out.append(
+            finding(
+                "WORKLOAD_MODEL_SHAPE_INCOMPLETE",
+                Severity.WARNING,
+                f"the model's shape lacks {_and(missing)}: activations and the "
+                "step are not modelled (memory counts the training state only, "
+                "the MFU is the default); give them, or clear the shape to use "
+                "the parameters alone",
+            )
+        )
+    return out
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -51,7 +51,7 @@ def efficiency(d: DesignFacts, precision: Precision, led: Ledger) -> Efficiency 
         led.why(
             "step.mfu",
             f"no efficiency default for {d.gpu_model or 'these GPUs'} at "
-            f"{precision.value.upper()}: give --mfu",
+            f"{precision.value.upper()}: give the MFU",
         )
         return None
     led.note(

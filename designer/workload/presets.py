@@ -6,6 +6,7 @@ or both; the preset's fields are the defaults a workload block overrides.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -191,7 +192,7 @@ def preset(name: str) -> ModelSpec:
     if key is None:
         raise KeyError(
             f"unknown model {name!r}; expected one of: {', '.join(PRESETS)} "
-            "(or give --params)"
+            "(or give the parameter count)"
         )
     return PRESETS[key]
 
@@ -213,3 +214,101 @@ def params_from_shape(spec: ModelSpec) -> float | None:
     if spec.layers is None or spec.hidden is None:
         return None
     return 12.0 * spec.layers * spec.hidden**2 + (spec.vocab or 0) * spec.hidden
+
+
+#: Hidden size per layer of the published dense shapes (Llama 3 8B and 405B,
+#: GPT-3 175B: h / L = 128; Llama 3 70B: 102): a custom model's shape is
+#: derived at this aspect, with 128-wide attention heads.
+HIDDEN_PER_LAYER = 128
+HEAD_DIM = 128
+#: The shape a parameter count implies when nothing else is given.
+DEFAULT_VOCAB = 128_256
+DEFAULT_SEQ_LEN = 8192
+DEFAULT_KV_HEADS = 8
+SHAPE_SOURCE = (
+    "shape derived from the parameter count: N = 12 L h^2 + V h (Kaplan et al. "
+    "2020) at h = 128 L and 128-wide heads, as the Llama 3 and GPT-3 shapes [E]"
+)
+#: Parameters given and the shape's 12 L h^2 + V h may differ by this factor
+#: before the shape reads as another model's (published dense models fall
+#: within 1.2x: the SwiGLU MLP is wider than 4 h).
+SHAPE_TOLERANCE = 1.35
+
+
+def _hidden_for(params: float, layers: int, vocab: int) -> int:
+    """The hidden size (a multiple of 128) that gives ``params`` at ``layers``."""
+    h = (-vocab + math.sqrt(vocab**2 + 48.0 * layers * params)) / (24.0 * layers)
+    return max(HEAD_DIM, round(h / HEAD_DIM) * HEAD_DIM)
+
+
+def shape_for_params(
+    params: float,
+    *,
+    layers: int | None = None,
+    hidden: int | None = None,
+    vocab: int | None = None,
+    seq_len: int | None = None,
+) -> dict[str, int]:
+    """A dense transformer shape consistent with ``params`` (an estimate).
+
+    Given ``layers`` or ``hidden`` are kept and the other solved for; with
+    neither, h = 128 L. Heads are 128 wide with at most 8 KV heads (GQA);
+    vocabulary and sequence default to Llama 3's.
+    """
+    v = vocab or DEFAULT_VOCAB
+    if hidden is None:
+        if layers is None:
+            # 12 (128 L)^2 L + V 128 L = N, solved for L (one real root)
+            a, c = 12.0 * HIDDEN_PER_LAYER**2, float(v * HIDDEN_PER_LAYER)
+            lo, hi = 0.0, 1e4
+            for _ in range(100):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if a * mid**3 + c * mid < params else (lo, mid)
+            layers = max(1, round(lo))
+        hidden = _hidden_for(params, layers, v)
+    elif layers is None:
+        layers = max(1, round((params - v * hidden) / (12.0 * hidden**2)))
+    head = HEAD_DIM if hidden % HEAD_DIM == 0 else math.gcd(hidden, 64) or 1
+    heads = max(1, hidden // head)
+    return {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        # grouped-query attention: the most KV heads up to 8 that divide the heads
+        "kv_heads": max(d for d in range(1, DEFAULT_KV_HEADS + 1) if heads % d == 0),
+        "vocab": v,
+        "seq_len": seq_len or DEFAULT_SEQ_LEN,
+    }
+
+
+def shape_mismatch(spec: ModelSpec) -> str | None:
+    """Why the given parameters and shape describe different models, or None.
+
+    Only a dense model is checked (an MoE's total counts its experts).
+    """
+    if spec.params is None or spec.is_moe or spec.active_params is not None:
+        return None
+    from_shape = params_from_shape(spec)
+    if from_shape is None or from_shape <= 0:
+        return None
+    factor = max(from_shape / spec.params, spec.params / from_shape)
+    if factor <= SHAPE_TOLERANCE:
+        return None
+    return (
+        f"the model's shape ({spec.layers} layers x {spec.hidden:,} hidden) makes "
+        f"about {from_shape / 1e9:,.3g}B parameters, not the {spec.params / 1e9:,.3g}B "
+        "given: the memory and step use the shape; set both to one model, or clear "
+        "layers and hidden size to derive the shape from the parameters"
+    )
+
+
+def missing_shape(spec: ModelSpec) -> list[str]:
+    """The shape fields a model without a full shape lacks (layers, hidden
+    size, heads, sequence length), in that order."""
+    words = (
+        ("layers", "layers"),
+        ("hidden", "hidden size"),
+        ("heads", "attention heads"),
+        ("seq_len", "sequence length"),
+    )
+    return [word for name, word in words if getattr(spec, name) is None]

@@ -257,6 +257,15 @@ class RuleOfThumb(_Out):
     source: str
 
 
+class JobOnPlan(_Out):
+    """The other fine-tuning job (full or LoRA) on the plan chosen for this one,
+    so the two compare on one plan: each job's own plan is searched for it."""
+
+    job: str = Field(description="finetune or lora")
+    memory_gb_per_gpu: float = Field(description="its memory per GPU, GB")
+    fits: bool | None = Field(description="whether it fits the GPUs (null: unknown)")
+
+
 class Estimate(_Out):
     """Everything ``cluster-designer estimate`` computes for one design."""
 
@@ -285,6 +294,7 @@ class Estimate(_Out):
     unknown: dict[str, str]
     findings: list[Finding]
     nonblocking_days: float | None = None
+    other_job_on_plan: JobOnPlan | None = None
     inference: Inference | None = Field(
         default=None,
         description="serving throughput, latency and capacity (inference jobs)",

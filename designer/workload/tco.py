@@ -88,7 +88,7 @@ def tco_figures(d: DesignFacts, led: Ledger) -> Tco:
             led.why(
                 "tco.cloud_usd_per_gpu_hour",
                 f"no cloud reference rate for {d.gpu_model or 'these GPUs'}; give "
-                "--cloud-usd-per-gpu-hour",
+                "the cloud rate per GPU-hour",
             )
     breakeven = None
     if owned is not None and cloud is not None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from designer.workload.result import CollectiveOut, Estimate, Row
+from designer.core import formatting as fmt
+from designer.workload.result import Assumption, CollectiveOut, Estimate, Row
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("", "Design"),
@@ -25,6 +26,8 @@ def section_of(path: str) -> str:
     head = path.split(".", 1)[0]
     if head in _TIME:
         return "time"
+    if head == "other_job_on_plan":  # beside this job's memory per GPU
+        return "memory_gb_per_gpu"
     if "." not in path:
         return ""
     return head
@@ -51,24 +54,38 @@ def format_value(row: Row) -> str:
     if row.unit == "FLOP":
         return f"{x:.3g} FLOP"
     if row.unit == "USD":
-        return f"${x:,.2f}" if abs(x) < 100 else f"${x:,.0f}"
+        return fmt.money(x)
+    if row.unit == "days":
+        return fmt.duration(x)
+    if row.unit in COUNT_UNITS or name in COUNT_NAMES:
+        return f"{fmt.count(x)} {row.unit}".rstrip()
     if row.unit in ("B",):
         return f"{x:,.0f} B"
     return f"{_number(x)} {row.unit}".rstrip()
 
 
+#: Units whose figures are counts ("15T tokens", "1.2M GPU-h").
+COUNT_UNITS = frozenset({"tokens", "GPU-h", "sequences"})
+#: Figures and inputs that are counts whatever their unit ("70.6B" parameters).
+COUNT_NAMES = frozenset(
+    {"params", "active_params", "lora_params", "tokens", "global_batch_tokens"}
+)
+
+
+def assumption_value(a: Assumption) -> str:
+    """An input's value as the estimate's text shows it (without its unit)."""
+    value = a.value
+    if not isinstance(value, float | int) or isinstance(value, bool):
+        return str(value)
+    if a.unit in COUNT_UNITS or a.name in COUNT_NAMES:
+        return fmt.count(float(value))
+    if a.unit == "USD":
+        return fmt.money(float(value))
+    return fmt.number(float(value))
+
+
 def _number(x: float) -> str:
-    if x == 0:
-        return "0"
-    if abs(x) >= 1e9:
-        return f"{x:.3g}"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 10:
-        return f"{x:,.1f}"
-    if abs(x) >= 1:
-        return f"{x:,.2f}"
-    return f"{x:.3g}"
+    return fmt.number(x)
 
 
 def recompute_words(recompute: str) -> str:
@@ -93,8 +110,7 @@ def step_lines(est: Estimate) -> list[str]:
     if st.step_s is not None and st.mfu is not None:
         how = {
             "model": "modelled from this design",
-            "given": "MFU as given (--mfu): the step is modelled, the days use the "
-            "given MFU",
+            "given": "MFU as given: the step is modelled, the days use the given MFU",
             "default": "default MFU: no model shape to time a step",
         }.get(st.mfu_source or "", "")
         out.append(
@@ -107,8 +123,12 @@ def step_lines(est: Estimate) -> list[str]:
     if est.nonblocking_days is not None:
         out.append(
             f"  on a non-blocking fabric of the same GPUs: "
-            f"{est.nonblocking_days:,.1f} days"
-            + (f" (this design: {est.days:,.1f} days)" if est.days is not None else "")
+            f"{fmt.duration(est.nonblocking_days)}"
+            + (
+                f" (this design: {fmt.duration(est.days)})"
+                if est.days is not None
+                else ""
+            )
         )
     for i, alt in enumerate(p.alternatives, 2):
         out.append(
@@ -208,7 +228,7 @@ def format_estimate(est: Estimate, title: str) -> str:
     lines.append("")
     lines.append("Assumptions (value; source; origin)")
     for a in est.assumptions:
-        value = a.value if not isinstance(a.value, float) else _number(a.value)
+        value = a.value if not isinstance(a.value, float) else assumption_value(a)
         mark = ", estimate" if a.estimate else ""
         lines.append(
             f"  {a.name} = {value} {a.unit}".rstrip()

@@ -65,12 +65,12 @@ def time_figures(
         return None, None, None, None
     if tokens is None:
         for path in ("flops_total", "flops_6nd", "days", "gpu_hours"):
-            led.why(path, "no token count: give --tokens (or tokens in the workload)")
+            led.why(path, "no token count: give the number of training tokens")
         return None, None, None, None
     flops = per_token * tokens
     if rates.peak_flops is None:
         for path in ("days", "gpu_hours"):
-            led.why(path, "the GPU's dense peak is not known (give --peak-tflops)")
+            led.why(path, "the GPU's dense peak is not known (give the peak per GPU)")
         return flops, six_n * tokens, None, None
     days = training_days(flops, plan.gpus, rates.peak_flops, rates.mfu)
     return flops, six_n * tokens, days, gpu_hours(flops, rates.peak_flops, rates.mfu)

@@ -124,3 +124,53 @@ def test_ratio_reads_non_blocking_within_one_percent(
 def test_exact_ratio_keeps_the_figures() -> None:
     assert fmt.ratio_exact(0.994140625) == "0.994:1"
     assert fmt.ratio_exact(None, top="–") == "–"
+
+
+@pytest.mark.parametrize(
+    ("days", "text"),
+    [
+        (5 / 1440, "5 min"),
+        (0.00352, "5.07 min"),
+        (30 / 86_400, "30 s"),
+        (0.4, "9.6 h"),
+        (1.5, "36 h"),
+        (2.5, "2.50 days"),
+        (63.24, "63.2 days"),
+        (1234.4, "1,234 days"),
+        (math.nan, "n/a (not a finite number)"),
+    ],
+)
+def test_a_duration_reads_in_the_unit_that_fits(days: float, text: str) -> None:
+    """Issue 16 item 9: a 5-minute job reads "5.07 min", not "0.00352 days"."""
+    assert fmt.duration(days) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1.5e13, "15T"), (4_194_304, "4.19M"), (70.6e9, "70.6B"), (8192, "8,192")],
+)
+def test_counts_read_as_architects_say_them(value: float, text: str) -> None:
+    assert fmt.count(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(52_376_496, "$52.4M"), (2.25, "$2.25"), (3120.4, "$3,120"), (39823.44, "$39.8K")],
+)
+def test_money_in_three_figures_above_ten_thousand(value: float, text: str) -> None:
+    assert fmt.money(value) == text
+
+
+def test_the_workload_text_uses_the_one_formatter() -> None:
+    """The CLI text, the panel and the PDF format workload figures through
+    designer.core.formatting: days, money and token counts."""
+    from designer.workload.result import Row
+    from designer.workload.text import format_value
+
+    def row(path: str, value: float, unit: str) -> Row:
+        return Row(path, path, value, unit, "s", False, None)
+
+    assert format_value(row("days", 0.00352, "days")) == "5.07 min"
+    assert format_value(row("tco.total_usd.owned_3y", 52_376_496, "USD")) == "$52.4M"
+    assert format_value(row("step.tokens", 1.5e13, "tokens")) == "15T tokens"
+    assert format_value(row("gpu_hours", 3.81e6, "GPU-h")) == "3.81M GPU-h"

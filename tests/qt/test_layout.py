@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from designer.qt.main_window import MainWindow
@@ -154,3 +154,62 @@ def test_a_restored_wide_layout_leaves_the_canvas_half_at_1280(
     window.document.mark_clean()
     window.close()
     window.deleteLater()
+
+
+@pytest.mark.parametrize(
+    ("screen", "size"),
+    [((1280, 800), None), ((1920, 1080), (1600, 1000)), ((1366, 768), None)],
+)
+def test_first_window_fits_the_screen_it_opens_on(
+    qtbot: Any, monkeypatch: Any, screen: tuple[int, int], size: Any
+) -> None:
+    """Issue 16 item 7: the first window is sized to the screen's free area
+    (a 1280x800 laptop: the validator's values and the status bar on screen)."""
+    import designer.qt.main_window as main_window_module
+
+    free = QRect(0, 0, screen[0], screen[1] - 30)  # a 30 px panel at the bottom
+    monkeypatch.setattr(main_window_module, "_available_geometry", lambda _w: free)
+    window = MainWindow(persist=False, autosave=False)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    try:
+        frame = window.geometry().adjusted(
+            -main_window_module.FRAME_SIDE,
+            -main_window_module.FRAME_TITLE,
+            main_window_module.FRAME_SIDE,
+            main_window_module.FRAME_SIDE,
+        )
+        assert free.contains(frame), (frame, free)
+        if size is not None:
+            assert (window.width(), window.height()) == size
+        else:  # a small screen is used whole, not left half empty
+            assert window.width() >= free.width() - 16
+            assert window.height() >= free.height() - 48
+        on_screen = window.rect()
+        bar = window.statusBar()
+        for widget in (bar, window.cost_label, window.bisection_label):
+            assert widget.isVisible()
+            top_left = widget.mapTo(window, widget.rect().topLeft())
+            bottom_right = widget.mapTo(window, widget.rect().bottomRight())
+            assert on_screen.contains(top_left) and on_screen.contains(bottom_right)
+        values = window.validator_panel.values
+        for key in ("gpus", "bisection", "cost"):
+            label = values[key]
+            corner = label.mapTo(window, label.rect().topRight())
+            assert on_screen.contains(corner), key
+    finally:
+        window.document.mark_clean()
+        window.close()
+        window.deleteLater()
+
+
+def test_first_window_geometry_keeps_the_frame_on_screen() -> None:
+    from designer.qt.main_window import first_window_geometry
+
+    small = first_window_geometry(QRect(0, 0, 1280, 770))
+    assert small.top() >= 32 and small.bottom() <= 770 - 4
+    assert small.width() == 1280 - 8
+    big = first_window_geometry(QRect(1920, 0, 2560, 1410))  # a second screen
+    assert big.size().toTuple() == (1600, 1000)
+    assert QRect(1920, 0, 2560, 1410).contains(big)

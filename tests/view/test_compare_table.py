@@ -6,6 +6,7 @@ from functools import cache
 
 import pytest
 
+from designer.core import formatting as fmt
 from designer.core.workload import Workload
 from designer.view.compare_table import bars, table
 from designer.workload.compare import Column, compare, comparison
@@ -116,5 +117,6 @@ def test_the_workload_summary_gives_the_fabrics_price_when_the_estimate_has_it()
     slow = fabric_aware(apply_variant(tree, "leaf-2:1")[0], overrides=job)
     line = fabric_price(slow)
     assert line is not None
-    assert f"{slow.nonblocking_days:,.1f} days on a non-blocking fabric" in line.text
+    ideal = fmt.duration(slow.nonblocking_days)  # the one formatter's days
+    assert f"{ideal} on a non-blocking fabric" in line.text
     assert "this fabric adds" in line.text and "(+" in line.text

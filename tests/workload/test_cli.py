@@ -156,7 +156,7 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Llama 3 70B, pretrain on 1,016 x H100 SXM (80 GB)" in out
     assert "Training time" in out and "estimate" in out
     assert "rule of thumb: Train a 70B model from scratch" in out
-    assert "tokens = 2e+12 tokens; as given; command line" in out
+    assert "tokens = 2T tokens; as given; command line" in out  # issue 16 item 9
     assert "Sources of the figures" in out and "[1]" in out
 
 

@@ -321,3 +321,19 @@ def test_text_lists_every_row_and_the_notes() -> None:
     ):
         assert label in text
     assert "Notes" in text and "No workload for a, b" in text
+
+
+def test_the_dialogs_notes_name_inputs_not_command_line_options() -> None:
+    """Issue 16 item 9: no CLI wording in the GUI (the compare dialog)."""
+    from designer.workload.compare import column, comparison
+
+    d = dgx_tree(16)
+    a = d.model_copy(update={"workload": Workload(model="llama3-8b")})
+    cols = [column("a", d), column("b", a), column("c", d)]
+    gui = comparison(cols, command_line=False)
+    cli = comparison(cols)
+    assert len(gui.notes) == len(cli.notes) >= 1
+    assert not [n for n in gui.notes if "--" in n]
+    assert any("--model" in n for n in cli.notes)
+    note = next(n for n in gui.notes if n.startswith("No workload for"))
+    assert "Give a model (a preset or its parameter count)" in note

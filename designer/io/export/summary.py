@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from designer.analysis.report import Report, Severity
-from designer.core.formatting import gbps, plural, usd_exact
+from designer.core.formatting import gbps, plural, switch_counts, usd, usd_exact
 from designer.core.formatting import ratio as fmt_ratio
 from designer.core.model import Design
 from designer.io.export._common import Catalog, resolve_catalog
@@ -118,25 +118,25 @@ def headline(
     design: Design, report: Report, catalog: Catalog | None = None
 ) -> list[tuple[str, str]]:
     """``(label, value)`` pairs of the report's first page."""
-    cost = money(report.cost_usd.total)
+    # headline money in three figures ("$40.5M"), as the window says it; the
+    # bill of materials keeps the dollars
+    cost = usd(report.cost_usd.total)
     if cost_is_estimate(report):
         cost += " (estimate)"
     if report.cost_usd.per_gpu:
-        cost += f"; {money(report.cost_usd.per_gpu)} per GPU"
+        cost += f"; {usd(report.cost_usd.per_gpu)} per GPU"
     # compute tiers first, then the other fabrics and unwired ones (report order)
     keys = [t for t in TIER_ORDER if t in report.switches]
     keys += [t for t in report.switches if t not in TIER_ORDER]
-    switches = ", ".join(
-        f"{report.switches[t]:,} {t}" for t in keys if report.switches.get(t)
-    )
+    switches = switch_counts({t: report.switches[t] for t in keys})
     cables = ", ".join(f"{n:,} {f}" for f, n in report.cables.items() if n)
     sev = {s: 0 for s in Severity}
     for f in report.findings:
         sev[f.severity] += 1
     findings = ", ".join(_count(sev[s], s.value) for s in Severity)
     typical_lo, typical_hi = report.tier.typical_cost_usd
-    typical = money(typical_lo) + (
-        f" – {money(typical_hi)}" if typical_hi is not None else " and up"
+    typical = usd(typical_lo) + (
+        f" – {usd(typical_hi)}" if typical_hi is not None else " and up"
     )
     return [
         ("Purpose", design.settings.purpose.value),

@@ -163,8 +163,13 @@ class CanvasEditsMixin:
         if ok:
             new = [d.id for d in self.document.design.devices[before:]]
             self.design_scene.select(new)
+            self.reveal(new)
             self.status_message.emit(f"Placed {len(new)} x {catalog_id}")
         return ok
+
+    def reveal(self, ids: list[str]) -> None:
+        """Bring new devices wholly on screen (the view implements it)."""
+        raise NotImplementedError
 
     # --- edits -------------------------------------------------------------------
 

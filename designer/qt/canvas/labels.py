@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
-from designer.qt.canvas.items import fits_inside, font, render_options
+from designer.qt.canvas.items import font, render_options
 from designer.view import sizes as sz
 from designer.view.trunk_overlap import own_ends
 
@@ -324,7 +324,7 @@ def _same_fit(
         if old[:2] != new[:2] or b.key in outside:
             return False
         r = transform.mapRect(b.rect)
-        if not fits_inside(r, b.text_lines(r.width())):
+        if not b.shown_lines(r):  # the same rule as the placement's
             return False
     return True
 
@@ -343,7 +343,10 @@ def _place_block_titles(
     for b in by_area:
         r = transform.mapRect(b.rect)
         outside = False
-        if not fits_inside(r, b.text_lines(r.width())):
+        # inside whenever the title shows there, with what of the counts fits
+        # ("Pod 43 · 2,048 GPUs"): a title set outside a block of a grid lands
+        # past the grid's edge, far from the box it names
+        if not b.shown_lines(r):  # r: reference px, as shown_lines takes it
             title = inputs.title_item(("block", b.key))
             lines = [(b.title, font("block")), (b.summary, font("normal"))]
             title_w = QFontMetricsF(font("block")).horizontalAdvance(b.title)

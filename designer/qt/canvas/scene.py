@@ -29,6 +29,7 @@ from designer.core.events import (
     ids_of,
     replaced,
 )
+from designer.core.names import device_name
 from designer.qt.canvas import style as st
 from designer.qt.canvas.frames import FrameLayout
 from designer.qt.canvas.hits import Hit, HitInputs, hit_at, trunk_at
@@ -250,7 +251,9 @@ class DesignScene(QGraphicsScene):
         item.fill = st.device_fill(category, tier)
         model = entry.model if entry is not None else d.catalog_id
         sub = f"{model} · {tier}" if tier else model
-        item.set_text(d.label or d.id, sub, model, d.group is not None)
+        item.set_text(
+            device_name(d.label, d.id, model), sub, model, d.group is not None
+        )
         item.selected = d.id in self.selection.devices
         item.setPos(d.x, d.y)
         item.update()

@@ -169,6 +169,17 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
 
     # --- selection ----------------------------------------------------------
 
+    def reveal(self, ids: list[str]) -> None:
+        """Bring new devices wholly on screen (a row of eight DGX dropped near
+        the view's edge ran off it): centred, or zoomed out until they show."""
+        self.design_scene.flush()
+        target = self._ids_rect(ids)
+        if target is None:
+            return
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        if not visible.contains(target):
+            self.zoom_to_ids(ids)
+
     def select_ids(self, ids: list[str], center: bool = True) -> None:
         """Select devices/links by id and optionally centre them."""
         self.design_scene.select(ids)

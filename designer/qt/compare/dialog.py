@@ -361,7 +361,9 @@ class CompareDialog(QDialog):
             and (column := self.outcomes[s.id].column) is not None
         ]
         self.comparison = (
-            comparison(done, options_given=self.workload() is not None)
+            comparison(
+                done, options_given=self.workload() is not None, command_line=False
+            )
             if done
             else None
         )

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPdfWriter, QPen
 
 from designer.catalog.schema import CatalogEntry
@@ -86,20 +86,29 @@ def render_design(
     # print: device labels whatever their size (the PDF is zoomed, not re-drawn),
     # none smaller than 6 pt
     on_paper = isinstance(painter.device(), QPdfWriter)
-    renderer.render(
-        painter,
-        fitted,
-        ids=ids,
-        labels=True if on_paper else None,
-        source=source,
-        min_label_px=PRINT_MIN_LABEL_PX if on_paper else None,
-    )
+    painter.save()
+    # links to devices beyond ``source`` (another strip) end at the frame
+    painter.setClipRect(fitted, Qt.ClipOperation.IntersectClip)
+    try:
+        renderer.render(
+            painter,
+            fitted,
+            ids=ids,
+            labels=True if on_paper else None,
+            source=source,
+            min_label_px=PRINT_MIN_LABEL_PX if on_paper else None,
+        )
+    finally:
+        painter.restore()
 
 
-def legend(painter: QPainter, origin: QPointF, size: float = 7.0) -> float:
+def legend(
+    painter: QPainter, origin: QPointF, size: float = 7.0, width: float | None = None
+) -> float:
     """Draw the fabric colour legend from ``origin``; return its width.
 
     ``size`` is the text height in painter units. Colours are the canvas's.
+    ``width``: wrap to a new line before an entry that would pass it.
     """
     painter.save()
     font = QFont("Sans Serif")
@@ -107,15 +116,19 @@ def legend(painter: QPainter, origin: QPointF, size: float = 7.0) -> float:
     font.setPointSizeF(size * 72.0 / ((device.logicalDpiY() if device else 0) or 72))
     painter.setFont(font)
     fm = QFontMetricsF(font, device)
-    x = origin.x()
+    x, y, widest = origin.x(), origin.y(), 0.0
     for name in st.FABRICS:
+        step = 22 + fm.horizontalAdvance(name) + 10
+        if width is not None and x > origin.x() and x + step - 10 > origin.x() + width:
+            x, y = origin.x(), y + fm.height() + 3
         painter.setPen(QPen(st.FABRIC_PEN[name], 2.0))
-        painter.drawLine(QPointF(x, origin.y()), QPointF(x + 14, origin.y()))
+        painter.drawLine(QPointF(x, y), QPointF(x + 14, y))
         painter.setPen(st.TEXT)
-        painter.drawText(QPointF(x + 17, origin.y() + fm.ascent() / 2 - 1), name)
-        x += 22 + fm.horizontalAdvance(name) + 10
+        painter.drawText(QPointF(x + 17, y + fm.ascent() / 2 - 1), name)
+        x += step
+        widest = max(widest, x - origin.x())
     painter.restore()
-    return x - origin.x()
+    return widest
 
 
 #: Most detail drawings a report adds after the overview (one per top group).

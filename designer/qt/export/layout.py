@@ -15,6 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetricsF,
     QPageLayout,
     QPaintDevice,
     QPainter,
@@ -93,6 +94,22 @@ class Page:
     landscape: bool
     rect: QRectF
     ops: list[Op] = field(default_factory=list)
+
+
+def header_widths(wanted: Sequence[float], least: Sequence[float]) -> list[float]:
+    """Column widths: ``wanted`` (by weight), none below ``least``, what a
+    narrow column needs taken from the others in proportion to their room
+    above their own least (the total stays the same when it can)."""
+    out = [max(w, m) for w, m in zip(wanted, least, strict=True)]
+    extra = sum(out) - sum(wanted)
+    if extra <= 0:
+        return out
+    slack = [o - m for o, m in zip(out, least, strict=True)]
+    room = sum(slack)
+    if room <= 0:
+        return out
+    take = min(extra, room)
+    return [o - take * s / room for o, s in zip(out, slack, strict=True)]
 
 
 class Flow:
@@ -217,9 +234,25 @@ class Flow:
         body, strong = font(size), font(size, bold=True)
         bold_rows = bold_rows or set()
 
+        strong_fm = QFontMetricsF(strong, self.device)
+        # a header's longest word never breaks ("Estimat / e"): each column is
+        # at least that wide, the room taken from the others' slack
+        least = [
+            max(
+                (strong_fm.horizontalAdvance(word) for word in c.title.split()),
+                default=0,
+            )
+            + 2 * hpad
+            + 1.0
+            for c in columns
+        ]
+        cache: dict[float, list[float]] = {}
+
         def widths() -> list[float]:
             w = self.page.rect.width()
-            return [w * c.weight / total for c in columns]
+            if w not in cache:
+                cache[w] = header_widths([w * c.weight / total for c in columns], least)
+            return cache[w]
 
         def row_height(cells: Sequence[str], fnt: QFont) -> float:
             return 2 * pad + max(

@@ -12,8 +12,9 @@ is the editor's own (:mod:`designer.qt.physical.paint`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import ceil
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -32,6 +33,7 @@ from designer.qt.physical.paint import (
     paint_scale_bar,
     paint_tiles,
     row_label,
+    row_label_spot,
 )
 from designer.view.elevation import (
     LABEL_PT,
@@ -149,12 +151,23 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
         [(t.x_m, t.y_m, t.width_m) for t in plan.racks],
         label_w / s,
     )
-    labels = [
-        (row.label, QPointF(ox + row.x_m * s, oy + row.y_m * s), free * s - 3)
-        for k, (row, free) in enumerate(zip(plan.rows, rooms, strict=True))
-        if k % step == 0 and free * s - 3 >= fm.horizontalAdvance("su0…")
-    ]
     lines = 2 if pitch * s * step >= 2 * fm.height() else 1
+    labels = []
+    for k, (row, free) in enumerate(zip(plan.rows, rooms, strict=True)):
+        if k % step or free * s - 3 < fm.horizontalAdvance("su0…"):
+            continue
+        at = QPointF(ox + row.x_m * s, oy + row.y_m * s)
+        edge = _hall_left(plan.halls, row.x_m, row.y_m)
+        right, width = row_label_spot(
+            fm,
+            row.label,
+            at.x() - 2,
+            None if edge is None else ox + edge * s,
+            min(free * s - 3, label_w - 3),
+            label_w - 3,
+            lines,
+        )
+        labels.append((row.label, QPointF(right, at.y()), width))
     # rack names inside their footprint, turned when the rack is deeper than wide
     tile_labels: list[tuple[str, QRectF, bool]] = []
     for t in plan.racks:
@@ -169,10 +182,9 @@ def _floor_page(flow: Flow, view: PhysicalView) -> None:
     def texts(p: QPainter) -> None:
         p.setFont(small)
         p.setPen(MUTED)
-        for text, at, free in labels:
+        for text, at, w in labels:
             # a long row name takes two lines when the next labelled row leaves room
-            w = min(free, label_w - 3)
-            shown, spot, flags = row_label(fm, text, at.x() - 2, at.y(), w, lines)
+            shown, spot, flags = row_label(fm, text, at.x(), at.y(), w, lines)
             p.drawText(spot, flags, shown)
         p.setPen(QColor("#1d2430"))
         centre = int(Qt.AlignmentFlag.AlignCenter)
@@ -324,3 +336,13 @@ def _elevation_pages(flow: Flow, view: PhysicalView, tiers: dict[str, str]) -> N
 
 
 __all__ = ["ELEVATION_TITLE", "FLOOR_TITLE", "MAX_LAYOUTS", "physical_pages"]
+
+
+def _hall_left(halls: Sequence[Any], x: float, y: float) -> float | None:
+    """The left wall of the hall a row starting at (x, y) stands in."""
+    for h in halls:
+        if h.x_m - 1e-6 <= x <= h.x_m + h.width_m and h.y_m - 1e-6 <= y <= (
+            h.y_m + h.depth_m
+        ):
+            return float(h.x_m)
+    return None

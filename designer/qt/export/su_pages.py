@@ -19,6 +19,7 @@ from PySide6.QtGui import QPainter, QPen
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
+from designer.core.names import device_name
 from designer.qt.export.drawing import legend
 from designer.qt.export.layout import MUTED, RULE, Flow, font, text_layout
 from designer.view.device_labels import label_range
@@ -26,6 +27,9 @@ from designer.view.strips import plan_strips
 
 #: draw(painter, target, ids, source): the unit's devices, ``source`` scene rect.
 DrawStrip = Callable[..., None]
+#: Share of the page width the device key takes beside strips that the page's
+#: height limits (else the key runs under them).
+SIDE_KEY = 0.2
 
 #: Vertical gap (pt) between two strips of one unit.
 STRIP_GAP = 16.0
@@ -43,7 +47,7 @@ def unit_key(
         if d.id in ids:
             entry = catalog.get(d.catalog_id) if catalog is not None else None
             model = entry.model if entry is not None else d.catalog_id
-            runs.setdefault(model, []).append(d.label or d.id)
+            runs.setdefault(model, []).append(device_name(d.label, d.id, model))
     return " · ".join(
         f"{len(names):,}x {model}: {label_range(names)}"
         for model, names in runs.items()
@@ -103,9 +107,20 @@ def su_detail_pages(
         _, note_h = text_layout(note, font(7.5), r.width(), flow.device)
         plan_room = QRectF(r.left(), y + note_h + 14, r.width(), 0)
         plan_room.setBottom(bottom)
-        plan = plan_strips(
-            _centres(design, ids), plan_room.width(), plan_room.height(), STRIP_GAP
-        )
+        centres = _centres(design, ids)
+        plan = plan_strips(centres, plan_room.width(), plan_room.height(), STRIP_GAP)
+        # strips limited by the page's height leave its right side empty: the
+        # key goes there, and the strips take the height the key left
+        side = r.width() * SIDE_KEY
+        widest = max((x1 - x0) * plan.scale for x0, _, x1, _ in plan.rects)
+        key_beside = False
+        if r.width() - widest >= side:
+            tall = QRectF(plan_room)
+            tall.setBottom(r.bottom() - flow.footer_height)
+            tall.setWidth(r.width() - side)
+            other = plan_strips(centres, tall.width(), tall.height(), STRIP_GAP)
+            if other.scale >= plan.scale:
+                plan, plan_room, key_beside = other, tall, True
         strips = len(plan.rects)
         flow.text_at(
             _note(len(ids), name, strips, n, of),
@@ -143,12 +158,26 @@ def su_detail_pages(
                     MUTED,
                     Qt.AlignmentFlag.AlignRight,
                 )
-        key_top = max(top - STRIP_GAP + 6, plan_room.top())
-        flow.text_at(key, font(7.5), QRectF(r.left(), key_top, r.width(), key_h))
-        legend_at = QPointF(r.left(), key_top + key_h + 10)
+        if key_beside:
+            used = max((x1 - x0) * plan.scale for x0, _, x1, _ in plan.rects)
+            column = QRectF(
+                r.left() + used + 14, plan_room.top(), r.width() - used - 14, 0
+            )
+            _, side_h = text_layout(key, font(7.5), column.width(), flow.device)
+            column.setHeight(side_h)
+            flow.text_at(key, font(7.5), column)
+            legend_at = QPointF(column.left(), column.bottom() + 10)
+            legend_width: float | None = column.width()
+        else:
+            legend_width = None
+            key_top = max(top - STRIP_GAP + 6, plan_room.top())
+            flow.text_at(key, font(7.5), QRectF(r.left(), key_top, r.width(), key_h))
+            legend_at = QPointF(r.left(), key_top + key_h + 10)
 
-        def key_legend(p: QPainter, at: QPointF = legend_at) -> None:
-            legend(p, at)
+        def key_legend(
+            p: QPainter, at: QPointF = legend_at, wide: float | None = legend_width
+        ) -> None:
+            legend(p, at, width=wide)
 
         flow.add(key_legend)
         flow.y = r.bottom()

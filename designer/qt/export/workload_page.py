@@ -74,16 +74,20 @@ def workload_pages(flow: Flow, est: Estimate | None, error: str | None = None) -
         bold.add(len(table))
         table.append([title, "", "", ""])
         for r in mine:
+            # a figure's words go to the wide Source column, not the Value one
+            unknown = r.value is None and bool(r.why_unknown)
             table.append(
                 [
                     r.label,
-                    value_text(r, mark=False),
+                    "unknown" if unknown else value_text(r, mark=False),
                     "estimate" if r.estimate and r.value is not None else "",
-                    r.source,
+                    f"unknown: {r.why_unknown}. Source: {r.source}"
+                    if unknown
+                    else r.source,
                 ]
             )
         if key == "n_minus_1":
-            table.append(["How N-1 was found", est.n_minus_1.method, "", ""])
+            table.append(["How N-1 was found", "", "", est.n_minus_1.method])
     flow.table(
         [
             Column("Figure", 2.3),

@@ -18,10 +18,12 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
+    QKeySequence,
     QMouseEvent,
     QPainter,
     QPen,
     QResizeEvent,
+    QShortcut,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QStyleOptionGraphicsItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -51,6 +54,16 @@ SELECTION = "selection"
 """Combo entry: the racks that hold the selected devices."""
 MAX_SHOWN = 32
 """Most racks drawn side by side (the selection may span more)."""
+DEVICE_PX = 12
+"""Device labels in scene px: 12 px in a 14 px unit (one line per 1U box)."""
+READABLE_PX = 9.0
+"""Smallest device label on screen the fitted view allows (9 px): below it
+the view scrolls instead of shrinking the text."""
+ZOOM_STEP = 1.25
+MIN_SCALE, MAX_SCALE = 0.3, 4.0
+SNAP_UNITS = 8
+"""A drop that does not fit where it is released goes to the nearest U where
+it does, at most this many units (or the device's height) away."""
 
 
 def screen_fonts() -> RackFonts:
@@ -62,7 +75,7 @@ def screen_fonts() -> RackFonts:
         font.setBold(bold)
         return font
 
-    return RackFonts(name=f(12, True), load=f(10), device=f(10), rail=f(8))
+    return RackFonts(name=f(14, True), load=f(11), device=f(DEVICE_PX), rail=f(9))
 
 
 class RackItem(QGraphicsItem):
@@ -212,9 +225,7 @@ class ElevationView(QGraphicsView):
     def wheelEvent(self, event: QWheelEvent) -> None:
         """Ctrl + wheel zooms; the wheel alone scrolls."""
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
-            self.scale(factor, factor)
-            self.owner.fitted = False
+            self.owner.zoom_by(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
             return
         super().wheelEvent(event)
 
@@ -263,6 +274,27 @@ class ElevationPanel(QWidget):
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel("Show"))
         top.addWidget(self.choice, 1)
+        self.zoom_buttons: dict[str, QToolButton] = {}
+        for key, text, tip, slot in (
+            ("out", "−", "Zoom out (Ctrl+−, Ctrl+wheel)", self.zoom_out),
+            ("in", "+", "Zoom in (Ctrl++, Ctrl+wheel)", self.zoom_in),
+            ("fit", "Fit", "Fit the racks, labels kept readable (Ctrl+0)", self.refit),
+        ):
+            button = QToolButton()
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setAutoRaise(True)
+            button.clicked.connect(slot)
+            top.addWidget(button)
+            self.zoom_buttons[key] = button
+        for keys, slot in (
+            (QKeySequence.StandardKey.ZoomIn, self.zoom_in),
+            (QKeySequence.StandardKey.ZoomOut, self.zoom_out),
+            (QKeySequence("Ctrl+0"), self.refit),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self.view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -344,20 +376,56 @@ class ElevationPanel(QWidget):
         self.fit()
 
     def fit(self) -> None:
-        """Fit the racks into the view: all of them when that leaves at least
-        8 px per U, else their height (then the view scrolls sideways)."""
+        """Fit the racks into the view: all of them when their labels stay
+        readable (at least 9 px), else their height, else 9 px labels (the
+        view then scrolls sideways, or down a tall rack)."""
         if not self.fitted or not self.shown:
             return
         w, h = self.layout_.size
         vp = self.view.viewport()
         tall = max(vp.height() - 4, 50) / h
         wide = max(vp.width() - 4, 50) / w
-        readable = 8.0 / self.layout_.style.unit
-        scale = min(max(min(tall, wide), readable), tall, 2.0)
+        readable = READABLE_PX / DEVICE_PX
+        scale = min(max(min(tall, wide), readable), 2.0)
+        if scale > tall >= readable:
+            scale = tall  # the whole rack height when that is readable
         self.view.resetTransform()
         self.view.scale(scale, scale)
         bar = self.view.horizontalScrollBar()
         bar.setValue(bar.minimum())  # the first rack at the left edge
+        self.view.verticalScrollBar().setValue(
+            self.view.verticalScrollBar().maximum()  # the racks' lower units
+        )
+
+    @property
+    def scale(self) -> float:
+        """The view's zoom (screen px per scene px)."""
+        return float(self.view.transform().m11())
+
+    def label_px(self) -> float:
+        """Device labels' size on screen."""
+        return DEVICE_PX * self.scale
+
+    def zoom_by(self, factor: float) -> None:
+        """Zoom by ``factor`` within bounds (the view stays where it is)."""
+        target = min(max(self.scale * factor, MIN_SCALE), MAX_SCALE)
+        if target != self.scale:
+            f = target / self.scale
+            self.view.scale(f, f)
+        self.fitted = False
+
+    def zoom_in(self) -> None:
+        """One zoom step in."""
+        self.zoom_by(ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        """One zoom step out."""
+        self.zoom_by(1 / ZOOM_STEP)
+
+    def refit(self) -> None:
+        """Back to the fitted view."""
+        self.fitted = True
+        self.fit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Refit on resize."""
@@ -439,6 +507,12 @@ class ElevationPanel(QWidget):
             return
         rack, u = target
         drag.why = self.live.can_place(drag.device, rack, u)
+        snapped = None
+        if drag.why is not None:
+            snapped = self.nearest_fit(drag, rack, u)
+            if snapped is not None:
+                u, drag.why = snapped, None
+                drag.target = (rack, u)
         i = self.layout_.index[rack]
         top = min(max(u, 1), max(self.layout_.racks[i][1] - drag.height + 1, 1))
         ghost.setRect(QRectF(*self.layout_.unit_rect(i, top, drag.height)))
@@ -449,9 +523,26 @@ class ElevationPanel(QWidget):
         fill.setAlpha(60)
         ghost.setBrush(QBrush(fill))
         ghost.show()
-        self.status.setText(
-            f"{drag.device} to {rack} U{u}" if ok else f"Cannot drop: {drag.why}"
-        )
+        where = f"{drag.device} to {rack} U{u}"
+        if snapped is not None:
+            where += " (the nearest U where it fits)"
+        self.status.setText(where if ok else f"Cannot drop: {drag.why}")
+
+    def nearest_fit(self, drag: _Drag, rack: str, u: int) -> int | None:
+        """The U nearest ``u`` where the held device fits in ``rack`` (a drop
+        one U off sticks out of the rack or into a neighbour); None when none
+        lies within reach (the drop is then refused, with the reason)."""
+        i = self.layout_.index[rack]
+        rack_u = self.layout_.racks[i][1]
+        reach = max(SNAP_UNITS, drag.height)
+        for d in range(1, reach + 1):
+            for cand in (u - d, u + d):
+                if 1 <= cand <= rack_u - drag.height + 1:
+                    if (rack, cand) == (drag.rack, drag.u):
+                        return None  # back where it was: say why it cannot go
+                    if self.live.can_place(drag.device, rack, cand) is None:
+                        return cand
+        return None
 
     def drop(self, drag: _Drag) -> None:
         """Execute the drop as one command, or say why it is refused."""

@@ -46,6 +46,7 @@ from designer.qt.physical.paint import (
     paint_scale_bar,
     paint_tiles,
     row_label,
+    row_label_spot,
 )
 from designer.view.floor import (
     KwBand,
@@ -210,7 +211,17 @@ class FloorView(QGraphicsView):
             w = min(free * scale - 4, 196.0, row_at.x() - vp.left() - 4)
             if w < fm.horizontalAdvance("su0…"):
                 continue  # no room in the aisle at this zoom
-            out.append(row_label(fm, text, row_at.x() - 2, row_at.y(), w, lines))
+            # inside the hall when the name fits there, else outside its wall:
+            # the outline never runs through a name ("spines and cores")
+            wall = self.owner.hall_wall(x, y)
+            wall_px = None if wall is None else self.mapFromScene(QPointF(wall, y)).x()
+            outside = 196.0 if wall_px is None else min(196.0, wall_px - vp.left() - 4)
+            right, width = row_label_spot(
+                fm, text, row_at.x() - 2, wall_px, w, outside, lines
+            )
+            if width < fm.horizontalAdvance("su0…"):
+                continue
+            out.append(row_label(fm, text, right, row_at.y(), width, lines))
         return out
 
     def cable_label_boxes(self) -> list[tuple[str, QRectF]]:
@@ -359,6 +370,14 @@ class FloorPlanPanel(QWidget):
         self.row_labels = [
             (r.label, r.x_m, r.y_m, free) for r, free in zip(rows, rooms, strict=True)
         ]
+
+    def hall_wall(self, x: float, y: float) -> float | None:
+        """The left wall (scene metres) of the hall a row starting at (x, y)
+        stands in, or None."""
+        for r in self.halls.rects:
+            if r.left() - 1e-6 <= x <= r.right() and r.top() - 1e-6 <= y <= r.bottom():
+                return float(r.left())
+        return None
 
     def _summarise(self) -> None:
         live = self.live

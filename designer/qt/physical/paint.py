@@ -318,6 +318,35 @@ def row_label(
     return fm.elidedText(text, Qt.TextElideMode.ElideRight, width), spot, int(align)
 
 
+def row_label_spot(
+    fm: QFontMetricsF,
+    text: str,
+    right: float,
+    wall: float | None,
+    free: float,
+    outside: float,
+    lines: int,
+) -> tuple[float, float]:
+    """Where a row's name goes (its right edge and width): left of the row
+    inside the hall when it fits between the row and the hall's wall (on up
+    to ``lines`` lines), else outside the wall, right-aligned to it, so the
+    outline never runs through the name ("spines and cores")."""
+    if wall is None or wall >= right:
+        return right, free
+    inside = min(free, right - wall - 3)
+    wrap = int(
+        Qt.AlignmentFlag.AlignRight
+        | Qt.AlignmentFlag.AlignTop
+        | Qt.TextFlag.TextWordWrap
+    )
+    if inside > 0:
+        spot = QRectF(right - inside, 0, inside, lines * fm.height())
+        need = fm.boundingRect(spot, wrap, text)
+        if need.height() <= spot.height() + 0.5 and need.width() <= inside + 0.5:
+            return right, inside
+    return wall - 3, outside
+
+
 def tile_colours(kws: Sequence[float], bands: Sequence[KwBand]) -> list[str]:
     """The fill of each rack."""
     return [kw_colour(kw, bands) for kw in kws]
@@ -331,5 +360,6 @@ __all__ = [
     "paint_scale_bar",
     "paint_tiles",
     "row_label",
+    "row_label_spot",
     "tile_colours",
 ]

@@ -10,6 +10,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from designer.core import formatting as fmt
 from designer.qt.charts import _plot
 from designer.view.workload_summary import cost_points, days_points
 from designer.workload import Estimate
@@ -96,7 +97,7 @@ class WorkloadCharts(QWidget):
             else ""
         )
         self.days_note.setText(
-            f"Red: this design, {used:,} GPUs, {est.days:,.1f} days{fewest}. "
+            f"Red: this design, {used:,} GPUs, {fmt.duration(est.days)}{fewest}. "
             "Estimate: days scale as 1 / GPUs at the same MFU."
         )
 

@@ -41,11 +41,14 @@ from designer.view.workload_fields import (
     FieldError,
     FieldSpec,
     display,
+    field_label,
+    hint,
     parse,
     updated,
 )
 from designer.workload import PRESETS, Estimate
 from designer.workload import facts as wfacts
+from designer.workload.presets import ModelSpec, shape_for_params, shape_mismatch
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
 _SHAPE = (
@@ -120,6 +123,8 @@ class WorkloadForm(QWidget):
             form.setFieldGrowthPolicy(
                 QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow
             )
+            # a narrow dock (1280x800) puts a long label above its field
+            form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
             form.setContentsMargins(6, 4, 6, 4)
             form.setVerticalSpacing(3)
             groups[key] = form
@@ -138,7 +143,7 @@ class WorkloadForm(QWidget):
             edit.setObjectName(f"workload_{spec.name}")
             edit.setClearButtonEnabled(True)
             edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
-            label = spec.label + (f" ({spec.unit})" if spec.unit else "")
+            label = field_label(spec)
             groups[spec.group].addRow(label, edit)
             self.edits[spec.name] = edit
             self._rows[spec.name] = (groups[spec.group], edit)
@@ -249,7 +254,7 @@ class WorkloadForm(QWidget):
                 if value is not None and name not in used and self.block is not None:
                     spec = next(f for f in FIELDS if f.name == name)
                     edit = self.edits[name]
-                    edit.setPlaceholderText(f"{display(spec, value)} (preset)")
+                    edit.setPlaceholderText(f"{hint(spec, value)} (preset)")
                     edit.setToolTip(f"{spec.label}: {model.source}")
         for spec in FIELDS:
             edit = self.edits[spec.name]
@@ -261,7 +266,7 @@ class WorkloadForm(QWidget):
                 continue
             a = found
             if isinstance(a.value, float | int) and not isinstance(a.value, bool):
-                shown = display(spec, a.value)
+                shown = hint(spec, a.value)
             else:
                 shown = str(a.value)
             mark = ", estimate" if a.estimate else ""
@@ -361,7 +366,16 @@ class WorkloadForm(QWidget):
         if unchanged and (self.block is not None or value is None):
             edit.setText(display(spec, getattr(new, spec.name)))
             return
-        self._execute(new, f"Set {spec.label}")
+        derived = _derived_shape(new) if spec.name == "params" else None
+        if derived is not None:
+            new = new.model_copy(update=derived)
+        if self._execute(new, f"Set {spec.label}") and derived is not None:
+            self.message.emit(
+                f"Shape derived from {display(spec, new.params)} parameters "
+                f"(estimate): {derived['layers']} layers x {derived['hidden']:,} "
+                f"hidden, {derived['heads']} heads ({derived['kv_heads']} KV); "
+                "type your own to change it"
+            )
 
     def _on_choice(self, name: str, box: QComboBox, label: str) -> None:
         if self._filling:
@@ -503,6 +517,37 @@ class WorkloadForm(QWidget):
 
     def _on_remove_block(self) -> None:
         self._execute(None, "Remove workload")
+
+
+def _derived_shape(block: Workload) -> dict[str, int] | None:
+    """A custom model's shape re-derived from its new parameter count when the
+    shape it has is missing or another model's (switching a 70B preset to a
+    custom 7B model must not keep 80 layers x 8,192 hidden); else None."""
+    if block.model is not None or block.params is None:
+        return None
+    if block.active_params is not None:
+        return None  # an MoE's total counts its experts: no dense shape
+    spec = ModelSpec(
+        "custom",
+        "custom model",
+        block.params,
+        layers=block.layers,
+        hidden=block.hidden,
+        vocab=block.vocab,
+    )
+    if block.layers is not None and block.hidden is not None:
+        if shape_mismatch(spec) is None:
+            return None  # the user's own shape agrees with the parameters
+        layers = hidden = None
+    else:
+        layers, hidden = block.layers, block.hidden
+    return shape_for_params(
+        block.params,
+        layers=layers,
+        hidden=hidden,
+        vocab=block.vocab,
+        seq_len=block.seq_len,
+    )
 
 
 def _choose(box: QComboBox, data: str | None) -> None:

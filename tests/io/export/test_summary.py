@@ -60,12 +60,12 @@ def test_typical_cost_note_reads_as_a_sentence() -> None:
     design = rail_design()
     report = fake_report(design)
     assert dict(headline(design, report))["Typical cost of the class"] == (
-        "$500,000 – $3,000,000 (product brief)"
+        "$500K – $3.00M (product brief)"  # the one formatter (issue 16 item 9)
     )
     tier = report.tier.model_copy(
         update={"typical_cost_note": "The range is a rule of thumb (brief §3)."}
     )
     report = report.model_copy(update={"tier": tier})
     assert dict(headline(design, report))["Typical cost of the class"] == (
-        "$500,000 – $3,000,000. The range is a rule of thumb (brief §3)."
+        "$500K – $3.00M. The range is a rule of thumb (brief §3)."
     )

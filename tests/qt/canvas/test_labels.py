@@ -215,14 +215,23 @@ def test_a_text_only_change_reuses_titles_only_while_the_text_still_fits(
     inside = [b for b in scene.block_items() if not b.title_outside]
     assert inside
     block = max(inside, key=lambda b: b.rect.width())
-    for summary in (block.summary + " ", "x " * 400):  # fits; cannot fit
-        block.set_block(block.group_id, block.rect, block.title, summary)
+    # counts that fit; counts that do not (the title stays inside with what
+    # fits, issue 16 item 13); a title that cannot fit inside at all
+    cases = [
+        (block.title, block.summary + " "),
+        (block.title, "x " * 400),
+        ("x" * 400, block.summary),
+    ]
+    for title, summary in cases:
+        block.set_block(block.group_id, block.rect, title, summary)
         scene.declutter_labels(transform)
         edited = _placement(scene)
         scene._label_memo.clear()
         scene.declutter_labels(transform)
-        assert edited == _placement(scene), summary[:10]
-    assert block.title_outside  # the long text went outside the block
+        assert edited == _placement(scene), (title[:10], summary[:10])
+        if title == block.title and summary.startswith("x"):
+            assert not block.title_outside  # the title shows inside
+    assert block.title_outside  # a title too long for the block went outside
 
 
 def test_remembered_line_boxes_match_a_fresh_measure(qtbot) -> None:

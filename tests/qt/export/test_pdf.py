@@ -10,8 +10,9 @@ from pypdf import PdfReader
 from PySide6.QtGui import QPdfWriter
 
 from designer.analysis.report import Finding, Severity
+from designer.core.formatting import usd
 from designer.io.export import ExportCancelled
-from designer.io.export.summary import bandwidth, money, racks_text
+from designer.io.export.summary import bandwidth, racks_text
 from designer.qt.export import write_pdf
 from tests.io.export.designs import fake_report, rail_design
 
@@ -43,7 +44,8 @@ def test_headline_numbers_and_pages(tmp_path: Path) -> None:
     assert f"{report.gpus:,} in {report.compute_nodes:,} compute nodes" in first
     assert f"{bandwidth(report.bisection.gbps)}, ratio 1.00" in first
     assert "exact" in first
-    assert f"{money(report.cost_usd.total)} (estimate)" in first
+    # the headline in three figures, as the window (issue 16 item 9)
+    assert f"{usd(report.cost_usd.total)} (estimate)" in first
     assert f"{report.power_kw:,.1f} kW" in first
     assert racks_text(report, design) in first
     # drawing page landscape, table pages portrait; footer on every page
@@ -137,7 +139,7 @@ def test_pdf_from_analysis_report(tmp_path: Path) -> None:
     write_pdf(out, design, report)
     pages, _ = _text(out)
     assert f"{report.gpus:,} in {report.compute_nodes:,} compute nodes" in pages[0]
-    assert money(report.cost_usd.total) in pages[0]
+    assert usd(report.cost_usd.total) in pages[0]
     assert bandwidth(report.bisection.gbps) in pages[0]
     assert f"${report.cost_usd.total:,.2f}" in " ".join(pages[1:])
 

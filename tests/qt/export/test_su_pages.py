@@ -11,6 +11,7 @@ from pypdf import PdfReader
 
 from designer.analysis import analyze
 from designer.catalog import default_catalog
+from designer.core.names import device_name
 from designer.io import load_design
 from designer.qt.export import write_pdf
 from designer.qt.export.pdf import SECTIONS
@@ -77,14 +78,18 @@ def test_every_node_of_the_unit_is_named_on_its_page(report_4su) -> None:
         ]
         words = {t for t, _ in _runs(pages[k])}
         for d in nodes:
-            number = re.search(r"#\d+$", d.label)
+            # one naming rule (issue 16 item 11): "DGX H100 #4" only repeats
+            # the model and the id's number, so the node is called dgx-0004
+            name = device_name(d.label, d.id, "DGX H100")
+            assert name == d.id
+            number = re.search(r"\d+$", name)
             assert number is not None
-            assert d.label in words or number.group(0) in words, d.label
+            assert name in words or number.group(0) in words, name
         members = {d.id for d in design.devices if d.group == gid}
         key = unit_key(design, members, catalog)
         text = " ".join((pages[k].extract_text() or "").split())
         assert key in text
-        assert f"{len(nodes)}x DGX H100: {nodes[0].label} – #" in key
+        assert f"{len(nodes)}x DGX H100: {nodes[0].id} – " in key
 
 
 def test_unit_key_lists_models_in_model_order() -> None:
@@ -93,6 +98,6 @@ def test_unit_key_lists_models_in_model_order() -> None:
     key = unit_key(design, ids, default_catalog())
     assert key == (
         "8x Quantum-2 QM9700: Leaf SU1 rail 0 – 7 · "
-        "31x DGX H100: DGX H100 #1 – #31 · "
+        "31x DGX H100: dgx-0001 – 0031 · "
         "4x UFM Appliance 3.1 (Enterprise): UFM appliance 1 – 4"
     )

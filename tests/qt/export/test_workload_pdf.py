@@ -58,7 +58,9 @@ KEY_FIGURES = (
     "tco.total_usd.cloud_5y",
 )
 _VALUE = (
-    r"\s+((?:\$)?-?[\d,]*\.?\d+(?:e[+-]\d+)?%?(?: " + UNITS + r"(?![\w/-]))?|unknown)"
+    r"\s+((?:\$)?-?[\d,]*\.?\d+(?:e[+-]\d+)?[KMBT]?%?(?: "
+    + UNITS
+    + r"(?![\w/-]))?|unknown)"
 )
 
 
@@ -94,7 +96,7 @@ def test_page_figures_equal_the_cli(qapp: Any, tmp_path: Path, name: str) -> Non
         match = re.search(re.escape(label) + _VALUE, text)
         assert match is not None, (path, label)
         exact = at(data, path)
-        shown = shown_number(match.group(1))
+        shown = shown_number(match.group(1), data["figures"][path]["unit"])
         if exact is None:
             assert shown is None, (path, match.group(1))
             continue
@@ -205,3 +207,21 @@ def test_inference_page_has_the_serving_answers_and_chart(
 
 
 _PNG_DIR = __import__("os").environ.get("SERVING_PNG_DIR")
+
+
+@pytest.mark.slow
+def test_page_counts_durations_and_money_read_as_in_the_panel(
+    qapp: Any, tmp_path: Path
+) -> None:
+    """Issue 16 item 9: tokens read "15T" on the page as in the panel (not
+    "1.5e+13"), money "$52.4M" (not "$52,376,496"), through one formatter."""
+    name = "dgx-h100-superpod-4su.json"
+    design = load_design(SAMPLES / name)
+    out = tmp_path / "report.pdf"
+    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
+    text = _workload_text(_pages(out))
+    assert "15T tokens" in text
+    assert not re.search(r"\d\.\d+e\+1\d", text), re.findall(r"\S+e\+1\d\S*", text)
+    owned = cli_json(SAMPLES / name)["tco"]["total_usd"]["owned_3y"]
+    assert f"${owned / 1e6:.1f}M" in text
+    assert f"${owned:,.0f}" not in text

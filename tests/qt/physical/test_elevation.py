@@ -8,7 +8,12 @@ from PySide6.QtWidgets import QApplication
 
 from designer.catalog import default_catalog
 from designer.physical.views import PhysicalView
-from tests.qt.physical.helpers import drag_units, open_window, show_racks
+from tests.qt.physical.helpers import (
+    drag_units,
+    open_window,
+    show_racks,
+    small_design,
+)
 
 
 def _placement(window: Any, device: str) -> tuple[str | None, int | None]:
@@ -71,7 +76,6 @@ def test_refused_drop_says_the_rules_reason_and_changes_nothing(
     panel = window.physical_docks.elevation
     cases = [
         (("a01", 12), ("a01", 4), ("dgx-2", "a01", 1)),  # onto dgx-1
-        (("a01", 12), ("a03", 47), ("dgx-2", "a03", 44)),  # out of the top
         (("n01", 10), ("a03", 10), ("nvl", "a03", 1)),  # liquid into an air rack
     ]
     for start, end, (device, rack, u) in cases:
@@ -139,3 +143,53 @@ def test_a_rack_moved_to_another_row_leaves_the_row_shown(
     window.document.undo()
     QApplication.processEvents()
     assert panel.shown == ["a01", "a02"]
+
+
+def test_a_drop_one_u_off_snaps_to_the_nearest_u_where_it_fits(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Issue 16 item 8: an 8U DGX released a few U too high (it would stick
+    out of the rack) lands at the highest U where it fits, in one step."""
+    window = open_window(main_window, qtbot)
+    show_racks(window, "a01", "a02", "a03")
+    doc = window.document
+    oracle = PhysicalView(doc.design, default_catalog())
+    assert oracle.can_place("dgx-2", "a03", 44) is not None  # sticks out
+    steps = len(doc.history.done)
+    # hold dgx-2 at its U12 (4 above its bottom), release over a03's U47
+    drag_units(qtbot, window, ("a01", 12), ("a03", 47))
+    assert _placement(window, "dgx-2") == ("a03", 41)  # 41-48: the top fits
+    assert len(doc.history.done) == steps + 1
+    panel = window.physical_docks.elevation
+    assert panel.status.text() == "Moved dgx-2 to a03 U41"
+
+
+def test_racks_dock_zooms_and_keeps_labels_readable_at_1280x800(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Issue 16 item 8: fitted at 1280x800 the device labels are at least
+    9 px on screen; the dock zooms in and out and back to the fit."""
+    from designer.qt.physical.elevation import READABLE_PX
+
+    window = main_window()
+    window.adopt_generated(small_design())
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    window._default_dock_sizes()
+    dock = window.physical_docks.elevation_dock
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: window.physical_docks.elevation.isVisible())
+    show_racks(window, "a01", "a02", "a03")
+    panel = window.physical_docks.elevation
+    panel.refit()
+    fitted = panel.scale
+    assert panel.label_px() >= READABLE_PX - 1e-9
+    assert panel.layout_.style.unit * fitted >= 10  # a U is a band to aim at
+    panel.zoom_buttons["in"].click()
+    assert panel.scale > fitted * 1.2
+    panel.zoom_buttons["out"].click()
+    panel.zoom_buttons["out"].click()
+    assert panel.scale < fitted
+    panel.zoom_buttons["fit"].click()
+    assert panel.scale == fitted

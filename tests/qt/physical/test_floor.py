@@ -125,9 +125,20 @@ def test_labels_stay_whole_and_inside_the_window_at_1280x800(
     inside = view.viewport().rect().toRectF()
     spots = view.row_label_spots()
     assert {text for text, _, _ in spots} >= {"su01", "storage and management"}
-    for text, spot, _ in spots:
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QFontMetricsF
+
+    fm = QFontMetricsF(view.label_font)
+    walls = [
+        view.mapFromScene(QPointF(r.left(), r.top())).x() for r in floor.halls.rects
+    ]
+    for text, spot, flags in spots:
         assert "…" not in text
         assert inside.contains(spot), (text, spot, inside)
+        # issue 16 item 12: the hall's outline never runs through a row name
+        ink = fm.boundingRect(spot, flags, text)
+        for wall in walls:
+            assert not (ink.left() < wall < ink.right()), (text, ink, wall)
     boxes = view.cable_label_boxes()
     assert boxes
     for text, box in boxes:

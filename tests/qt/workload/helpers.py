@@ -61,12 +61,17 @@ UNITS = (
     r"|TFLOP/s|years|requests/s|GPUs)"
 )
 """The units a shown figure may end in."""
-_NUMBER = re.compile(r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)\s*(%|" + UNITS + r")?$")
+_NUMBER = re.compile(
+    r"^(\$)?([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)([KMBT])?\s*(%|" + UNITS + r")?$"
+)
+_SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+_IN_DAYS = {"s": 1 / 86_400, "min": 1 / 1_440, "h": 1 / 24, "days": 1.0}
 
 
-def shown_number(text: str) -> float | bool | str | None:
+def shown_number(text: str, unit: str = "") -> float | bool | str | None:
     """What a shown value says: a number (units and ``≈`` dropped, % as a
-    share), yes/no, None for unknown, else the text itself."""
+    share, K/M/B/T scaled, a duration in days when ``unit`` is days), yes/no,
+    None for unknown, else the text itself."""
     text = text.strip().removeprefix("≈").strip()
     if text.startswith("unknown"):
         return None
@@ -76,7 +81,12 @@ def shown_number(text: str) -> float | bool | str | None:
     if match is None:
         return text
     value = float(match.group(2).replace(",", ""))
-    return value / 100 if match.group(3) == "%" else value
+    if match.group(3):  # the one formatter's counts and money: 15T, $52.4M
+        value *= _SCALE[match.group(3)]
+    shown_unit = match.group(4)
+    if unit == "days" and shown_unit in _IN_DAYS:  # 5.07 min of a days figure
+        return value * _IN_DAYS[shown_unit]
+    return value / 100 if shown_unit == "%" else value
 
 
 def close(shown: float, exact: float) -> bool:

@@ -34,7 +34,7 @@ def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) ->
         assert item.data(0, PATH_ROLE) == path
         exact = at(data, path)
         held = item.data(0, VALUE_ROLE)
-        shown = shown_number(item.text(1))
+        shown = shown_number(item.text(1), data["figures"][path]["unit"])
         if exact is None:
             assert held is None and shown is None, path
             assert data["unknown"][path] in item.text(1), path  # says why
