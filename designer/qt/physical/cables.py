@@ -8,51 +8,29 @@ may change a length, so a new selection alone is answered at once.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from designer.catalog.loader import Catalog
 from designer.core.commands import Document
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot
 from designer.physical.views import CableRun, PhysicalView
+from designer.qt.jobs import Jobs, Ticket
 
 LONGEST = 10
 """Cables drawn for a selection."""
 
 
-class _Signals(QObject):
-    finished = Signal(object)
+def _build(
+    design: Design, links: LinkArrays, catalog: Catalog, ticket: Ticket
+) -> PhysicalView:
+    """Build the view of one snapshot (worker thread)."""
+    from designer.analysis.index import build_index
 
-
-class _Job(QRunnable):
-    def __init__(
-        self,
-        generation: int,
-        design: Design,
-        links: LinkArrays,
-        catalog: Catalog,
-        signals: _Signals,
-    ) -> None:
-        super().__init__()
-        self.generation = generation
-        self.design = design
-        self.links = links
-        self.catalog = catalog
-        self.signals = signals
-
-    def run(self) -> None:
-        """Build the view; never raise into the pool."""
-        result: Any
-        try:
-            from designer.analysis.index import build_index
-
-            index = build_index(self.design, self.catalog, links=self.links)
-            result = PhysicalView(self.design, self.catalog, index)
-        except Exception as exc:  # an unplaced or broken state: no cables
-            result = exc
-        self.signals.finished.emit((self.generation, result))
+    index = build_index(design, catalog, links=links)
+    return PhysicalView(design, catalog, index)
 
 
 class CableRunner(QObject):
@@ -69,20 +47,21 @@ class CableRunner(QObject):
         super().__init__(parent)
         self.document = document
         self.catalog = catalog
-        self.generation = 0
         self.builds = 0
         """Views built (tests and the benchmark read it)."""
         self._view: PhysicalView | None = None
         self._wanted: list[str] = []
         self._running = False
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
-        self._signals.finished.connect(self._on_finished)
+        self._jobs = Jobs(self)
+
+    @property
+    def generation(self) -> int:
+        """Bumped by every edit that may change a length."""
+        return self._jobs.generation
 
     def invalidate(self) -> None:
         """Lengths may have changed: the next request builds the view again."""
-        self.generation += 1
+        self._jobs.bump()
         self._view = None
 
     def request(self, devices: list[str]) -> None:
@@ -106,24 +85,28 @@ class CableRunner(QObject):
             return
         design, links = snapshot(self.document.design)
         self._running = True
-        self._pool.start(
-            _Job(self.generation, design, links, self.catalog, self._signals)
+        self._jobs.submit(
+            partial(_build, design, links, self.catalog),
+            self._on_built,
+            self._on_error,
+            on_stale=self._on_stale,
         )
 
-    def _on_finished(self, payload: tuple[int, object]) -> None:
-        generation, result = payload
+    def _on_stale(self) -> None:
         self._running = False
-        if generation != self.generation:
-            if self._wanted:
-                self._start()  # an edit came meanwhile: the state it read is gone
-            return
-        if not isinstance(result, PhysicalView):
-            self.ready.emit([])
-            return
-        self.builds += 1
-        self._view = result
         if self._wanted:
-            self.ready.emit(self._runs(result))
+            self._start()  # an edit came meanwhile: the state it read is gone
+
+    def _on_error(self, exc: BaseException) -> None:
+        self._running = False  # an unplaced or broken state: no cables
+        self.ready.emit([])
+
+    def _on_built(self, view: PhysicalView, seconds: float) -> None:
+        self._running = False
+        self.builds += 1
+        self._view = view
+        if self._wanted:
+            self.ready.emit(self._runs(view))
 
     @property
     def busy(self) -> bool:
@@ -132,9 +115,7 @@ class CableRunner(QObject):
 
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Wait for a running build."""
-        self.generation += 1
-        self._pool.clear()
-        self._pool.waitForDone(timeout_ms)
+        self._jobs.shutdown(timeout_ms)
 
 
 __all__ = ["LONGEST", "CableRunner"]
