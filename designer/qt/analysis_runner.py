@@ -26,6 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from designer.analysis.index import DesignIndex
 from designer.analysis.ledger import BoundLedger
 from designer.analysis.reuse import Reuse
 from designer.catalog.loader import Catalog
@@ -55,7 +56,7 @@ class _Analysed:
     the remaining stages (refined bisection bounds) when there may be more."""
 
     report: Any
-    index: Any
+    index: DesignIndex
     stages: Iterator[Any] | None
 
 
@@ -132,7 +133,7 @@ class AnalysisRunner(QObject):
         self._reuse = Reuse()
         self._last_report: object | None = None
         self._report_generation = -1
-        self.latest_index: object | None = None
+        self.latest_index: DesignIndex | None = None
         """The analysis index of the last report shown (the estimate reads it)."""
         self._jobs = Jobs(self)
         self._refine = Jobs(self, generation=self._jobs.counter)
@@ -148,6 +149,13 @@ class AnalysisRunner(QObject):
     def generation(self) -> int:
         """The state of the document last edited (bumped by every edit)."""
         return self._jobs.generation
+
+    def current_index(self) -> DesignIndex | None:
+        """The index of the report shown when that report is of the document
+        as it is now (None: an edit is being analysed, or the last failed)."""
+        if self.busy or self._report_generation != self.generation:
+            return None
+        return self.latest_index
 
     def set_document(self, document: Document) -> None:
         """Follow another document and analyse it at once."""
@@ -245,7 +253,7 @@ class AnalysisRunner(QObject):
         self.busy = False
         self.failed.emit(f"{type(exc).__name__}: {exc}")
 
-    def _show(self, generation: int, report: object, index: object) -> None:
+    def _show(self, generation: int, report: object, index: DesignIndex) -> None:
         self.busy = False
         self._last_report, self._report_generation = report, generation
         self.latest_index = index
