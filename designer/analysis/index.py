@@ -38,7 +38,7 @@ _KIND = {
     Category.STORAGE: KIND_STORAGE,
     Category.MANAGEMENT: KIND_MANAGEMENT,
 }
-TIER_RANK = {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
+TIER_RANK = {t: t.rank for t in Tier}
 
 
 @dataclass(frozen=True)

@@ -269,3 +269,28 @@ def test_linktable_copy_is_independent() -> None:
     assert t.id == [r.id for r in rows if r.id not in ("x0", "x5")]
     assert c.id == [r.id for r in rows] + ["y0", "y1"]
     assert c.position("x5") == 5 and t.position("x5") is None
+
+
+def test_the_tier_order_is_defined_once_on_the_tier_type() -> None:
+    from designer.analysis.index import TIER_RANK
+    from designer.analysis.metrics import TIER_NAMES
+    from designer.core.model import Tier
+
+    assert [t.rank for t in Tier] == [1, 2, 3]
+    assert [Tier.of_rank(r) for r in range(5)] == [
+        None,
+        Tier.LEAF,
+        Tier.SPINE,
+        Tier.CORE,
+        None,
+    ]
+    names = ["other", "core", "storage", "leaf", "spine"]
+    assert sorted(names, key=Tier.order_key) == [
+        "leaf",
+        "spine",
+        "core",
+        "other",
+        "storage",
+    ]
+    assert TIER_NAMES == {1: "leaf", 2: "spine", 3: "core"}
+    assert TIER_RANK == {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
