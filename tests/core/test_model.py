@@ -294,3 +294,19 @@ def test_the_tier_order_is_defined_once_on_the_tier_type() -> None:
     ]
     assert TIER_NAMES == {1: "leaf", 2: "spine", 3: "core"}
     assert TIER_RANK == {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
+
+
+def test_devices_and_groups_are_replaced_never_mutated() -> None:
+    import pydantic
+    import pytest
+
+    from designer.core.model import Device, Group
+
+    device = Device(id="a", catalog_id="dgx-h100")
+    group = Group(id="su01", label="SU 1")
+    with pytest.raises(pydantic.ValidationError):
+        device.x = 10.0  # type: ignore[misc]
+    with pytest.raises(pydantic.ValidationError):
+        group.label = "SU 2"  # type: ignore[misc]
+    moved = device.model_copy(update={"x": 10.0})
+    assert (device.x, moved.x) == (0.0, 10.0)
