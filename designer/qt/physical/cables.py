@@ -113,7 +113,7 @@ class CableRunner(QObject):
             return
         analysis = self._analysis
         index = None if analysis is None else analysis.current_index()
-        if analysis is not None and index is None and not own_index:
+        if analysis is not None and index is None and analysis.busy and not own_index:
             self._waiting = True  # the analysis of this state is on its way
             return
         self._waiting = False
