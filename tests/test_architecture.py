@@ -145,3 +145,25 @@ def test_the_qt_check_sees_imports() -> None:
         _imports(ROOT / "designer" / "view" / "geometry.py") & set(QT_PREFIXES) == set()
     )
     assert "PySide6" in _imports(ROOT / "designer" / "qt" / "canvas" / "items.py")
+
+
+@pytest.mark.parametrize(
+    ("container", "contract"),
+    [("analysis", "Analysis parts"), ("qt/canvas", "Canvas parts")],
+)
+def test_every_module_is_inside_its_parts_contract(
+    container: str, contract: str
+) -> None:
+    """A module left out of a "parts" contract may import anything: none is."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["name"] == contract)["layers"]
+    named = {m.strip() for layer in layers for m in layer.split("|")}
+    modules = {
+        p.stem
+        for p in (ROOT / "designer" / container).glob("*.py")
+        if p.stem != "__init__"
+    }
+    assert modules - named == set()

@@ -38,7 +38,7 @@ _KIND = {
     Category.STORAGE: KIND_STORAGE,
     Category.MANAGEMENT: KIND_MANAGEMENT,
 }
-TIER_RANK = {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
+TIER_RANK = {t: t.rank for t in Tier}
 
 
 @dataclass(frozen=True)
@@ -251,6 +251,17 @@ def build_index(
             list(map(attrgetter("id"), design.devices)),
             device_columns(design.devices, catalog, design),
         )
+    return _assemble(design, catalog, t, columns, name_code)
+
+
+def _assemble(
+    design: Design,
+    catalog: Catalog,
+    t: LinkArrays,
+    columns: tuple[list[str], dict[str, Any]],
+    name_code: dict[str, int] | None,
+) -> DesignIndex:
+    """The index of devices already joined with the catalog and a link state."""
     device_ids, cols = columns
     code = (
         name_code
@@ -313,6 +324,47 @@ def build_index(
     idx.links = t
     idx.physical = design.physical
     return idx
+
+
+_DEVICE_COLUMNS = (
+    "kind",
+    "gpus",
+    "nvlink_domain",
+    "power_w",
+    "u_height",
+    "compute_ports",
+    "compute_native",
+    "declared_rank",
+    "group",
+    "rack",
+    "placements",
+    "dev_catalog",
+    "has_port_override",
+    "catalog_ids",
+    "entries",
+    "rack_names",
+    "device_ports",
+)
+"""The fields of :func:`device_columns` (what an index knows of its devices)."""
+
+
+def with_links_at(
+    index: DesignIndex,
+    design: Design,
+    positions: npt.ArrayLike,
+    name_code: dict[str, int] | None = None,
+) -> DesignIndex:
+    """The index of the same devices with only the link rows at ``positions``
+    (``design``: the design those rows belong to, devices as in ``index``).
+
+    The devices' columns are the index's own, not joined with the catalog
+    again: a variant of a state (a switch failed, links cut) costs a gather of
+    link rows, not a new read of the design.
+    """
+    links = index.links
+    sub = links.with_columns(**links.rows(positions))
+    cols = {name: getattr(index, name) for name in _DEVICE_COLUMNS}
+    return _assemble(design, index.catalog, sub, (index.device_ids, cols), name_code)
 
 
 def _endpoint_orders(design: Design, idx: DesignIndex) -> dict[str, IntArray]:

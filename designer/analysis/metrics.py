@@ -25,9 +25,9 @@ from designer.analysis.index import (
 )
 from designer.analysis.lengths import media_of
 from designer.catalog.schema import Media
-from designer.core.model import FABRIC_CODE, FABRICS, Fabric
+from designer.core.model import FABRIC_CODE, FABRICS, Fabric, Tier
 
-TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
+TIER_NAMES = {t.rank: t.value for t in Tier}
 
 
 def port_budget(

@@ -74,11 +74,6 @@ class DevicesChanged(_Rows):
     devices: tuple[Device, ...] = ()
     """The devices as they are after this step, one per position."""
 
-    @property
-    def moved_only(self) -> bool:
-        """True when only positions on the canvas changed (a drag, a layout)."""
-        return bool(self.fields) and self.fields <= {"x", "y"}
-
 
 @dataclass(frozen=True, slots=True)
 class LinksAdded(_Rows):

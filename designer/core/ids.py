@@ -58,7 +58,3 @@ class IdAllocator:
         self.used.add(out)
         self._next[base] = n + 1
         return out
-
-    def reserve(self, ids: Iterable[str]) -> None:
-        """Mark ids as taken."""
-        self.used.update(ids)

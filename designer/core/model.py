@@ -55,11 +55,37 @@ class Purpose(StrEnum):
 
 
 class Tier(StrEnum):
-    """Declared switch tier; inferred from the graph when absent."""
+    """Declared switch tier; inferred from the graph when absent.
+
+    The members are declared bottom up: that order (leaf, spine, core) is the
+    one tier order of the program (:attr:`rank`, :meth:`order_key`).
+    """
 
     LEAF = "leaf"
     SPINE = "spine"
     CORE = "core"
+
+    @property
+    def rank(self) -> int:
+        """1 leaf, 2 spine, 3 core (the analysis' switch level)."""
+        return _TIER_RANKS[self]
+
+    @classmethod
+    def of_rank(cls, rank: int) -> Tier | None:
+        """The tier at switch level ``rank`` (None: not one of the named tiers)."""
+        members = list(cls)
+        return members[rank - 1] if 1 <= rank <= len(members) else None
+
+    @classmethod
+    def order_key(cls, name: str) -> int:
+        """Sort key of a tier name: leaf, spine, core, then any other name."""
+        try:
+            return cls(name).rank
+        except ValueError:
+            return len(cls) + 1
+
+
+_TIER_RANKS: dict[Tier, int] = {t: r for r, t in enumerate(Tier, start=1)}
 
 
 class GroupKind(StrEnum):
@@ -117,6 +143,10 @@ class Placement(_Strict):
 class Device(_Strict):
     """One piece of hardware from the catalog placed in the design."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Replaced by commands, never changed: a snapshot or an event that holds
+    one reads the state it was taken in (frozen: assignment raises)."""
+
     id: Id
     catalog_id: Id
     label: str = Field(default="", max_length=LABEL_MAX)
@@ -135,6 +165,10 @@ class Device(_Strict):
 
 class Group(_Strict):
     """A set of devices: scalable unit, pod, row, rack; groups nest via ``parent``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Replaced by commands, never changed: a snapshot or an event that holds
+    one reads the state it was taken in (frozen: assignment raises)."""
 
     id: Id
     label: str = Field(default="", max_length=LABEL_MAX)

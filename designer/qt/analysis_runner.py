@@ -19,11 +19,14 @@ computes is written back into state the GUI thread owns.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
+from designer.analysis.index import DesignIndex
 from designer.analysis.ledger import BoundLedger
 from designer.analysis.reuse import Reuse
 from designer.catalog.loader import Catalog
@@ -37,129 +40,69 @@ from designer.core.events import (
 )
 from designer.core.model import Design, LinkArrays, LinkTable
 from designer.core.snapshot import snapshot
+from designer.qt.jobs import BURST_DEBOUNCE_MS, Debounce, Jobs, Ticket
 
 REFINE_SECONDS = 10.0
 """How long the background refinement of bisection bounds may go on."""
-BURST_DEBOUNCE_MS = 100
-"""Debounce while edits arrive in a burst (typing, spin-box arrows)."""
 RESET_DELAY_MS = 50
 """Wait after a new design is loaded before analysing it."""
-BURST_GAP_S = 0.15
-"""Edits closer together than this count as a burst."""
 _UNANALYSED_FIELDS = frozenset({"x", "y", "label"})
 """Device fields the analysis never reads: moving or renaming keeps the report."""
 
 
-class _JobSignals(QObject):
-    """Carries a job's result back to the GUI thread (a QRunnable is no QObject)."""
+@dataclass(frozen=True)
+class _Analysed:
+    """What a job hands back: the first report, its index, and the iterator of
+    the remaining stages (refined bisection bounds) when there may be more."""
 
-    finished = Signal(object)
-
-
-class _AnalysisJob(QRunnable):
-    """Analyse one snapshot; emit ``(generation, report or exception, seconds,
-    refined)``; when the bisection is only bounded, hand the rest of the stages
-    to ``refine`` (another pool), so a long refinement never delays the next
-    edit's first report."""
-
-    def __init__(
-        self,
-        generation: int,
-        design: Design,
-        links: LinkArrays,
-        ledger: BoundLedger,
-        reuse: Reuse | None,
-        catalog: Catalog | None,
-        signals: _JobSignals,
-        stale: Callable[[], bool],
-        refine: Callable[[QRunnable], None] | None,
-    ) -> None:
-        super().__init__()
-        self.generation = generation
-        self.design = design
-        self.links = links
-        self.ledger = ledger
-        self.reuse = reuse
-        self.catalog = catalog
-        self.signals = signals
-        self.stale = stale
-        self.refine = refine
-        self.from_scratch = False
-
-    def run(self) -> None:
-        """Analyse; never raise into the pool."""
-        start = time.perf_counter()
-        result: Any
-        stages: Iterator[Any] | None = None
-        index = None
-        try:
-            from designer.analysis import build_index
-            from designer.analysis.engine import analyze_stages
-
-            links = self.links
-            if self.from_scratch:  # as strings, coded again (see the runner)
-                strings = LinkTable.from_arrays(links).to_columns()
-                links = LinkTable.from_columns(strings).arrays
-            if self.reuse is not None:
-                index = self.reuse.build_index(self.design, self.catalog, links)
-            else:
-                index = build_index(self.design, self.catalog, links=links)
-            stages = analyze_stages(
-                index,
-                self.design,
-                reuse=self.reuse,
-                known_lower=self.ledger.lower_bound(index),
-                deadline=time.perf_counter() + REFINE_SECONDS,
-                should_stop=self.stale,
-            )
-            result = next(stages)
-            self.ledger.record(float(result.bisection.lower_gbps), index)
-        except Exception as exc:  # shown in the panel, never a crash
-            result, stages = exc, None
-        self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start, False, index)
-        )
-        if (
-            stages is not None
-            and index is not None
-            and self.refine is not None
-            and not result.bisection.exact
-            and not self.stale()
-        ):
-            self.refine(_RefineJob(self, stages, index))
+    report: Any
+    index: DesignIndex
+    stages: Iterator[Any] | None
 
 
-class _RefineJob(QRunnable):
-    """The remaining stages of one analysis (better bisection bounds)."""
+def _analyse(
+    design: Design,
+    links: LinkArrays,
+    ledger: BoundLedger,
+    reuse: Reuse | None,
+    catalog: Catalog | None,
+    from_scratch: bool,
+    ticket: Ticket,
+) -> _Analysed:
+    """Analyse one snapshot (worker thread) to its first report."""
+    from designer.analysis import build_index
+    from designer.analysis.engine import analyze_stages
 
-    def __init__(self, job: _AnalysisJob, stages: Iterator[Any], index: Any) -> None:
-        super().__init__()
-        self.job = job
-        self.stages = stages
-        self.index = index
+    if from_scratch:  # as strings, coded again (see the runner)
+        strings = LinkTable.from_arrays(links).to_columns()
+        links = LinkTable.from_columns(strings).arrays
+    if reuse is not None:
+        index = reuse.build_index(design, catalog, links)
+    else:
+        index = build_index(design, catalog, links=links)
+    stages = analyze_stages(
+        index,
+        design,
+        reuse=reuse,
+        known_lower=ledger.lower_bound(index),
+        deadline=time.perf_counter() + REFINE_SECONDS,
+        should_stop=ticket.stale,
+    )
+    report = next(stages)
+    ledger.record(float(report.bisection.lower_gbps), index)
+    return _Analysed(report, index, None if report.bisection.exact else stages)
 
-    def run(self) -> None:
-        """Emit each refined report of the analysis while it is still current."""
-        job = self.job
-        start = time.perf_counter()
-        try:
-            for report in self.stages:
-                job.ledger.record(float(report.bisection.lower_gbps), self.index)
-                if job.stale():
-                    return
-                job.signals.finished.emit(
-                    (
-                        job.generation,
-                        report,
-                        time.perf_counter() - start,
-                        True,
-                        self.index,
-                    )
-                )
-        except Exception:  # a refinement that fails leaves the last report shown
-            pass
-        # the end of the refinement (None: no report)
-        job.signals.finished.emit((job.generation, None, 0.0, True, None))
+
+def _refine(analysed: _Analysed, ledger: BoundLedger, ticket: Ticket) -> None:
+    """The remaining stages of one analysis: emit each refined report while
+    the state is still current (worker thread of the refinement)."""
+    assert analysed.stages is not None
+    start = time.perf_counter()
+    for report in analysed.stages:
+        ledger.record(float(report.bisection.lower_gbps), analysed.index)
+        if ticket.stale():
+            return
+        ticket.emit((report, time.perf_counter() - start, analysed.index))
 
 
 class AnalysisRunner(QObject):
@@ -180,10 +123,8 @@ class AnalysisRunner(QObject):
         super().__init__(parent)
         self._document = document
         self._catalog = catalog
-        self.generation = 0
         self.last_seconds: float | None = None
         self.busy = False
-        self._last_edit = float("-inf")
         self.from_scratch = False
         """Analyse each edit as an editor without the column store would: the
         links re-read as strings and coded again, no carried bound (the
@@ -192,22 +133,29 @@ class AnalysisRunner(QObject):
         self._reuse = Reuse()
         self._last_report: object | None = None
         self._report_generation = -1
-        self.latest_index: object | None = None
+        self.latest_index: DesignIndex | None = None
         """The analysis index of the last report shown (the estimate reads it)."""
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._refine_pool = QThreadPool(self)
-        self._refine_pool.setMaxThreadCount(1)
+        self._jobs = Jobs(self)
+        self._refine = Jobs(self, generation=self._jobs.counter)
+        """The refinement: a thread of its own, stale with the analysis."""
         self.refined = 0
         """Refined reports shown (tests and the benchmark read it)."""
         self.refining = False
         """The bisection bounds shown are being refined in the background."""
-        self._signals = _JobSignals()
-        self._signals.finished.connect(self._on_job_finished)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._start_job)
+        self._debounce = Debounce(self, self._start_job)
         document.subscribe(self._on_changes, Stage.ANALYSIS)
+
+    @property
+    def generation(self) -> int:
+        """The state of the document last edited (bumped by every edit)."""
+        return self._jobs.generation
+
+    def current_index(self) -> DesignIndex | None:
+        """The index of the report shown when that report is of the document
+        as it is now (None: an edit is being analysed, or the last failed)."""
+        if self.busy or self._report_generation != self.generation:
+            return None
+        return self.latest_index
 
     def set_document(self, document: Document) -> None:
         """Follow another document and analyse it at once."""
@@ -231,84 +179,85 @@ class AnalysisRunner(QObject):
         ):
             # Moves and relabels: the index (and settings) did not change, so
             # neither does the report; show the last one again, no job.
-            self.generation += 1
-            self._report_generation = self.generation
-            report, generation = self._last_report, self.generation
+            generation = self._jobs.bump()
+            self._report_generation = generation
+            report = self._last_report
             QTimer.singleShot(0, lambda: self._replay(generation, report))
             return
         if replaced(events):
             # A new design: let the window build and paint it first, so the
             # worker does not compete with that for the GIL.
-            self.generation += 1
+            self._jobs.bump()
             self.busy = True
-            self._timer.start(RESET_DELAY_MS)
+            self._debounce.later(RESET_DELAY_MS)
             return
         self.schedule()
 
     def schedule(self) -> None:
         """Bump the generation; analyse a lone edit at once, debounce a burst."""
-        now = time.perf_counter()
-        burst = now - self._last_edit < BURST_GAP_S
-        self._last_edit = now
-        self.generation += 1
+        self._jobs.bump()
         self.busy = True
-        if burst:
-            self._timer.start(BURST_DEBOUNCE_MS)
-        else:
-            self._timer.stop()
-            self._start_job()
+        self._debounce.edit()
 
     def run_now(self) -> None:
         """Bump the generation and queue the analysis without waiting."""
-        self.generation += 1
+        self._jobs.bump()
         self.busy = True
-        self._timer.stop()
+        self._debounce.stop()
         self._start_job()
 
     def _start_job(self) -> None:
-        self._pool.clear()  # queued, unstarted jobs are stale now
         design, links = snapshot(self._document.design)
-        generation = self.generation
-        self._refine_pool.clear()  # a queued refinement of an older state
-        job = _AnalysisJob(
-            generation,
+        self._refine.clear()  # a queued refinement of an older state
+        from_scratch = self.from_scratch
+        ledger = BoundLedger() if from_scratch else self._ledger
+        work = partial(
+            _analyse,
             design,
             links,
-            BoundLedger() if self.from_scratch else self._ledger,
-            None if self.from_scratch else self._reuse,
+            ledger,
+            None if from_scratch else self._reuse,
             self._catalog,
-            self._signals,
-            stale=lambda: self.generation != generation,
-            refine=None if self.from_scratch else self._refine_pool.start,
+            from_scratch,
         )
-        job.from_scratch = self.from_scratch
+        generation = self.generation
         self.started.emit()
-        self._pool.start(job)
+        self._jobs.submit(
+            work,
+            lambda done, seconds: self._on_analysed(generation, done, seconds, ledger),
+            self._on_failed,
+        )
 
-    def _on_job_finished(
-        self, payload: tuple[int, object, float, bool, object]
+    def _on_analysed(
+        self, generation: int, done: _Analysed, seconds: float, ledger: BoundLedger
     ) -> None:
-        generation, result, seconds, refined, index = payload
-        if generation != self.generation:
-            return  # an edit came in meanwhile; a newer job is (or will be) queued
-        if refined and result is None:
-            self._set_refining(False)
-            return
-        if refined:
-            self.refined += 1
-        else:
-            self.last_seconds = seconds
-            bis = getattr(result, "bisection", None)
-            self._set_refining(
-                bis is not None and not bis.exact and not self.from_scratch
+        self.last_seconds = seconds
+        refine = done.stages is not None and not self.from_scratch
+        self._set_refining(refine)
+        if refine:
+            self._refine.submit(
+                partial(_refine, done, ledger),
+                lambda _none, _s: self._set_refining(False),
+                lambda _exc: self._set_refining(False),  # the last report stays
+                on_progress=self._on_refined,
             )
+        self._show(generation, done.report, done.index)
+
+    def _on_refined(self, payload: tuple[Any, float, Any]) -> None:
+        report, _seconds, index = payload
+        self.refined += 1
+        self._show(self.generation, report, index)
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._set_refining(False)
         self.busy = False
-        if isinstance(result, BaseException):
-            self.failed.emit(f"{type(result).__name__}: {result}")
-            return
-        self._last_report, self._report_generation = result, generation
+        self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+    def _show(self, generation: int, report: object, index: DesignIndex) -> None:
+        self.busy = False
+        self._last_report, self._report_generation = report, generation
         self.latest_index = index
-        self.report_ready.emit(result)
+        self.report_ready.emit(report)
 
     def _set_refining(self, on: bool) -> None:
         if on != self.refining:
@@ -322,10 +271,10 @@ class AnalysisRunner(QObject):
 
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Stop the timer, drop queued jobs and wait for the running one."""
-        self._timer.stop()
-        self.generation += 1  # a running refinement stops at its next stage
-        self._pool.clear()
-        self._refine_pool.clear()
-        self._pool.waitForDone(timeout_ms)
-        self._refine_pool.waitForDone(timeout_ms)
+        self._debounce.stop()
+        self._jobs.shutdown(timeout_ms)  # a running refinement stops at its next stage
+        self._refine.shutdown(timeout_ms)
         self._document.unsubscribe(self._on_changes)
+
+
+__all__ = ["BURST_DEBOUNCE_MS", "REFINE_SECONDS", "AnalysisRunner", "snapshot"]

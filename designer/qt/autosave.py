@@ -13,7 +13,8 @@ The GUI thread only takes a snapshot (device and group lists copied, the link
 column state shared: well under a millisecond at 100,000 GPUs, see
 ``bench/bench_autosave.py``); serialising and writing run on a one-thread
 executor per document, so the writes and removals of one document happen one at
-a time and in the order they were asked for.
+a time and in the order they were asked for (a :class:`~designer.qt.jobs.Jobs`
+whose jobs are never stale and never dropped).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import contextlib
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -39,6 +41,7 @@ from designer.io.recovery import (
     Session,
     changes_since_save,
 )
+from designer.qt.jobs import Jobs, Ticket
 
 IDLE_DELAY_S = 10.0
 """Seconds after the last edit before the copy is written."""
@@ -121,28 +124,18 @@ def end_session() -> None:
         _Process.session = None
 
 
-class _JobSignals(QObject):
-    finished = Signal(object)
-
-
 def _write_job(
     target: RecoveryStore,
     document: str,
     design: Design,
     links: LinkArrays,
     manifest: Manifest,
-    signals: _JobSignals,
+    ticket: Ticket,
 ) -> None:
-    start = time.perf_counter()
-    error: str | None = None
-    try:
-        target.write(document, design, links, manifest)
-    except Exception as exc:  # a full disk must not take the editor down
-        error = f"{type(exc).__name__}: {exc}"
-    signals.finished.emit((error, time.perf_counter() - start))
+    target.write(document, design, links, manifest)
 
 
-def _remove_job(target: RecoveryStore, document: str) -> None:
+def _remove_job(target: RecoveryStore, document: str, ticket: Ticket) -> None:
     with contextlib.suppress(OSError):  # the next listing shows what is left
         target.remove(document)
 
@@ -188,9 +181,7 @@ class Autosaver(QObject):
         self._writing = False
         self._again = False  # a write was due while one was running
         self._closed = False
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="autosave")
-        self._signals = _JobSignals()
-        self._signals.finished.connect(self._on_finished)
+        self._jobs = Jobs(self)
         self._idle = self._timer()
         self._max = self._timer()
         document.subscribe(self._on_changes, Stage.WINDOW)
@@ -244,7 +235,7 @@ class Autosaver(QObject):
         self._max.stop()
         self._pending = self._again = False
         if self._on_disk and self._store is not None and self.document_id:
-            self._executor.submit(_remove_job, self._store, self.document_id)
+            self._run(partial(_remove_job, self._store, self.document_id))
         self._on_disk = False
 
     def forget(self) -> None:
@@ -280,8 +271,21 @@ class Autosaver(QObject):
         manifest = self._manifest(document_id, time.time())
         self._pending = self._again = False
         self._writing = self._on_disk = True
-        self._executor.submit(
-            _write_job, target, document_id, design, links, manifest, self._signals
+        self._run(
+            partial(_write_job, target, document_id, design, links, manifest),
+            lambda _none, seconds: self._on_finished(None, seconds),
+            lambda exc: self._on_finished(f"{type(exc).__name__}: {exc}", None),
+        )
+
+    def _run(
+        self,
+        work: Callable[[Ticket], None],
+        on_result: Callable[[None, float], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        """Queue one write or removal: in order, never dropped, never stale."""
+        self._jobs.submit(
+            work, on_result, on_error, stale_after_bump=False, replace=False
         )
 
     def _claim(self) -> tuple[RecoveryStore, str]:
@@ -308,16 +312,18 @@ class Autosaver(QObject):
             pid=os.getpid(),
         )
 
-    def _on_finished(self, payload: tuple[str | None, float]) -> None:
-        error, seconds = payload
+    def _on_finished(self, error: str | None, seconds: float | None) -> None:
+        """A write landed (``error`` None) or failed (a full disk must not take
+        the editor down)."""
         self._writing = False
-        self.last_seconds = seconds
+        if seconds is not None:
+            self.last_seconds = seconds
         if error is not None:
             self.failed.emit(f"Autosave failed: {error}")
             if self.enabled and not self.document.history.is_clean:
                 self._pending = True  # try again after the longest delay
                 self._max.start(round(self.delays.max_s * 1000))
-        else:
+        elif seconds is not None:
             self.written.emit(seconds)
         if self._again and self._pending:
             self.write_now()
@@ -344,7 +350,7 @@ class Autosaver(QObject):
     def flush(self) -> None:
         """Wait until every queued write and removal is done."""
         if not self._closed:
-            self._executor.submit(lambda: None).result()
+            self._jobs.wait()
 
     def shutdown(self) -> None:
         """Stop: remove the copy (the window closes cleanly) and wait for the writer."""
@@ -353,7 +359,7 @@ class Autosaver(QObject):
         self._closed = True
         self.discard()
         self.enabled = False
-        self._executor.shutdown(wait=True)
+        self._jobs.wait()
         self.document.unsubscribe(self._on_changes)
 
 

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from designer.analysis.report import Report
 from designer.core import formatting as fmt
+from designer.core.model import Tier
 
 COST_CATEGORIES: tuple[tuple[str, str], ...] = (
     ("compute", "Compute"),
@@ -18,7 +19,6 @@ COST_CATEGORIES: tuple[tuple[str, str], ...] = (
 )
 DOWN_COLOUR = "#4a7fb5"
 UP_COLOUR = "#4c9f70"
-TIER_ORDER = ("leaf", "spine", "core")
 
 
 #: Room under a chart for two-line category labels (tier, then ratio).
@@ -112,9 +112,7 @@ class ChartsPanel(QWidget):
         self.tier_values = {}
         if report is None:
             return
-        names = [t for t in TIER_ORDER if t in report.tiers] + sorted(
-            t for t in report.tiers if t not in TIER_ORDER
-        )
+        names = sorted(report.tiers, key=lambda t: (Tier.order_key(t), t))
         for name in names:
             t = report.tiers[name]
             self.tier_values[name] = (t.down_gbps / 1e3, t.up_gbps / 1e3)

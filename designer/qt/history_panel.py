@@ -37,11 +37,6 @@ class HistoryPanel(QWidget):
     def _on_changes(self, events: list[Event]) -> None:
         self.refresh()
 
-    def set_origin(self, text: str) -> None:
-        """Name the starting state (e.g. "Opened a.json"); shown as the first row."""
-        self.origin = text
-        self.refresh()
-
     def refresh(self) -> None:
         """Rebuild the list: the opened state, done steps, then undone steps."""
         history = self.document.history

@@ -194,7 +194,12 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.runner.refining_changed.connect(self.validator_panel.set_refining)
         self.actions_ = WindowActions(self, self)
         self.physical_docks = add_physical_docks(  # racks, floor plan
-            self, self.document, self.catalog, self.canvas, self.validator_dock
+            self,
+            self.document,
+            self.catalog,
+            self.canvas,
+            self.validator_dock,
+            analysis=self.runner,
         )
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)

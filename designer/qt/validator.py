@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from designer.analysis.report import Report, Severity
 from designer.core import formatting as fmt
+from designer.core.model import Tier
 from designer.qt.resources import icon
 from designer.view.context_actions import findings_naming
 
@@ -53,8 +54,7 @@ def oversubscription_text(report: Report) -> str:
 
 
 def _tiers_in_order(report: Report) -> list[tuple[str, float | None]]:
-    order = {"leaf": 0, "spine": 1, "core": 2}
-    return sorted(report.oversubscription.items(), key=lambda kv: order.get(kv[0], 9))
+    return sorted(report.oversubscription.items(), key=lambda kv: Tier.order_key(kv[0]))
 
 
 def oversubscription_tip(report: Report) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -18,16 +19,32 @@ from designer.core.formatting import plural
 from designer.core.model import Design
 
 
+class TargetKind(StrEnum):
+    """What a right-click can land on (the canvas' hit types, and the canvas)."""
+
+    CANVAS = "canvas"
+    DEVICE = "device"
+    LINK = "link"
+    BLOCK = "block"
+    FRAME = "frame"
+    TRUNK = "trunk"
+
+
 @dataclass(frozen=True)
 class Target:
     """What was right-clicked: a device, link, block, frame (group), trunk or
     the empty canvas."""
 
-    kind: str
+    kind: TargetKind
     id: str = ""
     group_id: str | None = None
     """The group a block or frame stands for, or the clicked device's group."""
     group_name: str = ""
+    trunk: int | None = None
+    """The trunk's index in the current quotient (a trunk target)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", TargetKind(self.kind))  # a name is checked
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,7 @@ def menu_actions(
     what it landed on; ``overview``: blocks stand for groups at low zoom (a
     block then zooms in instead of expanding).
     """
-    if target.kind == "canvas":
+    if target.kind is TargetKind.CANVAS:
         return [
             Action("paste", "Paste", "Paste the copied devices", can_paste),
             Action("select_all", "Select All"),
@@ -104,7 +121,7 @@ def menu_actions(
         out.append(
             Action("connect_oob", "Connect Out-of-Band", "Join their management ports")
         )
-    elif n_dev == 1 and target.kind == "device":
+    elif n_dev == 1 and target.kind is TargetKind.DEVICE:
         out.append(
             Action(
                 "connect_from",
@@ -135,13 +152,13 @@ def menu_actions(
         out.append(Action("group_pod", "Group as Pod"))
     name = target.group_name or target.group_id or ""
     if target.group_id is not None:
-        if target.kind == "block" and overview:
+        if target.kind is TargetKind.BLOCK and overview:
             out.append(Action("zoom_group", f"Zoom In to {name}"))
-        elif target.kind == "block":
+        elif target.kind is TargetKind.BLOCK:
             out.append(Action("expand", f"Expand {name}"))
         else:
             out.append(Action("collapse", f"Collapse {name}"))
-        if target.kind in ("frame", "block"):
+        if target.kind in (TargetKind.FRAME, TargetKind.BLOCK):
             out.append(
                 Action(
                     "ungroup",
@@ -152,10 +169,13 @@ def menu_actions(
             )
     if out and out[-1] is not None:
         out.append(None)
-    if target.kind in ("frame", "block") and target.group_id is not None:
-        if not (target.kind == "block" and overview):
+    if (
+        target.kind in (TargetKind.FRAME, TargetKind.BLOCK)
+        and target.group_id is not None
+    ):
+        if not (target.kind is TargetKind.BLOCK and overview):
             out.append(Action("zoom_group", f"Zoom to {name}"))
-    elif target.kind == "trunk":
+    elif target.kind is TargetKind.TRUNK:
         out.append(Action("zoom_trunk", "Zoom to Its Ends"))
     if n_dev or n_link:
         out.append(Action("zoom_selection", "Zoom to Selection"))

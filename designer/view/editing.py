@@ -23,7 +23,7 @@ from designer.core.formatting import plural
 from designer.core.model import Design, Device, Group, GroupKind, Tier
 from designer.view.sizes import GRID, PLACE_STEP_X, snap
 
-TIER_RANK = {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
+TIER_RANK = {t: t.rank for t in Tier}
 RANK_TIER = {v: k for k, v in TIER_RANK.items()}
 ROW_PITCH = 240.0
 

@@ -314,15 +314,6 @@ class Geometry:
         out[remap[ok]] = old[ok]
         return out
 
-    def update_positions(self, design: Design, ids: Sequence[str]) -> None:
-        """Re-read the positions of some devices (after a drag was cancelled)."""
-        rows = [self.row_of[i] for i in ids if i in self.row_of]
-        for r in rows:
-            d = design.devices[r]
-            self.xy[r] = (d.x, d.y)
-        self.version += 1
-        self.rows_moved(np.asarray(rows, np.int64))
-
     def rows_moved(self, rows: np.ndarray) -> None:
         """Devices at ``rows`` changed position in ``xy``: refresh their links."""
         if self._boxes is None or rows.size == 0:

@@ -27,11 +27,12 @@ from designer.analysis.index import (
     KIND_STORAGE,
     KIND_SWITCH,
     DesignIndex,
+    with_links_at,
 )
 from designer.analysis.metrics import TIER_NAMES
 from designer.analysis.report import Finding, Severity
 from designer.catalog.loader import Catalog, default_catalog
-from designer.core.model import FABRIC_CODE, LINK_COLUMNS, Design, Fabric, LinkTable
+from designer.core.model import FABRIC_CODE, Design, Fabric, LinkTable
 from designer.workload.collectives import FabricView, Level
 from designer.workload.failures import (
     FabricGraph,
@@ -408,26 +409,22 @@ def _n_minus_1(facts: DesignFacts, budget: int | None) -> NMinusOne:
         live_upper=bis.upper_gbps,
         cut=cut[cf],
     )
-    # the compute-fabric rows as object arrays: a failure's table is one mask away
-    columns = {
-        name: np.asarray(getattr(design.links, name), dtype=object)[cf]
-        for name in LINK_COLUMNS
-        if name not in ("a_pins", "b_pins")  # the bisection reads no ports
-    }
+    # a failure's index: the same devices (the worker's columns), the
+    # compute-fabric rows that do not touch the failed switch
     ends_a, ends_b = g.u, g.v
+    part = Design.model_construct(
+        schema_version=design.schema_version,
+        settings=design.settings,
+        groups=design.groups,
+        devices=design.devices,
+        links=LinkTable(),  # the analysis reads the links from the index
+    )
+    names = index.links.names
+    name_code = dict(zip(names, range(len(names)), strict=True))
 
     def evaluate(s: int) -> tuple[float, float]:
-        keep = (ends_a != s) & (ends_b != s)
-        part = Design.model_construct(
-            schema_version=design.schema_version,
-            settings=design.settings,
-            groups=design.groups,
-            devices=design.devices,
-            links=LinkTable.from_columns(
-                {name: col[keep].tolist() for name, col in columns.items()}
-            ),
-        )
-        b = analyze_index(build_index(part, index.catalog), part).bisection
+        keep = cf[(ends_a != s) & (ends_b != s)]
+        b = analyze_index(with_links_at(index, part, keep, name_code), part).bisection
         return b.lower_gbps, b.upper_gbps
 
     def classes(seed: IntArray) -> IntArray:

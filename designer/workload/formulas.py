@@ -61,11 +61,6 @@ def all_reduce_bytes(shard: float, ranks: int) -> float:
     return shard * 2.0 * (ranks - 1) / ranks if ranks > 1 else 0.0
 
 
-def reduce_scatter_bytes(shard: float, ranks: int) -> float:
-    """Bytes each rank moves in a reduce-scatter or all-gather: S (n-1)/n (§4)."""
-    return shard * (ranks - 1) / ranks if ranks > 1 else 0.0
-
-
 def young_interval(write_s: float, mtbf_s: float) -> float:
     """Checkpoint interval tau = sqrt(2 delta M) (Young 1974; §5)."""
     return math.sqrt(2.0 * write_s) * math.sqrt(mtbf_s)  # no overflow for huge M

@@ -270,3 +270,44 @@ def test_linktable_copy_is_independent() -> None:
     assert t.id == [r.id for r in rows if r.id not in ("x0", "x5")]
     assert c.id == [r.id for r in rows] + ["y0", "y1"]
     assert c.position("x5") == 5 and t.position("x5") is None
+
+
+def test_the_tier_order_is_defined_once_on_the_tier_type() -> None:
+    from designer.analysis.index import TIER_RANK
+    from designer.analysis.metrics import TIER_NAMES
+    from designer.core.model import Tier
+
+    assert [t.rank for t in Tier] == [1, 2, 3]
+    assert [Tier.of_rank(r) for r in range(5)] == [
+        None,
+        Tier.LEAF,
+        Tier.SPINE,
+        Tier.CORE,
+        None,
+    ]
+    names = ["other", "core", "storage", "leaf", "spine"]
+    assert sorted(names, key=Tier.order_key) == [
+        "leaf",
+        "spine",
+        "core",
+        "other",
+        "storage",
+    ]
+    assert TIER_NAMES == {1: "leaf", 2: "spine", 3: "core"}
+    assert TIER_RANK == {Tier.LEAF: 1, Tier.SPINE: 2, Tier.CORE: 3}
+
+
+def test_devices_and_groups_are_replaced_never_mutated() -> None:
+    import pydantic
+    import pytest
+
+    from designer.core.model import Device, Group
+
+    device = Device(id="a", catalog_id="dgx-h100")
+    group = Group(id="su01", label="SU 1")
+    with pytest.raises(pydantic.ValidationError):
+        device.x = 10.0  # type: ignore[misc]
+    with pytest.raises(pydantic.ValidationError):
+        group.label = "SU 2"  # type: ignore[misc]
+    moved = device.model_copy(update={"x": 10.0})
+    assert (device.x, moved.x) == (0.0, 10.0)

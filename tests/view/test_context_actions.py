@@ -125,3 +125,13 @@ def test_findings_naming() -> None:
     items = [["a", "b"], [], ["c"], ["b"]]
     assert findings_naming(items, ["b"]) == [0, 3]
     assert findings_naming(items, ["z"]) == []
+
+
+def test_a_target_kind_is_checked() -> None:
+    import pytest
+
+    from designer.view.context_actions import TargetKind
+
+    assert Target("trunk", "3", trunk=3).kind is TargetKind.TRUNK
+    with pytest.raises(ValueError):
+        Target("devices", "dgx-01")  # a typo is refused, not silently unmatched

@@ -22,11 +22,9 @@ from designer.catalog.hosts import DesignHosts, device_hostnames
 from designer.catalog.schema import Category
 from designer.core.formatting import plural
 from designer.core.hostnames import compress_hostlist as compress_hostlist
-from designer.core.model import Design, Device, Fabric, Tier
+from designer.core.model import Design, Device, Fabric
 from designer.io.export._common import Catalog, Target, open_text, resolve_catalog
 from designer.io.export.cabling import CABLING_COLUMNS, cabling_rows
-
-_TIER_ORDER = {Tier.LEAF: 0, Tier.SPINE: 1, Tier.CORE: 2}
 
 
 def _sanitize(name: str) -> str:
@@ -400,7 +398,7 @@ def _levels(
         dev = devices.get(s)
         tier = dev.tier if dev is not None else None
         if tier is not None and s not in leaves:
-            level[s] = max(1, _TIER_ORDER[tier])
+            level[s] = max(1, tier.rank - 1)
         level.setdefault(s, 1)
     return level
 

@@ -11,12 +11,18 @@ import math
 from designer.analysis.report import Report, Severity
 from designer.core.formatting import gbps, plural, switch_counts, usd, usd_exact
 from designer.core.formatting import ratio as fmt_ratio
-from designer.core.model import Design
+from designer.core.model import Design, Tier
 from designer.io.export._common import Catalog, resolve_catalog
 from designer.io.export.bom import bom_rows
 from designer.io.export.cabling import cabling_summary
 
-TIER_ORDER = ("leaf", "spine", "core", "other")
+
+def _switch_order(name: str) -> tuple[int, bool]:
+    """Compute tiers first (:meth:`Tier.order_key`), then ``other``, then the
+    rest (other fabrics, unwired) in report order (the sort is stable)."""
+    return Tier.order_key(name), name != "other"
+
+
 #: Height of the rack the estimate packs devices into.
 RACK_U = 42
 
@@ -126,8 +132,7 @@ def headline(
     if report.cost_usd.per_gpu:
         cost += f"; {usd(report.cost_usd.per_gpu)} per GPU"
     # compute tiers first, then the other fabrics and unwired ones (report order)
-    keys = [t for t in TIER_ORDER if t in report.switches]
-    keys += [t for t in report.switches if t not in TIER_ORDER]
+    keys = sorted(report.switches, key=_switch_order)
     switches = switch_counts({t: report.switches[t] for t in keys})
     cables = ", ".join(f"{n:,} {f}" for f, n in report.cables.items() if n)
     sev = {s: 0 for s in Severity}
@@ -167,10 +172,7 @@ def headline(
 def tier_rows(report: Report) -> list[list[str]]:
     """Per-tier table rows: tier, switches, ports used, down, up, ratio, worst."""
     rows: list[list[str]] = []
-    names = sorted(
-        report.tiers,
-        key=lambda t: TIER_ORDER.index(t) if t in TIER_ORDER else len(TIER_ORDER),
-    )
+    names = sorted(report.tiers, key=_switch_order)
     for name in names:
         t = report.tiers[name]
         rows.append(

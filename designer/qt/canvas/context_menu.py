@@ -20,8 +20,15 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QWidget
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Document
 from designer.core.model import Fabric
-from designer.qt.canvas.hits import Hit
-from designer.view.context_actions import Action, Target, menu_actions
+from designer.qt.canvas.hits import (
+    BlockHit,
+    DeviceHit,
+    FrameHit,
+    Hit,
+    LinkHit,
+    TrunkHit,
+)
+from designer.view.context_actions import Action, Target, TargetKind, menu_actions
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene
@@ -129,30 +136,32 @@ def select_for_menu(view: MenuHost, hit: Hit | None) -> Target:
     """Select what ``hit`` names unless it is part of the selection; its target."""
     scene = view.design_scene
     if hit is None:
-        return Target("canvas")
+        return Target(TargetKind.CANVAS)
     ids: list[str]
     group: str | None = None
-    if hit.kind == "device":
-        ids = [hit.id]
-        group = view.document.design.device_map()[hit.id].group
-    elif hit.kind == "link":
-        ids = [hit.id]
-    elif hit.kind == "block":
-        ids = scene.block_members(hit.id)
-        block = next((b for b in scene.block_items() if b.key == hit.id), None)
-        group = block.group_id if block is not None else None
-    elif hit.kind == "frame":
-        ids = view.group_members(hit.id)
-        group = hit.id
-    else:
-        ids = scene.trunk_links(int(hit.id))
+    trunk: int | None = None
+    match hit:
+        case DeviceHit(id=device):
+            ids = [device]
+            group = view.document.design.device_map()[device].group
+        case LinkHit(id=link):
+            ids = [link]
+        case BlockHit(id=key):
+            ids = scene.block_members(key)
+            block = next((b for b in scene.block_items() if b.key == key), None)
+            group = block.group_id if block is not None else None
+        case FrameHit(id=frame):
+            ids = view.group_members(frame)
+            group = frame
+        case TrunkHit(index=trunk):
+            ids = scene.trunk_links(trunk)
     if not set(ids) <= set(scene.selected_ids()):
         scene.select(ids)
     groups = view.document.design.group_map()
     name = ""
     if group is not None and group in groups:
         name = groups[group].label or group
-    return Target(hit.kind, hit.id, group, name)
+    return Target(TargetKind(hit.kind), hit.id, group, name, trunk)
 
 
 def context_menu(view: MenuHost, pos: QPointF) -> QMenu:
@@ -206,7 +215,7 @@ def _handlers(
             view.connect_all_to_all(cables)
 
     def zoom_group() -> None:
-        if target.kind == "block":
+        if target.kind is TargetKind.BLOCK:
             view.zoom_to_rect(scene.members_rect(target.id))
         else:
             frame = next(
@@ -214,6 +223,10 @@ def _handlers(
             )
             if frame is not None:
                 view.zoom_to_rect(frame.rect)
+
+    def zoom_trunk() -> None:
+        if target.trunk is not None:
+            view.zoom_to_rect(scene.trunk_ends_rect(target.trunk))
 
     def design_properties() -> None:
         view.select_ids([], center=False)
@@ -239,7 +252,7 @@ def _handlers(
         "ungroup": lambda: view.ungroup(group),
         "expand": lambda: view.toggle_group_collapsed(group),
         "zoom_group": zoom_group,
-        "zoom_trunk": lambda: view.zoom_to_rect(scene.trunk_ends_rect(int(target.id))),
+        "zoom_trunk": zoom_trunk,
         "zoom_selection": view.zoom_to_selection,
         "select_connected": view.select_connected,
         "validator": lambda: view.validator_requested.emit(scene.selected_ids()),

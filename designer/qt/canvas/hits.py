@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from PySide6.QtCore import QPointF
@@ -26,14 +26,56 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """What is under a scene point: device, block, link, trunk or frame.
+class DeviceHit:
+    """A device (drawn one by one)."""
 
-    A trunk's id is its index in the current quotient (valid until the next edit).
-    """
-
-    kind: str
     id: str
+    kind: ClassVar[str] = "device"
+
+
+@dataclass(frozen=True)
+class BlockHit:
+    """A block of the quotient (a collapsed group, or a group in the overview)."""
+
+    id: str
+    """The block's key."""
+    kind: ClassVar[str] = "block"
+
+
+@dataclass(frozen=True)
+class LinkHit:
+    """A single link."""
+
+    id: str
+    kind: ClassVar[str] = "link"
+
+
+@dataclass(frozen=True)
+class TrunkHit:
+    """A trunk (a bundle of links between blocks)."""
+
+    index: int
+    """Its index in the current quotient (valid until the next edit)."""
+    kind: ClassVar[str] = "trunk"
+
+    @property
+    def id(self) -> str:
+        """The index as text (what a menu target names)."""
+        return str(self.index)
+
+
+@dataclass(frozen=True)
+class FrameHit:
+    """The header of a group's frame."""
+
+    id: str
+    """The group's id."""
+    kind: ClassVar[str] = "frame"
+
+
+Hit = DeviceHit | BlockHit | LinkHit | TrunkHit | FrameHit
+"""What is under a scene point: the tools dispatch on the type (``match``);
+``kind`` names it for menus and tests."""
 
 
 @dataclass
@@ -58,19 +100,19 @@ def hit_at(inputs: HitInputs, pos: QPointF, tol: float) -> Hit | None:
         hidden = q.rep >= 0 if q.rep.size == len(g.ids) else None
         r = g.device_at(x, y, tol, hidden)
         if r >= 0:
-            return Hit("device", g.ids[r])
+            return DeviceHit(g.ids[r])
     for item in reversed(inputs.blocks):
         if item.rect.contains(pos):
-            return Hit("block", item.key)
+            return BlockHit(item.key)
     k = g.link_at(x, y, tol, inputs.link_mask)
     if k >= 0:
-        return Hit("link", g.link_ids[k])
+        return LinkHit(g.link_ids[k])
     t = trunk_at(inputs.trunk_items, inputs.label_transform, pos, tol)
     if t >= 0:
-        return Hit("trunk", str(t))
+        return TrunkHit(t)
     for frame in sorted(inputs.frames, key=lambda f: f.zValue(), reverse=True):
         if frame.header_rect().contains(pos):
-            return Hit("frame", frame.group_id)
+            return FrameHit(frame.group_id)
     return None
 
 

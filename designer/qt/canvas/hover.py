@@ -16,12 +16,19 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from designer.catalog.schema import CatalogEntry
+from designer.qt.canvas.hits import (
+    BlockHit,
+    DeviceHit,
+    FrameHit,
+    Hit,
+    LinkHit,
+    TrunkHit,
+)
 from designer.view.quotient import block_summary
 from designer.view.tooltips import device_tooltip, group_tooltip, link_tooltip
 
 if TYPE_CHECKING:
     from designer.core.model import Design
-    from designer.qt.canvas.hits import Hit
     from designer.qt.canvas.scene import DesignScene
 
 
@@ -50,46 +57,52 @@ def tooltip_text(
 ) -> str:
     """The hover text for ``hit`` ('' when there is nothing to say)."""
     g = scene.geometry
-    if hit.kind == "device":
-        r = g.row_of.get(hit.id)
-        if r is None:
-            return ""
-        d = design.devices[r]
-        touching = (g.la == r) | (g.lb == r)
-        cables = int(g.cables[touching].sum()) if touching.any() else 0
-        group = design.group_map().get(d.group) if d.group is not None else None
-        return device_tooltip(
-            d, catalog.get(d.catalog_id), group, int(np.count_nonzero(touching)), cables
-        )
-    if hit.kind == "link":
-        link = design.links.get(hit.id)
-        if link is None:
-            return ""
-        names = {
-            i: (design.devices[g.row_of[i]].label or i) if i in g.row_of else i
-            for i in (link.a, link.b)
-        }
-        return link_tooltip(link, names[link.a], names[link.b])
-    if hit.kind == "trunk":
-        summary = scene.trunk_summary(int(hit.id))
-        return f"Trunk: {summary}\ndouble-click to zoom to its ends"
     groups = design.group_map()
-    if hit.kind == "block":
-        block = next((b for b in scene.block_items() if b.key == hit.id), None)
-        if block is None:
-            return ""
-        members = len(scene.block_members(hit.id))
-        group = groups.get(block.group_id) if block.group_id is not None else None
-        if group is None:
-            return f"{block.title}\n{members:,} devices: {block.summary}"
-        return group_tooltip(group, members, block.summary, True)
-    group = groups.get(hit.id)
-    if group is None:
-        return ""
-    rows = _member_rows(design, hit.id)
-    cat_ids = [d.catalog_id for d in design.devices]
-    summary = block_summary(rows, cat_ids, catalog)
-    return group_tooltip(group, int(rows.size), summary, False)
+    match hit:
+        case DeviceHit(id=device):
+            r = g.row_of.get(device)
+            if r is None:
+                return ""
+            d = design.devices[r]
+            touching = (g.la == r) | (g.lb == r)
+            cables = int(g.cables[touching].sum()) if touching.any() else 0
+            group = groups.get(d.group) if d.group is not None else None
+            return device_tooltip(
+                d,
+                catalog.get(d.catalog_id),
+                group,
+                int(np.count_nonzero(touching)),
+                cables,
+            )
+        case LinkHit(id=link_id):
+            link = design.links.get(link_id)
+            if link is None:
+                return ""
+            names = {
+                i: (design.devices[g.row_of[i]].label or i) if i in g.row_of else i
+                for i in (link.a, link.b)
+            }
+            return link_tooltip(link, names[link.a], names[link.b])
+        case TrunkHit(index=k):
+            summary = scene.trunk_summary(k)
+            return f"Trunk: {summary}\ndouble-click to zoom to its ends"
+        case BlockHit(id=key):
+            block = next((b for b in scene.block_items() if b.key == key), None)
+            if block is None:
+                return ""
+            members = len(scene.block_members(key))
+            group = groups.get(block.group_id) if block.group_id is not None else None
+            if group is None:
+                return f"{block.title}\n{members:,} devices: {block.summary}"
+            return group_tooltip(group, members, block.summary, True)
+        case FrameHit(id=group_id):
+            group = groups.get(group_id)
+            if group is None:
+                return ""
+            rows = _member_rows(design, group_id)
+            cat_ids = [d.catalog_id for d in design.devices]
+            summary = block_summary(rows, cat_ids, catalog)
+            return group_tooltip(group, int(rows.size), summary, False)
 
 
 def _member_rows(design: Design, group_id: str) -> np.ndarray:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem
 from designer.core.model import Fabric
 from designer.qt.canvas import style as st
 from designer.qt.canvas.drag import DragSession
+from designer.qt.canvas.hits import BlockHit, DeviceHit, FrameHit, LinkHit, TrunkHit
 from designer.view import sizes as sz
 
 if TYPE_CHECKING:
@@ -112,21 +113,22 @@ class CanvasTool:
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
         if hit is None:
             return
-        if hit.kind == "frame":
-            self.view.toggle_group_collapsed(hit.id)
-        elif hit.kind == "trunk":
-            self.view.zoom_to_rect(self.view.design_scene.trunk_ends_rect(int(hit.id)))
-        elif hit.kind == "block":
-            block = next(
-                (b for b in self.view.design_scene.block_items() if b.key == hit.id),
-                None,
-            )
-            if block is not None and block.group_id is not None:
-                if self.view.design_scene.overview:
-                    # where the members are (the overview may have moved the block)
-                    self.view.zoom_to_rect(self.view.design_scene.members_rect(hit.id))
-                else:
-                    self.view.toggle_group_collapsed(block.group_id)
+        scene = self.view.design_scene
+        match hit:
+            case FrameHit(id=group):
+                self.view.toggle_group_collapsed(group)
+            case TrunkHit(index=k):
+                self.view.zoom_to_rect(scene.trunk_ends_rect(k))
+            case BlockHit(id=key):
+                block = next((b for b in scene.block_items() if b.key == key), None)
+                if block is not None and block.group_id is not None:
+                    if scene.overview:
+                        # where the members are (the overview may have moved it)
+                        self.view.zoom_to_rect(scene.members_rect(key))
+                    else:
+                        self.view.toggle_group_collapsed(block.group_id)
+            case DeviceHit() | LinkHit():
+                pass
 
     def cancel(self) -> bool:
         """Abort any gesture in progress (Escape, tool switch); True if one was."""
@@ -199,7 +201,7 @@ class _ConnectGesture:
             return
         keys = event.modifiers()
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
-        on_source = hit is not None and hit.kind == "device" and hit.id == self.source
+        on_source = isinstance(hit, DeviceHit) and hit.id == self.source
         if not self.armed:
             self.move(pos, event.position())
             if on_source and not self._dragged:
@@ -210,7 +212,7 @@ class _ConnectGesture:
                 return
             self.finish(pos, keys)
             return
-        if on_source or hit is None or hit.kind != "device":
+        if on_source or not isinstance(hit, DeviceHit):
             self.cancel()
             self.view.status_message.emit("Connect cancelled")
             return
@@ -223,21 +225,22 @@ class _ConnectGesture:
         if source is None:
             return
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
-        if hit is not None and hit.kind == "device" and hit.id != source:
-            self.view.connect_devices(
-                source,
-                hit.id,
-                cables=1 if keys & SINGLE_CABLE_KEY else None,
-                fabric=Fabric.OOB if keys & OUT_OF_BAND_KEY else None,
-            )
-        elif hit is not None and hit.kind == "device":
-            self.view.refuse("A device cannot be connected to itself.")
-        elif hit is not None and hit.kind == "block":
-            self.view.refuse(
-                "Drop on a single device: expand the group or zoom in to connect."
-            )
-        else:
-            self.view.refuse("Release over another device to connect.")
+        match hit:
+            case DeviceHit(id=target) if target != source:
+                self.view.connect_devices(
+                    source,
+                    target,
+                    cables=1 if keys & SINGLE_CABLE_KEY else None,
+                    fabric=Fabric.OOB if keys & OUT_OF_BAND_KEY else None,
+                )
+            case DeviceHit():
+                self.view.refuse("A device cannot be connected to itself.")
+            case BlockHit():
+                self.view.refuse(
+                    "Drop on a single device: expand the group or zoom in to connect."
+                )
+            case _:
+                self.view.refuse("Release over another device to connect.")
 
     def cancel(self) -> bool:
         """Remove the line; True when a connection was in progress."""
@@ -274,7 +277,7 @@ class SelectTool(CanvasTool):
             mods
             & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
         )
-        if mods & Qt.KeyboardModifier.AltModifier and hit and hit.kind == "device":
+        if mods & Qt.KeyboardModifier.AltModifier and isinstance(hit, DeviceHit):
             self._connect.start(hit.id, pos, event.position())
             return
         self._press = pos
@@ -290,22 +293,23 @@ class SelectTool(CanvasTool):
             self._band.setZValue(st.Z_OVERLAY)
             scene.addItem(self._band)
             return
-        if hit.kind == "link":
-            scene.select([hit.id], toggle=add)
-            self._press = None
-            return
-        if hit.kind == "trunk":
-            k = int(hit.id)
-            scene.select(scene.trunk_links(k), add=add)
-            self.view.status_message.emit(scene.trunk_summary(k))
-            self._press = None
-            return
-        if hit.kind == "device":
-            ids = [hit.id]
-        elif hit.kind == "block":
-            ids = scene.block_members(hit.id)
-        else:
-            ids = self.view.group_members(hit.id)
+        ids: list[str]
+        match hit:
+            case LinkHit(id=link):
+                scene.select([link], toggle=add)
+                self._press = None
+                return
+            case TrunkHit(index=k):
+                scene.select(scene.trunk_links(k), add=add)
+                self.view.status_message.emit(scene.trunk_summary(k))
+                self._press = None
+                return
+            case DeviceHit(id=device):
+                ids = [device]
+            case BlockHit(id=key):
+                ids = scene.block_members(key)
+            case FrameHit(id=group):
+                ids = self.view.group_members(group)
         selected = set(scene.selected_device_ids())
         if add:
             scene.select(ids, toggle=True)
@@ -389,9 +393,9 @@ class ConnectTool(CanvasTool):
         if self._gesture.armed:
             return  # the second click: its release connects
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
-        if hit is not None and hit.kind == "device":
+        if isinstance(hit, DeviceHit):
             self._gesture.start(hit.id, pos, event.position())
-        elif hit is not None and hit.kind == "block":
+        elif isinstance(hit, BlockHit):
             self.view.refuse("Expand the group or zoom in to connect single devices.")
 
     def move(self, event: QMouseEvent, pos: QPointF) -> None:

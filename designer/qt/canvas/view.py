@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDragEnterEvent,
@@ -440,7 +440,3 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         pos = self.mapToScene(event.position().toPoint())
         event.acceptProposedAction()
         self.drop_catalog_item(mime, pos)
-
-    def viewport_point(self, scene_pos: QPointF) -> QPoint:
-        """Viewport pixel of a scene point (tests drive the mouse with it)."""
-        return self.mapFromScene(scene_pos)

@@ -26,6 +26,7 @@ from designer.qt.physical.floor import FloorPlanPanel
 if TYPE_CHECKING:
     from designer.catalog.loader import Catalog
     from designer.core.commands import Document
+    from designer.qt.analysis_runner import AnalysisRunner
     from designer.qt.canvas import CanvasView
 
 MESSAGE_MS = 8000
@@ -40,6 +41,7 @@ class PhysicalDocks(QObject):
         document: Document,
         catalog: Catalog,
         canvas: CanvasView,
+        analysis: AnalysisRunner | None = None,
     ) -> None:
         super().__init__(window)
         self.window = window
@@ -53,7 +55,7 @@ class PhysicalDocks(QObject):
         self.selected: set[str] = set()
         self.elevation = ElevationPanel(self.live, self._execute, self._tier_of)
         self.floor = FloorPlanPanel(self.live)
-        self.cables = CableRunner(self.document, catalog, self)
+        self.cables = CableRunner(self.document, catalog, self, analysis=analysis)
         self.elevation_dock = _dock(
             window, "Racks", "rackElevationDock", self.elevation
         )
@@ -197,11 +199,13 @@ def add_physical_docks(
     catalog: Catalog,
     canvas: CanvasView,
     anchor: QDockWidget | None = None,
+    analysis: AnalysisRunner | None = None,
 ) -> PhysicalDocks:
     """Add the "Racks" and "Floor plan" docks to ``window``, tabbed with
     ``anchor`` (the validator: the canvas keeps its width), with their toggles
-    in the View menu."""
-    docks = PhysicalDocks(window, document, catalog, canvas)
+    in the View menu; ``analysis``: the validator's worker, whose index of
+    each state the cable lengths read."""
+    docks = PhysicalDocks(window, document, catalog, canvas, analysis)
     right = Qt.DockWidgetArea.RightDockWidgetArea
     for dock in (docks.elevation_dock, docks.floor_dock):
         window.addDockWidget(right, dock)

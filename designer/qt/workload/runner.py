@@ -1,8 +1,9 @@
 """Run the workload estimate off the GUI thread, debounced, dropping stale results.
 
-The same pattern as :mod:`designer.qt.analysis_runner`: every edit bumps a
-generation number, a job gets a snapshot of the design, runs on a one-thread
-pool, and a result whose generation is not the current one is dropped.
+The same mechanism as :mod:`designer.qt.analysis_runner`
+(:class:`~designer.qt.jobs.Jobs`): every edit bumps a generation number, a job
+gets a snapshot of the design, runs on a one-thread pool, and a result whose
+generation is not the current one is dropped.
 
 The estimate reads the design through :func:`designer.workload.read_design`
 given the report and index the validator's worker (:class:`~designer.qt.
@@ -18,17 +19,17 @@ step model, not the analysis.
 from __future__ import annotations
 
 import dataclasses
-import time
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from designer.catalog.loader import Catalog
 from designer.core.commands import Document, Stage
 from designer.core.events import DevicesChanged, Event, WorkloadChanged, only, replaced
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot, with_links
-from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, BURST_GAP_S
+from designer.qt.jobs import Debounce, Jobs, Ticket
 from designer.workload import DesignFacts, Estimate
 from designer.workload.fabric import NMinusOne
 
@@ -89,50 +90,20 @@ class FactsCache:
         return self.facts
 
 
-class _JobSignals(QObject):
-    finished = Signal(object)
+def _estimate(
+    design_key: int,
+    design: Design,
+    links: LinkArrays,
+    cache: FactsCache,
+    catalog: Catalog | None,
+    analysis: tuple[Any, Any] | None,
+    ticket: Ticket,
+) -> Estimate:
+    """Estimate one snapshot (worker thread)."""
+    from designer import workload
 
-
-class _EstimateJob(QRunnable):
-    """Estimate one snapshot; emit ``(generation, estimate or exception, s)``."""
-
-    def __init__(
-        self,
-        generation: int,
-        design_key: int,
-        design: Design,
-        links: LinkArrays,
-        cache: FactsCache,
-        catalog: Catalog | None,
-        signals: _JobSignals,
-        analysis: tuple[Any, Any] | None = None,
-    ) -> None:
-        super().__init__()
-        self.analysis = analysis
-        self.generation = generation
-        self.design_key = design_key
-        self.design = design
-        self.links = links
-        self.cache = cache
-        self.catalog = catalog
-        self.signals = signals
-
-    def run(self) -> None:
-        """Estimate; never raise into the pool."""
-        start = time.perf_counter()
-        result: Any
-        try:
-            from designer import workload
-
-            facts = self.cache.get(
-                self.design_key, self.design, self.links, self.catalog, self.analysis
-            )
-            result = workload.estimate(self.design, self.catalog, design_facts=facts)
-        except Exception as exc:  # shown in the panel, never a crash
-            result = exc
-        self.signals.finished.emit(
-            (self.generation, result, time.perf_counter() - start)
-        )
+    facts = cache.get(design_key, design, links, catalog, analysis)
+    return workload.estimate(design, catalog, design_facts=facts)
 
 
 class EstimateRunner(QObject):
@@ -164,26 +135,24 @@ class EstimateRunner(QObject):
         self._report_key = -1
         self._document = document
         self._catalog = catalog
-        self.generation = 0
         self.design_key = 0
         """Bumped by every edit the estimate's design facts depend on."""
         self.busy = False
         self.last_seconds: float | None = None
         self.latest: Estimate | None = None
         self.latest_generation = -1
-        self._last_edit = float("-inf")
         self._cache = FactsCache()
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _JobSignals()
-        self._signals.finished.connect(self._on_job_finished)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._start_job)
+        self._jobs = Jobs(self)
+        self._debounce = Debounce(self, self._start_job)
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         if analysis is not None:
             analysis.report_ready.connect(self._on_report)
             analysis.failed.connect(self._on_analysis_failed)
+
+    @property
+    def generation(self) -> int:
+        """The state of the document and workload last edited."""
+        return self._jobs.generation
 
     @property
     def own_analyses(self) -> int:
@@ -199,9 +168,9 @@ class EstimateRunner(QObject):
         self._report = None
         if self._document.design.workload is None:
             return False
-        self.generation += 1
+        self._jobs.bump()
         self.busy = True
-        self._timer.stop()
+        self._debounce.stop()
         self.started.emit()
         return True
 
@@ -260,38 +229,29 @@ class EstimateRunner(QObject):
                 self.schedule(DESIGN_DEBOUNCE_MS)
             return
         if self._waiting:
-            self.generation += 1  # the report's job will read this workload too
+            self._jobs.bump()  # the report's job will read this workload too
             return
         self.schedule()
 
     def schedule(self, delay_ms: int | None = None) -> None:
         """Bump the generation; estimate a lone workload edit at once, wait
         ``delay_ms`` (or the burst debounce) otherwise."""
-        now = time.perf_counter()
-        burst = now - self._last_edit < BURST_GAP_S
-        self._last_edit = now
-        self.generation += 1
+        self._jobs.bump()
         if self._document.design.workload is None:
-            self._timer.stop()
-            self._pool.clear()
+            self._debounce.stop()
+            self._jobs.clear()
             self.busy = False
             self.latest, self.latest_generation = None, self.generation
             self.cleared.emit()
             return
         self.busy = True
-        if delay_ms is None and burst:
-            delay_ms = BURST_DEBOUNCE_MS
-        if delay_ms:
-            self._timer.start(delay_ms)
+        if self._debounce.edit(delay_ms):
             self.started.emit()
-        else:
-            self._timer.stop()
-            self._start_job()
 
     def run_now(self) -> None:
         """Estimate the design as it is: from the validator's report of this
         state when it has one (or is making it), else at once."""
-        self._last_edit = float("-inf")
+        self._debounce.forget_last()
         self.design_key += 1
         analysis = self._analysis
         stale = analysis is not None and (
@@ -306,38 +266,37 @@ class EstimateRunner(QObject):
         self.schedule(0)
 
     def _start_job(self) -> None:
-        self._pool.clear()  # queued, unstarted jobs are stale now
         design, links = snapshot(self._document.design)
-        job = _EstimateJob(
-            self.generation,
+        generation = self.generation
+        work = partial(
+            _estimate,
             self.design_key,
             design,
             links,
             self._cache,
             self._catalog,
-            self._signals,
             self._report if self._report_key == self.design_key else None,
         )
         self.started.emit()
-        self._pool.start(job)
+        self._jobs.submit(
+            work,
+            lambda result, seconds: self._on_estimated(generation, result, seconds),
+            lambda exc: self._on_failed(generation, exc),
+        )
 
-    def _on_job_finished(self, payload: tuple[int, object, float]) -> None:
-        generation, result, seconds = payload
+    def _on_estimated(self, generation: int, result: Estimate, seconds: float) -> None:
         self.last_seconds = seconds
-        if generation != self.generation:
-            return  # an edit came in meanwhile; a newer job is (or will be) queued
         self.busy = False
-        if isinstance(result, BaseException):
-            self.latest, self.latest_generation = None, generation
-            self.failed.emit(str(result) or type(result).__name__)
-            return
-        assert isinstance(result, Estimate)
         self.latest, self.latest_generation = result, generation
         self.estimate_ready.emit(result)
 
+    def _on_failed(self, generation: int, exc: BaseException) -> None:
+        self.busy = False
+        self.latest, self.latest_generation = None, generation
+        self.failed.emit(str(exc) or type(exc).__name__)
+
     def shutdown(self, timeout_ms: int = 30_000) -> None:
         """Stop the timer, drop queued jobs and wait for the running one."""
-        self._timer.stop()
-        self._pool.clear()
-        self._pool.waitForDone(timeout_ms)
+        self._debounce.stop()
+        self._jobs.shutdown(timeout_ms)
         self._document.unsubscribe(self._on_changes)
