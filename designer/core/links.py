@@ -303,6 +303,27 @@ class LinkArrays:
         return out | {n: getattr(self, n)[flat] for n in self._PINS}
 
 
+def _flat_names(
+    column: Sequence[Any], cables: Sequence[int], total: int
+) -> list[str] | None:
+    """The file's pin texts as one list of names, when every entry is text
+    naming exactly one port (or ``-``) per cable and none waits (``?``)."""
+    if not isinstance(column, list) or column.count(PIN_PENDING_TEXT):
+        return None
+    try:
+        spaces = np.fromiter(
+            map(str.count, column, itertools.repeat(" ")), np.int64, len(column)
+        )
+    except TypeError:  # rows' tuples, not text
+        return None
+    if not bool((spaces + 1 == np.asarray(cables, dtype=np.int64)).all()):
+        return None
+    flat = " ".join(column).split(" ")
+    if len(flat) != total or "" in flat:
+        return None
+    return flat
+
+
 def _count(values: Sequence[Any], value: Any) -> int:
     """How many entries equal ``value`` (``list.count`` in C when a list)."""
     if isinstance(values, list):
@@ -517,6 +538,12 @@ class LinkTable:
             }
             get = {**code, **special}.__getitem__
             return np.fromiter(map(get, column), np.int32, total)
+        flat = _flat_names(column, cables, total)
+        if flat is not None:
+            # every link names one port per cable: one split, one map in C
+            self._pins.add(p for p in flat if p not in _SPECIAL_PINS)
+            get = {**code, PIN_NONE_TEXT: NO_PORT}.__getitem__
+            return np.fromiter(map(get, flat), np.int32, total)
         out: list[int] = []
         for pins, c in zip(column, cables, strict=True):
             if pins is None:

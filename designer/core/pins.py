@@ -26,7 +26,7 @@ the catalog.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -621,7 +621,7 @@ def taken_message(
     )
 
 
-def _pins_all_fine(design: Design, look: Lookup) -> bool:
+def _pins_all_fine(design: Design, look: Lookup, full: Lookup | None = None) -> bool:
     """Fast pass of :func:`pin_problems`: every pinned cable end names a port
     (lane) of its group, no port is held twice (lanes of one port only by
     cables of one speed, each lane once) and every cage holds one module kind.
@@ -688,7 +688,7 @@ def _pins_all_fine(design: Design, look: Lookup) -> bool:
             return False  # a configurable group: the exact pass
         port[k], lane[k] = idx, ln
         cage[k] = idx // max(1, g.ports_per_cage)
-        kind[k] = kinds.setdefault(g.module_kind(sp), len(kinds))
+        kind[k] = sp  # a cage's module follows its speed (the exact kind below)
     # one use per port, or lanes of one speed each once
     where = dev * n_g + grp  # a device's port group
     p_of, l_of = port[inv], lane[inv]
@@ -704,11 +704,17 @@ def _pins_all_fine(design: Design, look: Lookup) -> bool:
         )
         if clash.any():
             return False
-    # one module kind per cage (only a device type's group with two kinds can mix)
+    # one module kind per cage: only a device type's group running two speeds
+    # can mix kinds (then the kinds are read from the optics table)
     group_of = uniq[:, 0] * n_g + uniq[:, 1]
-    pair = np.unique(group_of * max(1, len(kinds)) + kind)
-    if len(np.unique(pair // max(1, len(kinds)))) == len(pair):
+    pair = np.unique(group_of * (int(speeds.max()) + 1) + kind)
+    if len(np.unique(pair // (int(speeds.max()) + 1))) == len(pair):
         return True
+    rich = full if full is not None else look
+    for k, (t, g_code, _, sp) in enumerate(uniq.tolist()):
+        spec = rich(type_names[t])
+        g = spec.port_group(s.port_names[g_code]) if spec is not None else None
+        kind[k] = kinds.setdefault(g.module_kind(sp), len(kinds)) if g else -1
     c_of, k_of = cage[inv], kind[inv]
     order = np.argsort(where * 65_536 + c_of, kind="stable")
     w_s, c_s, k_s = where[order], c_of[order], k_of[order]
@@ -723,7 +729,8 @@ def pin_problems(design: Design, lookup: Any, limit: int = 50) -> list[PortTaken
     arrays = design.links.arrays
     if not bool((arrays.a_pins >= 0).any() or (arrays.b_pins >= 0).any()):
         return []  # nothing pinned yet
-    if _pins_all_fine(design, _tolerant(look)):
+    plain = as_lookup(lookup.get) if isinstance(lookup, Mapping) else look
+    if _pins_all_fine(design, _tolerant(plain), _tolerant(look)):
         return []
     occ = _Occupancy(design, look)
     s = design.links.arrays
