@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import tempfile
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_QUICK_BACKEND", "software")
 
@@ -20,3 +22,11 @@ for _name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
     )
 
 import tests.hypo  # noqa: E402,F401  (registers and loads the Hypothesis profile)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that run a real outside tool (slurmctld, ibsim + OpenSM, NetBox) are
+    slow by nature: the fast tier (``-m "not slow"``) leaves them to the full run."""
+    for item in items:
+        if any(item.get_closest_marker(m) for m in ("slurm", "ib", "netbox")):
+            item.add_marker(pytest.mark.slow)

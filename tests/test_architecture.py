@@ -48,6 +48,7 @@ print(json.dumps({{"loaded": loaded, "qt": qt}}))
 """
 
 
+@pytest.mark.slow
 def test_pure_packages_import_no_qt() -> None:
     code = PROBE.format(prefixes=repr(set(QT_PREFIXES)))
     result = subprocess.run(
@@ -64,6 +65,7 @@ def test_pure_packages_import_no_qt() -> None:
     assert out["qt"] == []
 
 
+@pytest.mark.slow
 def test_cli_commands_other_than_gui_import_no_qt(tmp_path: Path) -> None:
     """Running ``schema`` through main() keeps Qt out of the process."""
     code = (

@@ -36,6 +36,7 @@ def test_ruff_format_is_clean() -> None:
     assert done.returncode == 0, done.stdout[-4000:]
 
 
+@pytest.mark.slow
 def test_mypy_strict_on_every_package() -> None:
     """The pure layers and the Qt layer alike (PySide6 ships its own stubs)."""
     done = _run(_tool("mypy"), "--strict", "--follow-imports=silent", "designer")

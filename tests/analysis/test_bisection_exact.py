@@ -45,6 +45,7 @@ def _side_gpus(design, side_a):  # type: ignore[no-untyped-def]
     return a, sum(gpus.values()) - a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "hosts"), SKETCHES)
 def test_sketches_exact_after_refinement(seed: int, hosts: int) -> None:
     """21-64-node sketches: bounds bracket the oracle at once, and meet it."""
@@ -163,6 +164,7 @@ def test_islands_match_the_oracle(sizes: list[int]) -> None:
     assert (truth == 0) == (b.gbps == 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_random_islands_match_the_oracle(seed: int) -> None:
     design = sketch_design(900 + seed, 17 + seed * 3, islands=2 + seed % 2)
@@ -201,6 +203,7 @@ def test_hose_lps_and_partitioner_are_sound(seed: int) -> None:
         assert int(g.weight[side & g.endpoint].sum()) in (bal.light, bal.heavy)
 
 
+@pytest.mark.slow
 def test_perturbed_1k_fat_tree_bounds_within_5_percent() -> None:
     """1,024 GPUs, 5 % of uplinks removed, cables changed, extra links."""
     for seed in range(2):
@@ -208,12 +211,14 @@ def test_perturbed_1k_fat_tree_bounds_within_5_percent() -> None:
         assert b.lower_gbps >= 0.95 * b.upper_gbps, b.method
 
 
+@pytest.mark.slow
 def test_perturbed_4k_fat_tree_has_a_real_lower_bound() -> None:
     """The old path gave lower bound 0 on this design."""
     b = analyze(perturbed_fat_tree(4096, 0), refine_seconds=10.0).bisection
     assert b.lower_gbps >= 0.7 * b.upper_gbps, b.method
 
 
+@pytest.mark.slow
 def test_refinement_stops_when_asked_and_only_tightens() -> None:
     design = perturbed_fat_tree(1024, 3)
     idx = build_index(design)

@@ -186,6 +186,7 @@ def _uneven_clos(seed: int):  # type: ignore[no-untyped-def]
     return make_design(specs, rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30))
 def test_certificate_sound_on_uneven_trees(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -231,6 +232,7 @@ def _perturbed_tree(seed: int):  # type: ignore[no-untyped-def]
     return design
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(40))
 def test_levelled_certificate_sound_on_perturbed_trees(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -257,6 +259,7 @@ def test_levelled_certificate_sound_on_perturbed_trees(
         assert b.gbps == pytest.approx(oracle)
 
 
+@pytest.mark.slow
 def test_one_raised_host_link_keeps_the_tree_exact(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

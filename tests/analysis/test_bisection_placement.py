@@ -35,6 +35,7 @@ def _check(design, expected: float) -> None:  # type: ignore[no-untyped-def]
     assert int(g.weight[side & g.endpoint].sum()) in (bal.light, bal.heavy)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30))
 def test_sketches_match_the_oracle(seed: int) -> None:
     """Hand-drawn-like leaf/spine sketches of 17-64 nodes, mixed GPUs, islands
@@ -45,6 +46,7 @@ def test_sketches_match_the_oracle(seed: int) -> None:
     _check(design, oracle_by_placement(design))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30))
 def test_random_fabrics_match_brute_force(seed: int) -> None:
     """Random fabrics (back-to-back host links now and then): every split."""
@@ -78,6 +80,7 @@ def test_three_gpu_counts_are_left_to_the_integer_program() -> None:
     assert res is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_first_result_of_64_node_sketches_is_exact(seed: int) -> None:
     """The bench's 64-node sketches: the live result is exact and right

@@ -63,6 +63,7 @@ def test_sound_on_uneven_three_tier_trees(seed: int) -> None:
         assert out[0] <= truth + 1e-6, out[1]
 
 
+@pytest.mark.slow
 def test_some_uneven_trees_are_bounded() -> None:
     """The bound is not vacuous: it applies to most of the uneven trees above."""
     got = 0
@@ -87,6 +88,7 @@ def test_perturbed_4k_first_result_within_10_percent(seed: int) -> None:
     assert "regular fabric near this one" in b.lower_how
 
 
+@pytest.mark.slow
 def test_perturbed_16k_first_result_within_15_percent() -> None:
     b = _first(16384, 0)
     assert b.lower >= 0.85 * b.upper, b.method

@@ -60,6 +60,7 @@ def test_bounds_bracket_brute_force_with_unwired_nodes(seed: int, k: int) -> Non
     assert b.exact and b.lower_gbps == pytest.approx(oracle) and oracle > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(0, 40, 2))
 def test_the_wired_parts_bounds_alone_bracket_brute_force(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -115,6 +116,7 @@ def test_the_cli_reports_it_exact(
     assert "816,000 Gb/s (exact)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_100k_with_one_unwired_dgx_is_exact_in_the_worker_path() -> None:
     """The stream the editor's worker reads: the first report is already exact,
     so nothing is left refining."""

@@ -91,6 +91,7 @@ def _random_device_edit(rng: random.Random, design: Design) -> Command:
     return Macro("Paste", [AddDevices([new]), AddLinks(links)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30))
 def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
     rng = random.Random(seed)

@@ -64,6 +64,7 @@ def test_index_reused_across_settings_edits() -> None:
     assert first.model_dump() == analyze(design).model_dump()
 
 
+@pytest.mark.slow
 def test_analysis_imports_no_qt() -> None:
     code = (
         "import sys, designer.analysis; "

@@ -101,6 +101,7 @@ def _edit(rng: random.Random, doc: Document, step: int) -> Command:
     return move_devices({d.id: (d.x + 10.0, d.y)})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [

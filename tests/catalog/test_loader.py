@@ -267,6 +267,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 _ALL_PATHS = _paths(_SHIPPED)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(150),
     deadline=None,

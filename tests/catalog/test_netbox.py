@@ -217,6 +217,7 @@ def _mutations(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(200),
     deadline=None,

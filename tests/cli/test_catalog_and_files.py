@@ -69,6 +69,7 @@ MISSING += (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "where",
     [
@@ -95,6 +96,7 @@ def test_a_missing_catalog_folder_is_exit_2_with_a_clear_message(
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_the_environment_variable_names_the_catalog(
     design_file: Path, tmp_path: Path
 ) -> None:
@@ -103,6 +105,7 @@ def test_the_environment_variable_names_the_catalog(
     assert result.stderr.startswith(f"cluster-designer: {design_file}: not a folder")
 
 
+@pytest.mark.slow
 def test_a_broken_catalog_file_names_file_and_place(
     design_file: Path, own_catalog: Path
 ) -> None:
@@ -115,6 +118,7 @@ def test_a_broken_catalog_file_names_file_and_place(
     )
 
 
+@pytest.mark.slow
 def test_the_chosen_catalog_is_the_one_used(
     design_file: Path, own_catalog: Path
 ) -> None:
@@ -152,6 +156,7 @@ def _strict(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 def test_validate_json_is_strict_at_the_price_limit(tmp_path: Path) -> None:
     design = k_ary(4)
     design.settings.price_overrides = {
@@ -168,6 +173,7 @@ def test_validate_json_is_strict_at_the_price_limit(tmp_path: Path) -> None:
     assert re.search(r"Cost \(capex\)\s+\$36\.\dB", summary), summary
 
 
+@pytest.mark.slow
 def test_out_of_range_price_is_a_load_error(tmp_path: Path) -> None:
     data = json.loads(k_ary(4).model_dump_json())
     data["settings"]["price_overrides"] = {"generic-400g-64": 1e308}
@@ -182,6 +188,7 @@ def test_out_of_range_price_is_a_load_error(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_duplicate_key_message_from_the_command(tmp_path: Path) -> None:
     text = (
         '{"schema_version": 1,\n "devices": [{"id": "a", "label": "x",\n'
@@ -204,6 +211,7 @@ def test_duplicate_key_message_from_the_command(tmp_path: Path) -> None:
     assert at(second) == "line 3, column 27"
 
 
+@pytest.mark.slow
 def test_hostile_file_refused_quickly(tmp_path: Path) -> None:
     path = tmp_path / "ids.json"
     with path.open("w", encoding="utf-8") as handle:

@@ -86,6 +86,7 @@ TABLE_3 = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sus", "nodes", "gpus", "leaf", "spine", "core", "c1", "c2", "c3"), TABLE_3
 )

@@ -349,6 +349,7 @@ def test_fast_move_matches_validated_update() -> None:
     assert isinstance(fast.device_map()["n0"].x, float)
 
 
+@pytest.mark.slow
 def test_core_imports_no_qt() -> None:
     import subprocess
     import sys

@@ -219,6 +219,7 @@ def _rows(prefix: str, n: int) -> list[Link]:
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_linktable_lookups_stay_exact_across_splices(data: st.DataObject) -> None:

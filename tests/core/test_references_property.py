@@ -32,6 +32,7 @@ def _document() -> Document:
     return Document(SAMPLE.model_copy(deep=True))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(120),
     deadline=None,

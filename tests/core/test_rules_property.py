@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,6 +135,7 @@ class Edits:
         return kind, AddLinks([plan.link])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(60),
     deadline=None,
@@ -165,6 +167,7 @@ def _reported_alike(d: Design, command: Command, exc: ConnectionRefused) -> None
     assert _reason(str(exc)) in [str(p) for p in check_design(bad, CATALOG)]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(60),
     deadline=None,

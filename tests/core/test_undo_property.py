@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -215,6 +216,7 @@ class Maker:
         return SetSettings(Settings(name=self.fresh("fallback")))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(100),
     deadline=None,

@@ -152,6 +152,7 @@ def test_layout_puts_compute_lowest_and_groups_pods() -> None:
     assert len({(x.x, x.y) for x in d.devices}) == len(d.devices)
 
 
+@pytest.mark.slow
 def test_100k_gpu_design_generation_time() -> None:
     start = time.perf_counter()
     d = fat_tree("dgx-h100", 12_500, "qm9700", tiers=3)
@@ -239,6 +240,7 @@ def test_every_catalog_pair_builds_or_explains(compute: str, switch: str) -> Non
             check_rails(d)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40), deadline=None)
 @given(
     nodes=st.integers(1, 700),

@@ -85,6 +85,7 @@ def test_large_designs_are_landscape_not_strips(name: str) -> None:
     assert 1.0 <= aspect(GENERATED[name]()) <= 3.0
 
 
+@pytest.mark.slow
 def test_100k_gpu_design_is_a_grid_of_pods(big: Design) -> None:
     assert 1.0 <= aspect(big) <= 3.0  # was ~150:1 as flat rows
     assert overlapping_blocks(big, ungrouped=True) == []

@@ -45,6 +45,7 @@ def three_tier_options(
     return out
 
 
+@pytest.mark.slow
 def test_the_7_to_1_roce_fabric_is_found() -> None:
     """Issue case: 3,072 HGX H100 on 64-port 400G at 1:1 / 7:1 (a 7-SU pod)."""
     r2 = Fraction(7)

@@ -77,6 +77,7 @@ def test_h100_3_su_has_16_spines_because_12_does_not_divide_32_uplinks() -> None
     assert set(used.values()) == {48}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", ["dgx-b200", "dgx-h200"])
 @pytest.mark.parametrize(
     ("sus", "nodes", "gpus", "leaf", "spine", "core", "nl", "ls", "sc"), TABLE_3
@@ -261,6 +262,7 @@ def test_storage_meets_the_better_guidance(system: str, sus: int) -> None:
     assert "Storage (sketch)" in d.settings.notes
 
 
+@pytest.mark.slow
 def test_storage_skipped_with_a_note_when_too_large() -> None:
     d = superpod("dgx-b200", 128)
     assert not [x for x in d.devices if x.catalog_id == "lustre-appliance"]

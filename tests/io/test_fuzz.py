@@ -88,6 +88,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_byte_flips(data: st.DataObject) -> None:
@@ -104,6 +105,7 @@ def test_byte_flips(data: st.DataObject) -> None:
     attempt(bytes(raw))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_truncation(data: st.DataObject) -> None:
@@ -113,6 +115,7 @@ def test_truncation(data: st.DataObject) -> None:
     attempt(text.encode("utf-8")[:cut])  # may cut a multi-byte character
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_key_deletion(data: st.DataObject) -> None:
@@ -127,6 +130,7 @@ def test_key_deletion(data: st.DataObject) -> None:
     attempt(json.dumps(doc))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_type_swaps(data: st.DataObject) -> None:
@@ -141,6 +145,7 @@ def test_type_swaps(data: st.DataObject) -> None:
     attempt(json.dumps(doc))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_deep_nesting(data: st.DataObject) -> None:
@@ -155,12 +160,14 @@ def test_deep_nesting(data: st.DataObject) -> None:
     attempt(text[: len(text) // 2])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [100, 1000, 100_000])
 def test_deep_nesting_at_top_level(depth: int) -> None:
     attempt("[" * depth + "]" * depth)
     attempt("{" + '"a":{' * depth + "}" * depth + "}")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.data())
 def test_huge_numbers(data: st.DataObject) -> None:

@@ -216,6 +216,7 @@ def test_several_problems_are_listed(data: dict[str, Any], catalog: Any) -> None
     assert message.endswith("... and 1 more problem(s)")
 
 
+@pytest.mark.slow
 def test_deep_nesting_beyond_the_parser(catalog: Any) -> None:
     text = '{"schema_version": 1,\n"settings": ' + "[" * 100_000 + "]" * 100_000 + "}"
     message = fail(text, catalog)

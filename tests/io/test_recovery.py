@@ -99,6 +99,7 @@ def test_a_session_is_alive_until_closed(tmp_path: Path) -> None:
     assert list((tmp_path / "recovery").iterdir()) == []  # lock file gone
 
 
+@pytest.mark.slow
 def test_a_killed_process_releases_its_session(tmp_path: Path) -> None:
     code = (
         "import sys, time\n"

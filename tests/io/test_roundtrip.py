@@ -14,6 +14,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -151,14 +152,14 @@ def _command(draw: st.DrawFn, design: Design) -> Command | str | None:
     if kind == "connect":
         a, b = _pick(draw, devices), _pick(draw, devices)
         link = suggest_link(design, a, b, CATALOG)
-        return AddLinks([link])
+        return AddLinks([link], lookup=CATALOG)  # as the editor makes links
     if kind == "cables":
         links = list(design.links.id)
         if not links:
             return None
         field = draw(st.sampled_from(["cables", "speed_gbps", "rail"]))
         value = draw(st.one_of(st.integers(-5, 200_000), st.none(), NUMBERS))
-        return UpdateLinks({_pick(draw, links): {field: value}})
+        return UpdateLinks({_pick(draw, links): {field: value}}, lookup=CATALOG)
     if kind in ("duplicate", "paste"):
         chosen = devices  # all: full groups are copied too (with "copy" labels)
         if draw(st.booleans()):
@@ -202,6 +203,7 @@ def strict_report(design: Design) -> None:
     assert math.isfinite(report.cost_usd.total)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(120),
     deadline=None,

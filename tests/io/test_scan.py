@@ -213,6 +213,7 @@ def test_big_value_of_the_wrong_kind(catalog: Any) -> None:
     )
 
 
+@pytest.mark.slow
 def test_deep_nesting_past_the_budget_stops_early(catalog: Any) -> None:
     depth = 4 * BUDGET
     text = '{"schema_version": 1, "settings": ' + "[" * depth + "]" * depth + "}"
@@ -332,6 +333,7 @@ def _variants(draw: st.DrawFn) -> bytes:
 VARIANTS = _variants()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(150),
     deadline=None,
@@ -361,6 +363,7 @@ def test_window_size_does_not_change_the_outcome(drawn: st.DataObject) -> None:
         scan_module.CHUNK, scan_module.flat_array, scan_module.rows_array = real
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(150),
     deadline=None,
@@ -387,6 +390,7 @@ def test_duplicates_agree_with_the_json_oracle(drawn: st.DataObject) -> None:
         assert isinstance(found, Outline)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(100),
     deadline=None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from designer.core.model import SCHEMA_VERSION, Design
 from designer.io import design_json_schema, dumps_design
 from tests.io.conftest import make_design
@@ -154,6 +156,7 @@ def _errors(
     return out
 
 
+@pytest.mark.slow
 def test_samples_and_test_design_validate_against_the_schema() -> None:
     from pathlib import Path
 

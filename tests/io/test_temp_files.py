@@ -112,6 +112,7 @@ SAVER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_save_keeps_the_file_and_the_next_save_cleans_up(
     tmp_path: Path, design: Design
 ) -> None:

@@ -199,6 +199,7 @@ def test_media_follow_reach_and_cages(name: str) -> None:
     assert upgraded >= 0
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(25),
     deadline=None,

@@ -288,6 +288,7 @@ def _edit(draw: st.DrawFn, doc: Document) -> Command | str:
     return "undo"
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_random_edits_keep_the_live_state_equal_to_a_fresh_view(

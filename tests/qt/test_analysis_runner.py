@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 import designer.analysis
 import designer.analysis.reuse
 from designer.core.commands import Document
@@ -14,6 +16,7 @@ from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, AnalysisRunner, snaps
 from tests.qt.helpers import add_dgx, settle
 
 
+@pytest.mark.slow
 def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -38,6 +41,7 @@ def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
     assert threads and all(t is not threading.main_thread() for t in threads)
 
 
+@pytest.mark.slow
 def test_a_burst_of_edits_is_analysed_once_more(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -63,6 +67,7 @@ def test_a_burst_of_edits_is_analysed_once_more(
     assert BURST_DEBOUNCE_MS == 100
 
 
+@pytest.mark.slow
 def test_failure_is_shown_not_raised(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -83,6 +88,7 @@ def test_failure_is_shown_not_raised(
     assert window.busy_label.text() == "Analysis failed"
 
 
+@pytest.mark.slow
 def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
     doc = Document()
     runner = AnalysisRunner(doc, None)
@@ -105,6 +111,7 @@ def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
         runner.shutdown()
 
 
+@pytest.mark.slow
 def test_link_edits_are_analysed_in_the_worker_and_moves_replay_the_report(
     qtbot: Any, monkeypatch: Any
 ) -> None:
@@ -162,6 +169,7 @@ def _spy_builds(monkeypatch: Any) -> list[threading.Thread]:
     return builds
 
 
+@pytest.mark.slow
 def test_device_edits_give_the_report_of_a_fresh_analysis(
     qtbot: Any, monkeypatch: Any
 ) -> None:
@@ -194,6 +202,7 @@ def test_device_edits_give_the_report_of_a_fresh_analysis(
         runner.shutdown()
 
 
+@pytest.mark.slow
 def test_bounds_are_refined_in_the_background_and_an_edit_stops_it(
     qtbot: Any,
 ) -> None:
@@ -236,6 +245,7 @@ def want_cables(design: Any) -> int:
     return sum(link.cables for link in design.links if link.fabric.value == "compute")
 
 
+@pytest.mark.slow
 def test_snapshot_keeps_the_physical_block_of_its_state() -> None:
     """The live report of a placed design has lengths; a later rack move does
     not reach a snapshot taken before it."""

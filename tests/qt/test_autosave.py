@@ -85,6 +85,7 @@ def _answer(
     return seen
 
 
+@pytest.mark.slow
 def test_an_unsaved_edit_is_copied_with_its_manifest(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -105,6 +106,7 @@ def test_an_unsaved_edit_is_copied_with_its_manifest(
     assert not list(recovery_dir.glob(".*.tmp"))  # written atomically
 
 
+@pytest.mark.slow
 def test_nothing_is_written_for_a_clean_document(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -116,6 +118,7 @@ def test_nothing_is_written_for_a_clean_document(
     assert _copies(recovery_dir) == []
 
 
+@pytest.mark.slow
 def test_continuous_editing_is_copied_before_it_stops(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -135,6 +138,7 @@ def test_continuous_editing_is_copied_before_it_stops(
     assert copy.devices[0].x > 0  # holds moves made while editing went on
 
 
+@pytest.mark.slow
 def test_saving_removes_the_copy_and_the_next_edit_writes_one_again(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path, tmp_path: Path
 ) -> None:
@@ -156,6 +160,7 @@ def test_saving_removes_the_copy_and_the_next_edit_writes_one_again(
     assert _copies(recovery_dir) == []
 
 
+@pytest.mark.slow
 def test_new_and_close_remove_the_copy_after_discarding(
     qtbot: Any,
     main_window: Callable[..., Any],
@@ -181,6 +186,7 @@ def test_new_and_close_remove_the_copy_after_discarding(
     assert _copies(recovery_dir) == []
 
 
+@pytest.mark.slow
 def test_two_windows_get_two_copies(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -194,6 +200,7 @@ def test_two_windows_get_two_copies(
     assert load_design(b, catalog=second.catalog).settings.name == "Two"
 
 
+@pytest.mark.slow
 def test_a_running_editors_copies_are_not_offered(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -205,6 +212,7 @@ def test_a_running_editors_copies_are_not_offered(
     assert len(_copies(recovery_dir)) == 1
 
 
+@pytest.mark.slow
 def test_recovery_after_a_crash_restores_the_exact_design_unsaved(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -233,6 +241,7 @@ def test_recovery_after_a_crash_restores_the_exact_design_unsaved(
     assert load_design(copy, catalog=window.catalog).model_dump() == expected
 
 
+@pytest.mark.slow
 def test_recovery_of_a_saved_file_keeps_its_path_and_history_count(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path, tmp_path: Path
 ) -> None:
@@ -259,6 +268,7 @@ def test_recovery_of_a_saved_file_keeps_its_path_and_history_count(
     assert manifest["labels"][-1] == "Add DGX 0"
 
 
+@pytest.mark.slow
 def test_declining_discards_the_copy(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -276,6 +286,7 @@ def test_declining_discards_the_copy(
     assert not window.isWindowModified()
 
 
+@pytest.mark.slow
 def test_later_keeps_the_copy_for_the_next_start(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -289,6 +300,7 @@ def test_later_keeps_the_copy_for_the_next_start(
     assert len(RecoveryStore(recovery_dir).entries()) == 1
 
 
+@pytest.mark.slow
 def test_several_copies_open_in_their_own_windows(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -308,6 +320,7 @@ def test_several_copies_open_in_their_own_windows(
     assert all(w.isWindowModified() for w in restored)
 
 
+@pytest.mark.slow
 def test_a_broken_copy_is_listed_with_its_error_and_can_be_deleted(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -331,6 +344,7 @@ def test_a_broken_copy_is_listed_with_its_error_and_can_be_deleted(
     assert sorted(p.name for p in recovery_dir.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_unticked_copies_stay_when_the_others_are_recovered(
     qtbot: Any, main_window: Callable[..., Any], recovery_dir: Path
 ) -> None:
@@ -351,6 +365,7 @@ def test_unticked_copies_stay_when_the_others_are_recovered(
     ]
 
 
+@pytest.mark.slow
 def test_delays_come_from_the_environment_for_tests() -> None:
     assert delays_from_env({}) == Delays()
     assert delays_from_env({autosave.DELAY_ENV: "0.5"}) == Delays(0.5, 30.0)
@@ -358,17 +373,20 @@ def test_delays_come_from_the_environment_for_tests() -> None:
     assert delays_from_env({autosave.DELAY_ENV: "3,1"}) == Delays(3.0, 3.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["fast", "-1", "1,2,3", "nan", "1e9"])
 def test_bad_delay_settings_are_ignored_with_a_message(text: str, capsys: Any) -> None:
     assert delays_from_env({autosave.DELAY_ENV: text}) == Delays()
     assert autosave.DELAY_ENV in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_default_delays_keep_the_promise() -> None:
     # At most 30 s after the last edit, at least every 2 minutes while editing.
     assert autosave.IDLE_DELAY_S <= 30.0 and autosave.MAX_DELAY_S <= 120.0
 
 
+@pytest.mark.slow
 def test_a_screenshot_run_neither_offers_recovery_nor_autosaves(
     qapp: Any, recovery_dir: Path, tmp_path: Path, monkeypatch: Any
 ) -> None:

@@ -84,6 +84,7 @@ def _start(args: list[str], env: dict[str, str], out: list[Any]) -> Any:
     return child
 
 
+@pytest.mark.slow
 def test_kill_9_loses_no_more_than_the_autosave_delay(
     tmp_path: Path, processes: list[subprocess.Popen[str]]
 ) -> None:

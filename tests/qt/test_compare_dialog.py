@@ -66,6 +66,7 @@ def cell(dialog: Any, label: str, col: int) -> str:
     raise AssertionError(f"no row {label!r}")
 
 
+@pytest.mark.slow
 def test_variant_columns_fill_off_the_gui_thread(
     qtbot: Any, main_window: Any, tree_file: Path
 ) -> None:
@@ -105,6 +106,7 @@ def test_variant_columns_fill_off_the_gui_thread(
     assert not dialog.runner.busy
 
 
+@pytest.mark.slow
 def test_files_bad_files_and_removing(
     qtbot: Any, main_window: Any, tree_file: Path, tmp_path: Path
 ) -> None:
@@ -138,6 +140,7 @@ def test_files_bad_files_and_removing(
     assert str(broken) not in dialog.notes.text()
 
 
+@pytest.mark.slow
 def test_one_workload_for_all_or_each_its_own(
     qtbot: Any, main_window: Any, tree_file: Path, tmp_path: Path
 ) -> None:
@@ -159,6 +162,7 @@ def test_one_workload_for_all_or_each_its_own(
     assert "different workloads" in dialog.notes.text()
 
 
+@pytest.mark.slow
 def test_each_designs_own_block_and_a_design_without_one(
     qtbot: Any, main_window: Any, tmp_path: Path
 ) -> None:
@@ -174,6 +178,7 @@ def test_each_designs_own_block_and_a_design_without_one(
     assert cell(dialog, "Bisection ratio", 0).startswith("1.00")
 
 
+@pytest.mark.slow
 def test_edits_make_it_stale_and_refresh_takes_the_design_again(
     qtbot: Any, main_window: Any, tree_file: Path
 ) -> None:
@@ -204,6 +209,7 @@ def test_edits_make_it_stale_and_refresh_takes_the_design_again(
     assert dialog.windowTitle() == "Compare — other.json"
 
 
+@pytest.mark.slow
 def test_save_json_and_copy(
     qtbot: Any, main_window: Any, tree_file: Path, tmp_path: Path
 ) -> None:
@@ -226,6 +232,7 @@ def test_save_json_and_copy(
     assert any(line.startswith("Training time\t") for line in text.splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_every_row_is_visible_at_common_sizes(
     qtbot: Any, main_window: Any, tree_file: Path, tmp_path: Path, size: Any
@@ -251,6 +258,7 @@ def test_every_row_is_visible_at_common_sizes(
     image.save(str(tmp_path / f"compare-{size[0]}x{size[1]}.png"))
 
 
+@pytest.mark.slow
 def test_variants_that_do_not_apply_are_disabled_with_the_reason(
     qtbot: Any, main_window: Any
 ) -> None:

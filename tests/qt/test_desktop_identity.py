@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QGuiApplication
 
@@ -15,6 +16,7 @@ def _keys() -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
 
+@pytest.mark.slow
 def test_the_window_matches_the_menu_entry() -> None:
     """Wayland: desktop file name; X11: WM_CLASS (the application name)."""
     assert QGuiApplication.desktopFileName() == ENTRY.stem

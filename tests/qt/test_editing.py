@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 
@@ -13,6 +14,7 @@ from designer.qt.palette import catalog_mime
 from tests.qt.helpers import add_dgx, settle
 
 
+@pytest.mark.slow
 def test_dropping_a_palette_item_places_count_devices(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -34,6 +36,7 @@ def test_dropping_a_palette_item_places_count_devices(
     assert settle(qtbot, window).gpus == 32
 
 
+@pytest.mark.slow
 def test_refused_connection_tells_why_in_the_status_bar(main_window: Any) -> None:
     window = main_window()
     window.document.execute(
@@ -53,6 +56,7 @@ def test_refused_connection_tells_why_in_the_status_bar(main_window: Any) -> Non
     assert "ufm" in message and "port" in message
 
 
+@pytest.mark.slow
 def test_connect_and_bulk_wire_change_the_metrics(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     nodes = add_dgx(window, 2)
@@ -76,6 +80,7 @@ def test_connect_and_bulk_wire_change_the_metrics(qtbot: Any, main_window: Any) 
     assert sum(after.cables.values()) == sum(before.cables.values()) + 8
 
 
+@pytest.mark.slow
 def test_delete_action_removes_device_and_links_in_one_step(
     qtbot: Any, main_window: Any
 ) -> None:

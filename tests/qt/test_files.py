@@ -41,6 +41,7 @@ def errors(monkeypatch: Any) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_title_shows_name_and_unsaved_marker(main_window: Any, tmp_path: Path) -> None:
     window = main_window()
     assert not window.isWindowModified()
@@ -56,6 +57,7 @@ def test_title_shows_name_and_unsaved_marker(main_window: Any, tmp_path: Path) -
     assert not window.isWindowModified()  # back at the saved state
 
 
+@pytest.mark.slow
 def test_save_and_reopen_round_trips(main_window: Any, tmp_path: Path) -> None:
     window = main_window()
     add_dgx(window, 3)
@@ -70,6 +72,7 @@ def test_save_and_reopen_round_trips(main_window: Any, tmp_path: Path) -> None:
     assert window.path == path
 
 
+@pytest.mark.slow
 def test_bad_file_shows_a_clear_error_and_keeps_the_design(
     main_window: Any, tmp_path: Path, errors: list[str]
 ) -> None:
@@ -87,6 +90,7 @@ def test_bad_file_shows_a_clear_error_and_keeps_the_design(
     assert "unchanged" in errors[0]
 
 
+@pytest.mark.slow
 def test_not_json_at_all_is_refused(
     main_window: Any, tmp_path: Path, errors: list[str]
 ) -> None:
@@ -98,6 +102,7 @@ def test_not_json_at_all_is_refused(
     assert window.path is None
 
 
+@pytest.mark.slow
 def test_closing_with_unsaved_changes_asks(
     main_window: Any, answers: list[Any]
 ) -> None:
@@ -115,6 +120,7 @@ def test_closing_with_unsaved_changes_asks(
     assert window.close()
 
 
+@pytest.mark.slow
 def test_new_with_unsaved_changes_cancel_keeps_the_design(
     main_window: Any, answers: list[Any]
 ) -> None:
@@ -129,6 +135,7 @@ def test_new_with_unsaved_changes_cancel_keeps_the_design(
     assert not window.isWindowModified()
 
 
+@pytest.mark.slow
 def test_save_answer_saves_before_opening(
     main_window: Any, answers: list[Any], tmp_path: Path
 ) -> None:
@@ -145,6 +152,7 @@ def test_save_answer_saves_before_opening(
     assert window.path == other
 
 
+@pytest.mark.slow
 def test_recent_files_newest_first_and_persisted(
     main_window: Any, tmp_path: Path
 ) -> None:
@@ -160,6 +168,7 @@ def test_recent_files_newest_first_and_persisted(
     assert texts[:2] == ["&1 a.json", "&2 b.json"]
 
 
+@pytest.mark.slow
 def test_window_layout_persists(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     window.charts_dock.hide()
@@ -172,6 +181,7 @@ def test_window_layout_persists(qtbot: Any, main_window: Any) -> None:
     assert not again.canvas.grid_snap
 
 
+@pytest.mark.slow
 def test_dropping_a_json_file_opens_it(main_window: Any, tmp_path: Path) -> None:
     source = main_window()
     add_dgx(source, 2)
@@ -192,6 +202,7 @@ def test_dropping_a_json_file_opens_it(main_window: Any, tmp_path: Path) -> None
     assert len(window.document.design.devices) == 2
 
 
+@pytest.mark.slow
 def test_metrics_follow_an_opened_file(
     qtbot: Any, main_window: Any, tmp_path: Path
 ) -> None:
@@ -205,6 +216,7 @@ def test_metrics_follow_an_opened_file(
     assert settle(qtbot, window).gpus == 40
 
 
+@pytest.mark.slow
 def test_dropping_a_json_file_on_the_canvas_opens_it(
     qapp: Any, main_window: Any, tmp_path: Path
 ) -> None:
@@ -255,6 +267,7 @@ def _orphan_racks_window(main_window: Any) -> Any:
     return window
 
 
+@pytest.mark.slow
 def test_save_refuses_a_design_that_would_not_reopen_and_keeps_it(
     main_window: Any, tmp_path: Path, errors: list[str]
 ) -> None:
@@ -272,6 +285,7 @@ def test_save_refuses_a_design_that_would_not_reopen_and_keeps_it(
     assert window.isWindowModified()  # still unsaved: nothing is lost
 
 
+@pytest.mark.slow
 def test_autosave_refuses_it_too_and_says_why(
     main_window: Any, qtbot: Any, errors: list[str]
 ) -> None:

@@ -46,6 +46,7 @@ def _connect(qtbot: QtBot, window: Any, a: str, b: str, shift: bool = False) -> 
     return len(window.document.design.links) - before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [20, 7])
 def test_bisection_of_a_sketch_drawn_by_hand_is_exact(
     main_window: Any, qtbot: QtBot, seed: int

@@ -33,6 +33,7 @@ def sized_window(qtbot: Any) -> Any:
         window.deleteLater()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
 def test_canvas_keeps_half_the_width(
     sized_window: Any, width: int, height: int
@@ -44,6 +45,7 @@ def test_canvas_keeps_half_the_width(
     assert window.validator_dock.width() <= 0.3 * width
 
 
+@pytest.mark.slow
 def test_properties_panel_fits_a_narrow_column(sized_window: Any) -> None:
     window = sized_window(1280, 800)
     panel = window.properties_panel
@@ -51,6 +53,7 @@ def test_properties_panel_fits_a_narrow_column(sized_window: Any) -> None:
     assert panel.width() >= panel.minimumSizeHint().width()
 
 
+@pytest.mark.slow
 def test_findings_take_the_room_the_metrics_leave(
     qtbot: Any, sized_window: Any
 ) -> None:
@@ -70,6 +73,7 @@ def test_findings_take_the_room_the_metrics_leave(
     assert panel.findings.height() > 0.3 * panel.height()
 
 
+@pytest.mark.slow
 def test_empty_design_shows_no_bisection_ratio(qtbot: Any, sized_window: Any) -> None:
     window = sized_window(1400, 900)
     report = settle(qtbot, window)
@@ -81,6 +85,7 @@ def test_empty_design_shows_no_bisection_ratio(qtbot: Any, sized_window: Any) ->
     assert window.bisection_label.text().startswith("Bisection: 0 Gb/s (0.00")
 
 
+@pytest.mark.slow
 def test_palette_entries_are_not_cut_at_1280(sized_window: Any) -> None:
     window = sized_window(1280, 800)
     tree = window.palette_panel.tree
@@ -101,6 +106,7 @@ def test_palette_entries_are_not_cut_at_1280(sized_window: Any) -> None:
     assert item.text(0) == "DGX H100 · 10.2 kW\n8x H100 SXM · 8x400G IB"
 
 
+@pytest.mark.slow
 def test_chart_titles_fit_at_1280(qtbot: Any, sized_window: Any) -> None:
     window = sized_window(1280, 800)
     add_dgx(window, 4)  # cost in millions: the longer title
@@ -132,6 +138,7 @@ def _old_wide_layout(qtbot: Any) -> None:
     window.deleteLater()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [None, "same"])
 def test_a_restored_wide_layout_leaves_the_canvas_half_at_1280(
     qtbot: Any, version: str | None

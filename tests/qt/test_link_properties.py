@@ -46,6 +46,7 @@ def _reason(window: Any, link_id: str, fields: dict[str, object]) -> str:
     return str(exc.value)
 
 
+@pytest.mark.slow
 def test_cables_spin_box_stops_at_the_free_ports(main_window: Any) -> None:
     window = main_window()
     link_id = _wired(window, cables=3)
@@ -55,6 +56,7 @@ def test_cables_spin_box_stops_at_the_free_ports(main_window: Any) -> None:
     assert "Up to 8 at 400G" in panel.link_editor.cables_hint.text()
 
 
+@pytest.mark.slow
 def test_ninth_cable_is_refused_with_the_canvas_text(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -81,6 +83,7 @@ def test_ninth_cable_is_refused_with_the_canvas_text(
     assert window.document.design.model_dump() == before
 
 
+@pytest.mark.slow
 def test_typed_cables_above_the_limit_are_refused(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     link_id = _wired(window)
@@ -99,6 +102,7 @@ def test_typed_cables_above_the_limit_are_refused(qtbot: Any, main_window: Any) 
     assert spin.value() == 8
 
 
+@pytest.mark.slow
 def test_refused_port_change_puts_the_combo_back(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     link_id = _wired(window, cables=2)
@@ -125,6 +129,7 @@ def test_refused_port_change_puts_the_combo_back(qtbot: Any, main_window: Any) -
     assert window.document.design.model_dump() == before
 
 
+@pytest.mark.slow
 def test_a_link_over_its_ports_as_loaded_can_be_lowered(main_window: Any) -> None:
     window = main_window()
     link_id = _wired(window, cables=10)  # a file as drawn elsewhere: 2 too many

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from designer.analysis.report import Finding, Severity
 from designer.core.commands import AddDevices, UpdateDevices
 from designer.core.model import Device
 from tests.qt.helpers import add_dgx, settle
 
 
+@pytest.mark.slow
 def test_window_has_every_panel_menu_and_status_field(main_window: Any) -> None:
     window = main_window()
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
@@ -26,6 +29,7 @@ def test_window_has_every_panel_menu_and_status_field(main_window: Any) -> None:
     assert window.actions_.undo.shortcut().toString() == "Ctrl+Z"
 
 
+@pytest.mark.slow
 def test_metrics_change_after_an_edit(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     first = settle(qtbot, window)
@@ -41,6 +45,7 @@ def test_metrics_change_after_an_edit(qtbot: Any, main_window: Any) -> None:
     assert set(charts.tier_values) == set(report.tiers)
 
 
+@pytest.mark.slow
 def test_undo_redo_return_to_identical_models(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     doc = window.document
@@ -66,6 +71,7 @@ def test_undo_redo_return_to_identical_models(qtbot: Any, main_window: Any) -> N
     assert not redo.isEnabled()
 
 
+@pytest.mark.slow
 def test_finding_click_selects_its_items(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     ids = add_dgx(window, 3)
@@ -83,6 +89,7 @@ def test_finding_click_selects_its_items(qtbot: Any, main_window: Any) -> None:
     assert sorted(window.canvas.selected_ids()) == ids[:2]
 
 
+@pytest.mark.slow
 def test_show_cut_toggle_colours_the_canvas(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -99,6 +106,7 @@ def test_show_cut_toggle_colours_the_canvas(
     assert calls[-1] == (None, None)
 
 
+@pytest.mark.slow
 def test_stale_results_are_dropped(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     settle(qtbot, window)
@@ -112,6 +120,7 @@ def test_stale_results_are_dropped(qtbot: Any, main_window: Any) -> None:
     assert seen and all(g == 40 for g in seen)
 
 
+@pytest.mark.slow
 def test_palette_search_and_double_click_add(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     palette = window.palette_panel
@@ -127,6 +136,7 @@ def test_palette_search_and_double_click_add(qtbot: Any, main_window: Any) -> No
     assert len(window.document.history.done) == 1
 
 
+@pytest.mark.slow
 def test_palette_drag_carries_catalog_mime(main_window: Any) -> None:
     import json
 
@@ -143,6 +153,7 @@ def test_palette_drag_carries_catalog_mime(main_window: Any) -> None:
     assert payload == {"catalog_id": "qm9700", "count": 4}
 
 
+@pytest.mark.slow
 def test_design_menu_actions_reach_the_canvas(
     main_window: Any, monkeypatch: Any
 ) -> None:
@@ -174,6 +185,7 @@ def test_design_menu_actions_reach_the_canvas(
     ]
 
 
+@pytest.mark.slow
 def test_select_all_and_tools(main_window: Any) -> None:
     window = main_window()
     ids = add_dgx(window, 3)
@@ -184,6 +196,7 @@ def test_select_all_and_tools(main_window: Any) -> None:
     assert window.canvas.tool_name() == "pan"
 
 
+@pytest.mark.slow
 def test_export_opens_the_export_dialog_with_the_design(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -206,6 +219,7 @@ def test_export_opens_the_export_dialog_with_the_design(
     assert dialog.report is report
 
 
+@pytest.mark.slow
 def test_history_panel_lists_steps_and_jumps(main_window: Any) -> None:
     window = main_window()
     doc = window.document
@@ -225,6 +239,7 @@ def test_history_panel_lists_steps_and_jumps(main_window: Any) -> None:
     assert panel.list.count() == 3  # the undone step stays listed (greyed)
 
 
+@pytest.mark.slow
 def test_history_first_row_says_where_the_design_came_from(
     main_window: Any, tmp_path: Any
 ) -> None:

@@ -36,6 +36,7 @@ def _type(qtbot: Any, panel: PalettePanel, text: str) -> None:
     qtbot.keyClicks(panel.search, text)
 
 
+@pytest.mark.slow
 def test_oob_finds_the_management_switch(qtbot: Any, palette: PalettePanel) -> None:
     _type(qtbot, palette, "oob")
     assert palette.visible_ids() == ["sn2201"]
@@ -48,6 +49,7 @@ def test_oob_finds_the_management_switch(qtbot: Any, palette: PalettePanel) -> N
     assert palette.no_match.isHidden()
 
 
+@pytest.mark.slow
 def test_synonyms_and_counts(qtbot: Any, palette: PalettePanel) -> None:
     _type(qtbot, palette, "NFS")
     assert palette.visible_ids() == ["nfs-filer", "vast-appliance"]
@@ -64,6 +66,7 @@ def test_synonyms_and_counts(qtbot: Any, palette: PalettePanel) -> None:
     }
 
 
+@pytest.mark.slow
 def test_no_match_line_and_clearing(qtbot: Any, palette: PalettePanel) -> None:
     _type(qtbot, palette, "xyzzy")
     assert palette.visible_ids() == []
@@ -78,6 +81,7 @@ def test_no_match_line_and_clearing(qtbot: Any, palette: PalettePanel) -> None:
     assert _headers(palette)["Compute"] == (f"Compute ({n_compute})", False)
 
 
+@pytest.mark.slow
 def test_enter_on_a_found_entry_adds_it(qtbot: Any, palette: PalettePanel) -> None:
     got: list[tuple[str, int]] = []
     palette.item_activated.connect(lambda i, n: got.append((i, n)))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from designer.core.commands import AddLinks
 from designer.core.model import Link
 from tests.qt.helpers import add_dgx
@@ -34,6 +36,7 @@ def _leaf_and_link(window: Any) -> str:
     return "l1"
 
 
+@pytest.mark.slow
 def test_device_label_edit_is_one_undo_step(main_window: Any) -> None:
     window = main_window()
     add_dgx(window, 2)
@@ -52,6 +55,7 @@ def test_device_label_edit_is_one_undo_step(main_window: Any) -> None:
     assert panel.label_edit.text() == "DGX 1"  # the panel follows undo
 
 
+@pytest.mark.slow
 def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
     window = main_window()
     add_dgx(window, 1)
@@ -67,6 +71,7 @@ def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
     assert window.document.history.undo_label == "Swap DGX 0 to DGX H200"
 
 
+@pytest.mark.slow
 def test_link_cables_speed_and_fabric(main_window: Any) -> None:
     from designer.core.commands import AddDevices
     from designer.core.model import Device
@@ -126,6 +131,7 @@ def test_link_cables_speed_and_fabric(main_window: Any) -> None:
     assert labels[-1] == "Move leaf–spine to the storage fabric"
 
 
+@pytest.mark.slow
 def test_design_settings_and_price_override(main_window: Any) -> None:
     window = main_window()
     panel = window.properties_panel
@@ -152,6 +158,7 @@ def test_design_settings_and_price_override(main_window: Any) -> None:
     assert panel.price_table.item(0, 0).text() == "dgx-h100"
 
 
+@pytest.mark.slow
 def test_price_override_changes_the_cost_on_screen(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -171,6 +178,7 @@ def test_price_override_changes_the_cost_on_screen(
     assert "compute $500K" in window.validator_panel.values["breakdown"].text()
 
 
+@pytest.mark.slow
 def test_tray_hostname_rule_is_one_step_and_a_bad_rule_is_refused(
     main_window: Any,
 ) -> None:

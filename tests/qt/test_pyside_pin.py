@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 
 import PySide6
+import pytest
 from PySide6.QtGui import QPainterPath
 
 
+@pytest.mark.slow
 def test_installed_pyside_is_not_the_broken_release() -> None:
     assert PySide6.__version__ != "6.12.0", (
         "PySide6 6.12.0 aborts CPython 3.11 (Fatal Python error: none_dealloc); "
@@ -15,6 +17,7 @@ def test_installed_pyside_is_not_the_broken_release() -> None:
     )
 
 
+@pytest.mark.slow
 def test_painter_path_calls_leave_none_refcount_alone() -> None:
     path = QPainterPath()
     before = sys.getrefcount(None)
@@ -25,6 +28,7 @@ def test_painter_path_calls_leave_none_refcount_alone() -> None:
     assert path.elementCount() >= 10_000
 
 
+@pytest.mark.slow
 def test_pyproject_excludes_the_broken_release() -> None:
     import tomllib
     from pathlib import Path

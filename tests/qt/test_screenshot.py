@@ -23,6 +23,7 @@ def _distinct_colours(image: QImage) -> int:
     return len(colours)
 
 
+@pytest.mark.slow
 def test_screenshot_of_a_generated_design(qapp: Any, tmp_path: Path) -> None:
     design_path = tmp_path / "pod.json"
     save_design(fat_tree("dgx-h100", 16, "qm9700"), design_path)
@@ -33,6 +34,7 @@ def test_screenshot_of_a_generated_design(qapp: Any, tmp_path: Path) -> None:
     assert _distinct_colours(image) > 20  # panels, canvas and charts were drawn
 
 
+@pytest.mark.slow
 def test_screenshot_of_a_bad_file_fails_with_code_2(
     qapp: Any, tmp_path: Path, capsys: Any
 ) -> None:

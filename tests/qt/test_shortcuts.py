@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.qt.helpers import add_dgx
@@ -15,6 +16,7 @@ def _focus_canvas(qtbot: Any, window: Any) -> None:
     qtbot.waitUntil(lambda: window.canvas.hasFocus(), timeout=2000)
 
 
+@pytest.mark.slow
 def test_undo_redo_keys(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     add_dgx(window, 2)
@@ -32,6 +34,7 @@ def test_undo_redo_keys(qtbot: Any, main_window: Any) -> None:
     assert len(window.document.design.devices) == 3
 
 
+@pytest.mark.slow
 def test_delete_key_deletes_the_selection_once(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     ids = add_dgx(window, 3)
@@ -43,6 +46,7 @@ def test_delete_key_deletes_the_selection_once(qtbot: Any, main_window: Any) -> 
     assert len(window.document.history.done) == steps + 1
 
 
+@pytest.mark.slow
 def test_tool_letters_do_not_fire_while_typing_elsewhere(
     qtbot: Any, main_window: Any
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from designer.core.commands import SetSettings
 from tests.qt.helpers import add_dgx
 
@@ -15,6 +17,7 @@ LONG = (
 )
 
 
+@pytest.mark.slow
 def test_a_long_refusal_is_elided_whole_words_and_kept_in_the_tooltip(
     main_window: Any, qtbot: Any
 ) -> None:
@@ -36,6 +39,7 @@ def test_a_long_refusal_is_elided_whole_words_and_kept_in_the_tooltip(
     assert bar.toolTip() == ""
 
 
+@pytest.mark.slow
 def test_at_1280_the_long_refusal_is_cut_with_an_ellipsis(
     main_window: Any, qtbot: Any
 ) -> None:
@@ -51,12 +55,14 @@ def test_at_1280_the_long_refusal_is_cut_with_an_ellipsis(
     assert "\n" not in shown
 
 
+@pytest.mark.slow
 def test_multi_line_messages_read_on_one_line(main_window: Any) -> None:
     window = main_window()
     window.canvas.status_message.emit("Autosave failed:\n  first\n  second")
     assert window.last_message == "Autosave failed: first second"
 
 
+@pytest.mark.slow
 def test_undo_and_redo_say_what_they_did(main_window: Any, qtbot: Any) -> None:
     window = main_window()
     add_dgx(window, 2)
@@ -74,6 +80,7 @@ def test_undo_and_redo_say_what_they_did(main_window: Any, qtbot: Any) -> None:
     assert bar.currentMessage() == "Redid Rename design"
 
 
+@pytest.mark.slow
 def test_the_panel_shows_the_bisection_with_an_unwired_node_exact(
     main_window: Any, qtbot: Any
 ) -> None:

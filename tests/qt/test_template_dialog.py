@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from designer.qt.template_dialog import KINDS, TemplateDialog
 from tests.qt.helpers import settle
 
 
+@pytest.mark.slow
 def test_created_design_matches_the_preview(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -36,6 +39,7 @@ def test_created_design_matches_the_preview(
     assert window.path is None
 
 
+@pytest.mark.slow
 def test_k_ary_preview_counts(qtbot: Any) -> None:
     from designer.catalog.loader import default_catalog
 
@@ -52,6 +56,7 @@ def test_k_ary_preview_counts(qtbot: Any) -> None:
     assert dialog._ok_button().isEnabled()
 
 
+@pytest.mark.slow
 def test_refused_parameters_explain_and_disable_create(qtbot: Any) -> None:
     from designer.catalog.loader import default_catalog
 
@@ -65,6 +70,7 @@ def test_refused_parameters_explain_and_disable_create(qtbot: Any) -> None:
     assert not dialog._ok_button().isEnabled()
 
 
+@pytest.mark.slow
 def test_fat_tree_with_three_tiers_has_a_core(qtbot: Any) -> None:
     from designer.catalog.loader import default_catalog
 

@@ -32,6 +32,7 @@ def _toolbar_texts(window: Any) -> list[str]:
     return [a.iconText() for a in bar.actions() if not a.isSeparator()]
 
 
+@pytest.mark.slow
 def test_undo_and_redo_stay_short_and_tooltips_carry_the_step(
     main_window: Any,
 ) -> None:
@@ -56,6 +57,7 @@ def test_undo_and_redo_stay_short_and_tooltips_carry_the_step(
     assert rows.item(1).toolTip().startswith(LONG)
 
 
+@pytest.mark.slow
 def test_show_bisection_cut_stays_on_the_toolbar_at_1280(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -72,6 +74,7 @@ def test_show_bisection_cut_stays_on_the_toolbar_at_1280(
     assert undo_button.width() < 120  # "Undo", not the whole step
 
 
+@pytest.mark.slow
 def test_save_as_starts_in_the_last_folder_with_a_clean_name(
     main_window: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
@@ -100,6 +103,7 @@ def test_save_as_starts_in_the_last_folder_with_a_clean_name(
     assert window.save_dialog_start() == target
 
 
+@pytest.mark.slow
 def test_open_starts_in_the_last_folder(
     main_window: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
@@ -119,6 +123,7 @@ def test_open_starts_in_the_last_folder(
     assert asked == [str(folder.resolve())]
 
 
+@pytest.mark.slow
 def test_file_close_asks_and_leaves_an_empty_design(
     main_window: Any, monkeypatch: Any, tmp_path: Path
 ) -> None:
@@ -145,6 +150,7 @@ def test_file_close_asks_and_leaves_an_empty_design(
     assert window.history_panel.list.count() == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["template", "open", "close"])
 def test_status_bar_forgets_the_selection_when_the_design_changes(
     main_window: Any, tmp_path: Path, monkeypatch: Any, how: str

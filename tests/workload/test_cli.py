@@ -218,6 +218,7 @@ def test_defaults_come_from_the_workload_block(
     assert over["days"] == pytest.approx(data["days"] * 0.3 / 0.5)
 
 
+@pytest.mark.slow
 def test_validate_json_carries_the_block(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

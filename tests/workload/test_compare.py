@@ -142,6 +142,7 @@ def test_the_columns_are_the_estimates_and_the_validators_figures() -> None:
     assert c.tokens_per_s == pytest.approx(est.step.tokens_per_s)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["leaf-2:1", "half-spines"])
 def test_a_2_to_1_variant_moves_the_figures_the_way_the_fabric_does(
     variant: str,

@@ -81,6 +81,7 @@ def test_random_fabrics_against_enumeration(seed: int) -> None:
     check_against(design, truth)
 
 
+@pytest.mark.slow
 def test_twin_spines_share_one_analysis() -> None:
     design = fat_tree_2tier(leaves=4, spines=4, hosts_per_leaf=3, up_per_leaf=4)
     truth = {s: oracle_bisection(without(design, s)) for s in compute_switches(design)}
@@ -93,6 +94,7 @@ def test_twin_spines_share_one_analysis() -> None:
     assert sum(1 for s in n1.analysed if s.startswith("spine")) <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     ["dgx-h100-superpod-4su.json", "gb200-nvl72-su.json", "inference-ethernet.json"],

@@ -92,6 +92,7 @@ _SAMPLE = load_design(SAMPLES / "dgx-h100-superpod-4su.json")  # has storage
 _FACTS = read_design(_SAMPLE)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(15), deadline=None)
 @given(rates=st.lists(st.floats(0.0, 0.05), min_size=2, max_size=4))
 def test_more_failures_never_raise_goodput_on_a_design(rates: list[float]) -> None:

@@ -64,6 +64,7 @@ def check(est: Estimate) -> None:
         assert n1.bisection_ratio_after_lower <= n1.bisection_ratio_after + 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_every_job_on_every_sample(name: str) -> None:
     design = load_design(SAMPLES / name)

@@ -73,6 +73,7 @@ def test_mfu_never_exceeds_the_efficiency_default(
     assert r.step_s >= r.compute_s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["llama3-70b", "mixtral-8x7b"])
 def test_more_oversubscription_never_shortens_a_step(name: str) -> None:
     spec = preset(name)
@@ -95,6 +96,7 @@ def test_more_oversubscription_never_shortens_a_step(name: str) -> None:
         assert steps[-1] > steps[0]
 
 
+@pytest.mark.slow
 def test_a_plan_that_does_not_fit_is_never_chosen() -> None:
     for name in MODELS:
         spec = preset(name)
@@ -122,6 +124,7 @@ def test_a_plan_that_does_not_fit_is_never_chosen() -> None:
                 assert res.why_not
 
 
+@pytest.mark.slow
 def test_search_agrees_with_the_naive_search() -> None:
     """The pruned search (memory first, memoised collectives, compute floor)
     finds a plan as fast as timing every candidate does."""
@@ -147,6 +150,7 @@ def test_search_agrees_with_the_naive_search() -> None:
     assert fast.timed < slow.timed
 
 
+@pytest.mark.slow
 def test_estimate_days_grow_with_oversubscription_and_say_the_non_blocking_days() -> (
     None
 ):

@@ -24,6 +24,7 @@ from tests.io.export.plan_checks import check_against_report, check_plan
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_sample_plans_are_exact(path: Path) -> None:
     design = load_design(path)
@@ -64,6 +65,7 @@ GENERATED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", GENERATED.values(), ids=GENERATED.keys())
 def test_generated_plans_are_exact(make: object) -> None:
     design = make()  # type: ignore[operator]
@@ -217,6 +219,7 @@ def random_designs(draw: st.DrawFn) -> Design:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(60), deadline=None)
 @given(design=random_designs())
 def test_random_designs_never_double_book(design: Design) -> None:

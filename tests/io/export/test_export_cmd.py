@@ -81,6 +81,7 @@ def test_unknown_only_ids_are_exit_2(design_file: Path, tmp_path: Path) -> None:
     assert "nope" in err.getvalue()
 
 
+@pytest.mark.slow
 def test_pure_exports_do_not_load_qt(design_file: Path, tmp_path: Path) -> None:
     code = (
         "import sys\n"

@@ -51,6 +51,7 @@ def test_a_server_is_its_own_host_on_every_port() -> None:
             assert r["from_host"] == r["from_device"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.json")))
 def test_netbox_and_cabling_name_hosts_as_the_hosts_module(
     name: str, tmp_path: Path
@@ -104,6 +105,7 @@ def test_hostnames_from_labels_reach_netbox(tmp_path: Path) -> None:
     assert design_hosts(design).hostname("rack-a", 1) == "r-a-t01"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.json")))
 def test_slurm_names_the_same_hosts_as_the_cabling_plan(
     name: str, tmp_path: Path

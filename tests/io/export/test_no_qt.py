@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
 def test_pure_exports_do_not_import_qt() -> None:
     code = (
         "import sys, designer.io.export, designer.io.export.bom, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QPointF, QRectF
 from pytestqt.qtbot import QtBot
 
@@ -94,6 +95,7 @@ def test_none_in_the_overview_and_capped_when_zoomed(make_view, qtbot: QtBot) ->
     assert 0 < len(labels) <= MAX_CABLE_LABELS
 
 
+@pytest.mark.slow
 def test_window_zoomed_in_at_1280x800(
     qtbot: QtBot, main_window: Any, tmp_path: Path
 ) -> None:

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     from PySide6.QtCore import QTimer
@@ -35,6 +37,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_app_exits_cleanly_after_copy() -> None:
     root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}

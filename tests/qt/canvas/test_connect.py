@@ -31,6 +31,7 @@ def _rack() -> Design:
     )
 
 
+@pytest.mark.slow
 def test_drag_dgx_to_leaf_takes_every_free_compute_port(
     make_view, qtbot: QtBot
 ) -> None:
@@ -88,6 +89,7 @@ def test_filer_to_infiniband_leaf_is_refused_with_the_rules_reason(
     assert view.canvas_message() == sig.args[0]
 
 
+@pytest.mark.slow
 def test_ctrl_at_release_joins_a_bmc_to_the_management_switch(
     make_view, qtbot: QtBot
 ) -> None:
@@ -100,6 +102,7 @@ def test_ctrl_at_release_joins_a_bmc_to_the_management_switch(
     assert sig.args[0] == "Connected 2 cables, oob, 1G: filer bmc -> oob-1 ports"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("start", "end", "ids"),
     [
@@ -124,6 +127,7 @@ def test_ctrl_at_release_refuses_an_out_of_band_link_without_a_management_switch
     assert view.canvas_message() == sig.args[0]
 
 
+@pytest.mark.slow
 def test_full_compute_ports_refuse_instead_of_using_the_bmc(
     make_view, qtbot: QtBot, catalog: Catalog
 ) -> None:
@@ -139,6 +143,7 @@ def test_full_compute_ports_refuse_instead_of_using_the_bmc(
     assert "9 would be in use" in sig.args[0]
 
 
+@pytest.mark.slow
 def test_connect_out_of_band_menu_joins_the_selected_pair(
     main_window, qtbot: QtBot
 ) -> None:
@@ -160,6 +165,7 @@ def test_connect_out_of_band_menu_joins_the_selected_pair(
     assert window.statusBar().currentMessage().startswith("Connected 1 cable, oob")
 
 
+@pytest.mark.slow
 def test_dragging_back_onto_the_source_says_why(make_view, qtbot: QtBot) -> None:
     """A drag that ends on its own device is refused with the reason (a click
     without a drag starts a click-click connection instead: test_habits.py)."""
@@ -193,6 +199,7 @@ def _overfull() -> Design:
     return design
 
 
+@pytest.mark.slow
 def test_paste_refuses_links_the_rules_refuse(
     make_view, qtbot: QtBot, catalog: Catalog
 ) -> None:
@@ -212,6 +219,7 @@ def test_paste_refuses_links_the_rules_refuse(
     assert view.document.history.done == []
 
 
+@pytest.mark.slow
 def test_duplicate_refuses_with_the_same_reason(make_view, qtbot: QtBot) -> None:
     view = make_view(_overfull())
     before = view.document.design.model_dump()

@@ -84,6 +84,7 @@ def _right_click(view: CanvasView, at: tuple[float, float]) -> QMenu:
 
 
 # a popup on the offscreen platform warns that it cannot raise or grab the keyboard
+@pytest.mark.slow
 @pytest.mark.qt_log_ignore("This plugin does not support")
 def test_right_click_selects_what_it_lands_on_unless_already_selected(
     make_view, qtbot: QtBot
@@ -116,6 +117,7 @@ def test_right_click_selects_what_it_lands_on_unless_already_selected(
     assert view.design_scene.selected_ids() == ["dgx-0--rail-0"]
 
 
+@pytest.mark.slow
 def test_connect_makes_the_planned_link_or_gives_the_rules_reason(
     make_view, qtbot: QtBot, catalog: Catalog
 ) -> None:
@@ -146,6 +148,7 @@ def test_connect_makes_the_planned_link_or_gives_the_rules_reason(
     assert not [x for x in view.document.design.links if x.fabric.value == "oob"]
 
 
+@pytest.mark.slow
 def test_connect_from_here_then_click_the_other_device(make_view, qtbot: QtBot) -> None:
     view = make_view(_unit())
     with qtbot.waitSignal(view.status_message) as sig:
@@ -156,6 +159,7 @@ def test_connect_from_here_then_click_the_other_device(make_view, qtbot: QtBot) 
     assert [(x.b, x.cables) for x in made] == [("rail-1", 8)]
 
 
+@pytest.mark.slow
 def test_wire_rail_optimized_on_the_unit(make_view, qtbot: QtBot) -> None:
     view = make_view(_unit())
     menu = _run(view, _frame_header(view, "su01"), "wire_rails")
@@ -165,6 +169,7 @@ def test_wire_rail_optimized_on_the_unit(make_view, qtbot: QtBot) -> None:
     assert len(view.document.history.done) == 1
 
 
+@pytest.mark.slow
 def test_connect_all_to_all_asks_the_cable_count(
     make_view, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,6 +181,7 @@ def test_connect_all_to_all_asks_the_cable_count(
     assert {link.a, link.b} == {"rail-5", "spine"} and link.cables == 2
 
 
+@pytest.mark.slow
 def test_group_collapse_expand_and_delete_are_one_step_each(make_view) -> None:
     view = make_view(_unit())
     doc = view.document
@@ -203,6 +209,7 @@ def test_group_collapse_expand_and_delete_are_one_step_each(make_view) -> None:
     assert "dgx-0" in doc.design.device_map()
 
 
+@pytest.mark.slow
 def test_zoom_entries_show_what_they_name(make_view) -> None:
     view = make_view(_unit())
     view.resetTransform()
@@ -220,6 +227,7 @@ def test_zoom_entries_show_what_they_name(make_view) -> None:
     assert shown().contains(frame.rect)
 
 
+@pytest.mark.slow
 def test_select_connected_adds_the_linked_devices(make_view) -> None:
     view = make_view(_unit())
     _run(view, (0, 300), "select_connected")
@@ -228,6 +236,7 @@ def test_select_connected_adds_the_linked_devices(make_view) -> None:
     assert view.design_scene.selected_ids() == ["dgx-0", "rail-0"]
 
 
+@pytest.mark.slow
 def test_canvas_entries(make_view, qtbot: QtBot) -> None:
     view = make_view(_unit())
     QApplication.clipboard().clear()  # nothing copied by an earlier test
@@ -248,6 +257,7 @@ def test_canvas_entries(make_view, qtbot: QtBot) -> None:
     assert view.design_scene.selected_ids() == []
 
 
+@pytest.mark.slow
 def test_window_entries_are_signals(make_view, qtbot: QtBot) -> None:
     view = make_view(_unit())
     with qtbot.waitSignal(view.properties_requested):
@@ -259,6 +269,7 @@ def test_window_entries_are_signals(make_view, qtbot: QtBot) -> None:
         _run(view, (0, 300), "export_selection")
 
 
+@pytest.mark.slow
 def test_in_the_window_they_show_properties_findings_and_the_export_dialog(
     main_window, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -142,6 +142,7 @@ def test_fit_never_zooms_past_100_percent(make_view, qtbot: QtBot) -> None:
         assert big.scale_factor() == pytest.approx(fitted)
 
 
+@pytest.mark.slow
 def test_new_and_opened_designs_fit_at_100_percent_or_less(
     main_window, qtbot: QtBot
 ) -> None:

@@ -134,6 +134,7 @@ def _random_edit(design: Design, rng: random.Random, k: int) -> Command:
     return AddDevices([dev(f"extra-{k}", "dgx-h100", 32.0 * k, 900)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batched", [False, True])
 def test_random_edits_and_undo_match_a_full_rebuild(make_view, batched) -> None:
     view = make_view(synthetic_fat_tree(96, su_size=16, pod_sus=2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
 from PySide6.QtGui import QPainter, QTransform
 from PySide6.QtSvg import QSvgGenerator
@@ -234,6 +235,7 @@ def test_a_text_only_change_reuses_titles_only_while_the_text_still_fits(
     assert block.title_outside  # a title too long for the block went outside
 
 
+@pytest.mark.slow
 def test_remembered_line_boxes_match_a_fresh_measure(qtbot) -> None:
     from PySide6.QtGui import QColor
 
@@ -258,6 +260,7 @@ def test_remembered_line_boxes_match_a_fresh_measure(qtbot) -> None:
     assert items._line_boxes(narrow, longer) != items._line_boxes(narrow, lines)
 
 
+@pytest.mark.slow
 def test_fit_to_view_leaves_room_to_name_every_top_level_frame(make_view) -> None:
     """The 4-SU sample's Storage frame is narrow and full of devices at its top:
     its name goes above it, which needs a screen margin when the view is fitted."""

@@ -45,6 +45,7 @@ def _window(view: CanvasView) -> QRectF:
     return tr.mapRect(view.mapToScene(view.viewport().rect()).boundingRect())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(700, 600), (560, 600)])
 def test_titles_outside_blocks_stay_inside_the_window(make_view, size) -> None:
     view = _fitted(make_view, size)
@@ -118,6 +119,7 @@ def _oracle(view: CanvasView, k: int) -> tuple[list[str], str]:
     return [link.id for link in links], text
 
 
+@pytest.mark.slow
 def test_clicking_a_trunk_selects_its_links(make_view, qtbot) -> None:
     view = _fitted(make_view)
     k, p = _trunk_point(view)
@@ -140,6 +142,7 @@ def test_clicking_a_trunk_selects_its_links(make_view, qtbot) -> None:
     assert line.pen().color().name() == "#1a73e8"  # drawn as selected
 
 
+@pytest.mark.slow
 def test_double_clicking_a_trunk_zooms_to_its_ends(make_view, qtbot) -> None:
     view = _fitted(make_view)
     k, p = _trunk_point(view)
@@ -166,6 +169,7 @@ def test_double_clicking_a_trunk_zooms_to_its_ends(make_view, qtbot) -> None:
     assert view.scale_factor() > before
 
 
+@pytest.mark.slow
 def test_dragging_a_block_moves_its_trunks_during_the_drag(make_view, qtbot) -> None:
     view = _fitted(make_view)
     view.set_grid_snap(False)
@@ -216,6 +220,7 @@ def test_dragging_a_block_moves_its_trunks_during_the_drag(make_view, qtbot) -> 
     assert moved.x == pytest.approx(x0 + dx)
 
 
+@pytest.mark.slow
 def test_a_trunk_label_picks_its_trunk(make_view) -> None:
     view = _fitted(make_view)
     scene = view.design_scene

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 from designer.core.model import Design, Group, GroupKind, Tier
 from designer.view.quotient import Block, spread
@@ -33,6 +34,7 @@ def _crowded() -> Design:
     return Design(groups=groups, devices=nodes + spines + storage + mgmt)
 
 
+@pytest.mark.slow
 def test_overview_blocks_do_not_overlap(make_view) -> None:
     design = _crowded()
     view = make_view(design)
@@ -58,6 +60,7 @@ def test_overview_blocks_do_not_overlap(make_view) -> None:
     assert _overlapping(rects) == []
 
 
+@pytest.mark.slow
 def test_spread_moves_the_smaller_block_the_least() -> None:
     rows = np.zeros(0, np.int64)
     big = Block("a", None, "A", "", rows, (0.0, 0.0, 1000.0, 100.0))
@@ -70,6 +73,7 @@ def test_spread_moves_the_smaller_block_the_least() -> None:
     assert _overlapping([b.rect for b in out]) == []
 
 
+@pytest.mark.slow
 def test_spread_many_blocks_in_one_place() -> None:
     rows = np.zeros(0, np.int64)
     blocks = [

@@ -61,6 +61,7 @@ def _no_dialog(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
+@pytest.mark.slow
 def test_completes_only_the_missing_rails_in_one_step(
     make_view, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,6 +170,7 @@ def test_replace_dialog_offers_replace_and_cancel(make_view) -> None:
     box.deleteLater()
 
 
+@pytest.mark.slow
 def test_design_menu_completes_rails_of_the_selection(
     main_window, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -78,6 +78,7 @@ def scene(catalog):
     s.close()
 
 
+@pytest.mark.slow
 def test_render_does_not_depend_on_the_devices_dpi(scene) -> None:
     base = _render(scene, 1)
     # device labels, block text and frame titles are part of the picture

@@ -15,6 +15,7 @@ def big_design():
     return fat_tree("dgx-h100", 12500, "qm9700")
 
 
+@pytest.mark.slow
 def test_100k_gpus_scene_holds_far_fewer_items_than_links(
     make_view, big_design
 ) -> None:
@@ -40,6 +41,7 @@ def test_100k_gpus_scene_holds_far_fewer_items_than_links(
     )
 
 
+@pytest.mark.slow
 def test_100k_zoom_in_shows_devices_and_edits_stay_one_step(
     make_view, big_design
 ) -> None:

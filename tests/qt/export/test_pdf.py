@@ -83,6 +83,7 @@ def test_letter_and_bounds_are_marked(tmp_path: Path) -> None:
     assert "3,200 Gb/s" in pages[0]
 
 
+@pytest.mark.slow
 def test_long_tables_split_with_repeated_headers(tmp_path: Path) -> None:
     design = rail_design()
     report = fake_report(design)
@@ -179,6 +180,7 @@ def _placed_words(path: Path) -> list[tuple[str, float, float]]:
     return out
 
 
+@pytest.mark.slow
 def test_page_does_not_depend_on_the_writer_resolution(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

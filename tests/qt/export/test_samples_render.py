@@ -16,6 +16,7 @@ from designer.qt.export import make_renderer, write_pdf, write_svg
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_sample_pdf_and_svg(path: Path, tmp_path: Path) -> None:
     design = load_design(path)

@@ -42,6 +42,7 @@ def report_4su(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, object]:
     return list(PdfReader(str(out)).pages), design
 
 
+@pytest.mark.slow
 def test_one_landscape_page_per_scalable_unit(report_4su) -> None:
     pages, _ = report_4su
     texts = [" ".join((p.extract_text() or "").split()) for p in pages]
@@ -53,6 +54,7 @@ def test_one_landscape_page_per_scalable_unit(report_4su) -> None:
     assert texts[5].startswith("Switch tiers")
 
 
+@pytest.mark.slow
 def test_no_label_on_a_drawing_page_is_cut_or_below_6_pt(report_4su) -> None:
     pages, _ = report_4su
     drawing_pages = pages[:5]
@@ -66,6 +68,7 @@ def test_no_label_on_a_drawing_page_is_cut_or_below_6_pt(report_4su) -> None:
         assert not small, small[:5]
 
 
+@pytest.mark.slow
 def test_every_node_of_the_unit_is_named_on_its_page(report_4su) -> None:
     """Each SU page shows each of its DGX boxes with its number, and the key
     under the drawing gives the names those numbers stand for."""
@@ -92,6 +95,7 @@ def test_every_node_of_the_unit_is_named_on_its_page(report_4su) -> None:
         assert f"{len(nodes)}x DGX H100: {nodes[0].id} – " in key
 
 
+@pytest.mark.slow
 def test_unit_key_lists_models_in_model_order() -> None:
     design = load_design(SAMPLES / "dgx-h100-superpod-4su.json")
     ids = {d.id for d in design.devices if d.group == "su01"}

@@ -16,6 +16,7 @@ SAMPLE = (
 )
 
 
+@pytest.mark.slow
 def test_export_selection_from_window(
     main_window: Callable[..., object],
     tmp_path: Path,

@@ -79,6 +79,7 @@ def _workload_text(pages: list[str]) -> str:
     return " ".join(pages[start:end])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WITH_WORKLOAD)
 def test_page_figures_equal_the_cli(qapp: Any, tmp_path: Path, name: str) -> None:
     design = load_design(SAMPLES / name)
@@ -111,6 +112,7 @@ def test_page_figures_equal_the_cli(qapp: Any, tmp_path: Path, name: str) -> Non
         assert f["code"] in text
 
 
+@pytest.mark.slow
 def test_without_a_block_there_is_no_workload_page(qapp: Any, tmp_path: Path) -> None:
     design = rail_design()
     out = tmp_path / "plain.pdf"
@@ -118,6 +120,7 @@ def test_without_a_block_there_is_no_workload_page(qapp: Any, tmp_path: Path) ->
     assert not any("Workload fit" in t for t in _pages(out))
 
 
+@pytest.mark.slow
 def test_an_unusable_block_says_why(qapp: Any, tmp_path: Path) -> None:
     design = rail_design()
     design.workload = Workload(model="llama-9000")
@@ -127,6 +130,7 @@ def test_an_unusable_block_says_why(qapp: Any, tmp_path: Path) -> None:
     assert "cannot be used" in text and "llama-9000" in text
 
 
+@pytest.mark.slow
 def test_dialog_toggles_the_section(qtbot: Any, tmp_path: Path) -> None:
     design = load_design(SAMPLES / "minimum-viable-enterprise.json")
     dialog = ExportDialog(
@@ -149,6 +153,7 @@ def test_dialog_toggles_the_section(qtbot: Any, tmp_path: Path) -> None:
     assert not plain.sections["workload"].isChecked()
 
 
+@pytest.mark.slow
 def test_window_export_uses_the_panels_estimate(
     qtbot: Any, main_window: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,6 +176,7 @@ def test_window_export_uses_the_panels_estimate(
     assert "inference serving" in text
 
 
+@pytest.mark.slow
 def test_cli_export_includes_the_workload_page(tmp_path: Path) -> None:
     out = tmp_path / "cli.pdf"
     sample = SAMPLES / "minimum-viable-enterprise.json"

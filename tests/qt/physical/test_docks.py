@@ -13,6 +13,7 @@ from designer.qt.template_dialog import KINDS, TemplateDialog
 from tests.qt.helpers import settle
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
 def test_docks_share_the_validator_column_and_leave_the_canvas_half(
     qtbot: Any, width: int, height: int
@@ -35,6 +36,7 @@ def test_docks_share_the_validator_column_and_leave_the_canvas_half(
         window.close()
 
 
+@pytest.mark.slow
 def test_view_menu_toggles_the_docks(qtbot: Any, main_window: Any) -> None:
     window = main_window()
     view = next(
@@ -56,6 +58,7 @@ def test_view_menu_toggles_the_docks(qtbot: Any, main_window: Any) -> None:
         assert dock.isVisible()
 
 
+@pytest.mark.slow
 def test_new_from_template_comes_placed(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -84,6 +87,7 @@ def test_new_from_template_comes_placed(
     assert rows[1:] == [r.id for r in design.physical.rows]
 
 
+@pytest.mark.slow
 def test_a_row_of_one_rack_reads_singular(qtbot: Any, main_window: Any) -> None:
     """Issue 16, item 10: the Racks dock's row list said "(1 racks)"."""
     from pathlib import Path

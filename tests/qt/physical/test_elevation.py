@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtWidgets import QApplication
 
 from designer.catalog import default_catalog
@@ -26,6 +27,7 @@ def _history(window: Any) -> list[str]:
     return [rows.item(i).text() for i in range(rows.count())]
 
 
+@pytest.mark.slow
 def test_drag_to_another_rack_is_one_step_and_undo_restores(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -56,6 +58,7 @@ def test_drag_to_another_rack_is_one_step_and_undo_restores(
     assert _placement(window, "dgx-2") == ("a03", 17)
 
 
+@pytest.mark.slow
 def test_drag_within_a_rack_moves_the_unit(qtbot: Any, main_window: Any) -> None:
     window = open_window(main_window, qtbot)
     show_racks(window, "a01", "a02")
@@ -64,6 +67,7 @@ def test_drag_within_a_rack_moves_the_unit(qtbot: Any, main_window: Any) -> None
     assert window.document.history.done[-1].label == "Move leaf to U44"
 
 
+@pytest.mark.slow
 def test_refused_drop_says_the_rules_reason_and_changes_nothing(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -89,6 +93,7 @@ def test_refused_drop_says_the_rules_reason_and_changes_nothing(
         assert not panel.view.ghost.isVisible()
 
 
+@pytest.mark.slow
 def test_a_drop_over_the_power_limit_is_made_and_says_so(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -119,6 +124,7 @@ def test_a_drop_over_the_power_limit_is_made_and_says_so(
     assert "air cooling 30 kW" in text
 
 
+@pytest.mark.slow
 def test_a_click_on_empty_units_does_nothing(qtbot: Any, main_window: Any) -> None:
     window = open_window(main_window, qtbot)
     show_racks(window, "a01", "a03")
@@ -128,6 +134,7 @@ def test_a_click_on_empty_units_does_nothing(qtbot: Any, main_window: Any) -> No
     assert window.canvas.selected_ids() == []
 
 
+@pytest.mark.slow
 def test_a_rack_moved_to_another_row_leaves_the_row_shown(
     qtbot: Any, main_window: Any
 ) -> None:

@@ -25,6 +25,7 @@ def _colour(floor: Any, rack: str) -> str:
     return str(pic.colour[pic.ids.index(rack)])
 
 
+@pytest.mark.slow
 def test_colours_follow_kw_through_a_move_and_undo(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -50,6 +51,7 @@ def test_colours_follow_kw_through_a_move_and_undo(
     assert _colour(floor, "a03") == EMPTY_COLOUR
 
 
+@pytest.mark.slow
 def test_racks_are_drawn_to_scale_and_follow_a_rack_move(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -76,6 +78,7 @@ def test_racks_are_drawn_to_scale_and_follow_a_rack_move(
     assert floor.picture.x[floor.picture.ids.index("a02")] == pytest.approx(2.6)
 
 
+@pytest.mark.slow
 def test_facility_limits_move_the_colour_bands(qtbot: Any, main_window: Any) -> None:
     window = open_window(main_window, qtbot)
     floor = _floor(window)
@@ -88,6 +91,7 @@ def test_facility_limits_move_the_colour_bands(qtbot: Any, main_window: Any) -> 
     assert floor.picture.over[floor.picture.ids.index("a01")]  # 20.4 > 15 kW air
 
 
+@pytest.mark.slow
 def test_a_hidden_floor_plan_catches_up_when_shown(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -105,6 +109,7 @@ def test_a_hidden_floor_plan_catches_up_when_shown(
     assert _colour(floor, "a03") == kw_colour(10.2, floor.bands)
 
 
+@pytest.mark.slow
 def test_labels_stay_whole_and_inside_the_window_at_1280x800(
     qtbot: Any, main_window: Any
 ) -> None:

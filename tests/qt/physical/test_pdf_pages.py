@@ -6,6 +6,7 @@ import math
 import re
 from pathlib import Path
 
+import pytest
 from pypdf import PdfReader
 
 from designer.analysis import analyze
@@ -54,6 +55,7 @@ def _write(
     )
 
 
+@pytest.mark.slow
 def test_a_placed_design_gets_floor_plan_and_elevations(tmp_path: Path) -> None:
     design = place(superpod("dgx-h100", 1), CAT)
     pages, reader = _pages(_write(tmp_path, design, ("drawing", "racks")))
@@ -81,6 +83,7 @@ def test_a_placed_design_gets_floor_plan_and_elevations(tmp_path: Path) -> None:
         assert reader.pages[i].mediabox.width > reader.pages[i].mediabox.height
 
 
+@pytest.mark.slow
 def test_floor_plan_row_names_are_whole(tmp_path: Path) -> None:
     """A long row name ("storage and management") wraps beside its row, never cut."""
     design = place(superpod("dgx-h100", 4), CAT)
@@ -92,6 +95,7 @@ def test_floor_plan_row_names_are_whole(tmp_path: Path) -> None:
     assert "…" not in table and re.search(r", and \d+ more", table)
 
 
+@pytest.mark.slow
 def test_many_layouts_take_several_elevation_pages(tmp_path: Path) -> None:
     # 30 racks, each with one switch at its own U: 30 layouts, none alike
     design = placed_design(
@@ -108,6 +112,7 @@ def test_many_layouts_take_several_elevation_pages(tmp_path: Path) -> None:
         assert f"r{k:02d}" in every
 
 
+@pytest.mark.slow
 def test_no_physical_pages_without_racks_or_when_left_out(tmp_path: Path) -> None:
     unplaced = superpod("dgx-h100", 1)
     pages, _ = _pages(_write(tmp_path, unplaced))

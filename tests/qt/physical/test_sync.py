@@ -22,6 +22,7 @@ def _floor(window: Any) -> Any:
     return docks.floor
 
 
+@pytest.mark.slow
 def test_canvas_selection_is_outlined_and_brings_its_racks(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -41,6 +42,7 @@ def test_canvas_selection_is_outlined_and_brings_its_racks(
     assert panel.shown == ["a03", "n01"] and panel.selected == {"nvl"}
 
 
+@pytest.mark.slow
 def test_floor_plan_outlines_racks_and_draws_the_longest_cables(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -64,6 +66,7 @@ def test_floor_plan_outlines_racks_and_draws_the_longest_cables(
     assert not floor.picture.selected.any()
 
 
+@pytest.mark.slow
 def test_cables_follow_an_edit_of_the_selected_devices(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -85,6 +88,7 @@ def test_cables_follow_an_edit_of_the_selected_devices(
     assert floor.cables[0].length_m > first
 
 
+@pytest.mark.slow
 def test_a_click_in_the_elevation_selects_on_the_canvas(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -108,6 +112,7 @@ def test_a_click_in_the_elevation_selects_on_the_canvas(
     assert window.properties_panel.isEnabled()
 
 
+@pytest.mark.slow
 def test_a_click_on_a_rack_in_the_floor_plan_selects_its_devices(
     qtbot: Any, main_window: Any
 ) -> None:

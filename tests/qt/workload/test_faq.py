@@ -86,6 +86,7 @@ def _type(qtbot: Any, edit: Any, text: str) -> None:
     qtbot.keyClick(edit, Qt.Key.Key_Return)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c[1] for c in CASES])
 def test_panel_answers_the_sizing_question(
     qtbot: Any, main_window: Any, case: Any

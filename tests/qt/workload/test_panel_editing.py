@@ -37,6 +37,7 @@ def _type(qtbot: Any, edit: Any, text: str) -> None:
     qtbot.keyClick(edit, Qt.Key.Key_Return)
 
 
+@pytest.mark.slow
 def test_an_edit_is_one_undo_step_and_updates_the_results(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -67,6 +68,7 @@ def test_an_edit_is_one_undo_step_and_updates_the_results(
     assert window.workload_panel.form.edits["mfu"].text() == "0.5"
 
 
+@pytest.mark.slow
 def test_the_edit_is_saved_in_the_file(
     qtbot: Any, main_window: Any, tmp_path: Path
 ) -> None:
@@ -91,6 +93,7 @@ def test_the_edit_is_saved_in_the_file(
     assert est.fits == data["fits"]
 
 
+@pytest.mark.slow
 def test_a_bad_value_is_refused_without_a_step(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, BIG)
     steps = len(window.document.history.done)
@@ -107,6 +110,7 @@ def test_a_bad_value_is_refused_without_a_step(qtbot: Any, main_window: Any) -> 
     assert not form.error.isVisibleTo(form)
 
 
+@pytest.mark.slow
 def test_estimate_runs_off_the_gui_thread(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -125,6 +129,7 @@ def test_estimate_runs_off_the_gui_thread(
     assert all(t is not threading.main_thread() for t in threads)
 
 
+@pytest.mark.slow
 def test_stale_results_are_dropped_and_estimating_is_shown(
     qtbot: Any, main_window: Any, monkeypatch: Any
 ) -> None:
@@ -154,6 +159,7 @@ def test_stale_results_are_dropped_and_estimating_is_shown(
     assert panel.state.text().startswith("Up to date")
 
 
+@pytest.mark.slow
 def test_workload_edits_reuse_the_design_facts(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, BIG)
     runner = window.estimate_runner
@@ -171,6 +177,7 @@ def test_workload_edits_reuse_the_design_facts(qtbot: Any, main_window: Any) -> 
     assert est.gpus == 1016 + 8
 
 
+@pytest.mark.slow
 def test_worst_switch_selects_on_the_canvas(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, BIG)
     panel = window.workload_panel
@@ -189,6 +196,7 @@ def test_worst_switch_selects_on_the_canvas(qtbot: Any, main_window: Any) -> Non
     assert window.canvas.selected_ids() == [worst]
 
 
+@pytest.mark.slow
 def test_cut_off_finding_selects_its_leaf(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, "minimum-viable-enterprise.json")
     findings = window.workload_panel.findings
@@ -200,6 +208,7 @@ def test_cut_off_finding_selects_its_leaf(qtbot: Any, main_window: Any) -> None:
     assert window.canvas.selected_ids() == ["leaf-01"]
 
 
+@pytest.mark.slow
 def test_a_design_without_a_block_starts_one_from_a_preset(
     qtbot: Any, main_window: Any
 ) -> None:
@@ -222,6 +231,7 @@ def test_a_design_without_a_block_starts_one_from_a_preset(
     qtbot.waitUntil(lambda: panel.state.text() == NO_BLOCK)
 
 
+@pytest.mark.slow
 def test_cloud_rate_table_edits_are_one_step(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, BIG)
     form = window.workload_panel.form
@@ -248,6 +258,7 @@ def test_cloud_rate_table_edits_are_one_step(qtbot: Any, main_window: Any) -> No
     assert window.document.design.workload.cloud_rates is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_dock_is_tabbed_with_the_validator_and_the_canvas_keeps_half(
     qtbot: Any, tmp_path: Path, size: tuple[int, int]
@@ -273,6 +284,7 @@ def test_dock_is_tabbed_with_the_validator_and_the_canvas_keeps_half(
     window.close()
 
 
+@pytest.mark.slow
 def test_the_estimate_reads_the_validators_analysis(
     qtbot: Any, main_window: Any
 ) -> None:

@@ -19,10 +19,12 @@ from tests.qt.workload.helpers import (
 )
 
 
+@pytest.mark.slow
 def test_some_samples_have_a_workload_block() -> None:
     assert len(WITH_WORKLOAD) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WITH_WORKLOAD)
 def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) -> None:
     window = open_sample(qtbot, main_window, name)
@@ -84,6 +86,7 @@ def test_panel_figures_equal_the_cli(qtbot: Any, main_window: Any, name: str) ->
         assert a["source"] in item.toolTip(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WITH_WORKLOAD)
 def test_findings_and_charts_follow_the_estimate(
     qtbot: Any, main_window: Any, name: str
