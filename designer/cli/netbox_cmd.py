@@ -83,7 +83,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     failed = 0
     for f in files:
         try:
-            raw = yaml.safe_load(f.read_text(encoding="utf-8"))
+            docs = [
+                d
+                for d in yaml.safe_load_all(f.read_text(encoding="utf-8"))
+                if d is not None
+            ]
         except (OSError, UnicodeDecodeError) as exc:
             err.write(f"cluster-designer import-netbox: {f}: cannot read ({exc})\n")
             failed += 1
@@ -95,37 +99,46 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"cluster-designer import-netbox: {f}: {where}{problem}\n")
             failed += 1
             continue
-        if not isinstance(raw, dict):
-            err.write(
-                f"cluster-designer import-netbox: {f}: expected a NetBox device "
-                "type (a mapping with manufacturer, model, slug, u_height, ...)\n"
-            )
-            failed += 1
-            continue
-        try:
-            result = import_device_type(raw, f.name, catalog=catalog, category=category)
-        except NetboxImportError as exc:
-            err.write(f"cluster-designer import-netbox: {f.parent / str(exc)}\n")
-            failed += 1
-            continue
-        dest = target / result.path
-        if dest.exists() and not args.force:
-            err.write(
-                f"cluster-designer import-netbox: {dest} exists; use --force to "
-                "overwrite\n"
-            )
-            failed += 1
-            continue
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(result.text(), encoding="utf-8")
-        problem = check_entry(result)
-        state = "loads" if problem is None else f"does not load yet ({problem})"
-        out.write(f"{f}: wrote {dest} ({result.category.value}; {state})\n")
-        for title, items in (
-            ("still needed", result.needs),
-            ("the NetBox file lacks", result.gaps),
-            ("guessed", result.guessed),
-        ):
-            for item in items:
-                out.write(f"  {title}: {item}\n")
+        if not docs:
+            docs = [None]
+        for n, raw in enumerate(docs, 1):
+            where = f"{f} (document {n} of {len(docs)})" if len(docs) > 1 else f"{f}"
+            name = f"{f.name} document {n}" if len(docs) > 1 else f.name
+            if not isinstance(raw, dict):
+                err.write(
+                    f"cluster-designer import-netbox: {where}: expected a NetBox "
+                    "device type (a mapping with manufacturer, model, slug, "
+                    "u_height, ...)\n"
+                )
+                failed += 1
+                continue
+            try:
+                result = import_device_type(
+                    raw, name, catalog=catalog, category=category
+                )
+            except NetboxImportError as exc:
+                err.write(f"cluster-designer import-netbox: {f.parent / str(exc)}\n")
+                failed += 1
+                continue
+            dest = target / result.path
+            if dest.exists() and not args.force:
+                err.write(
+                    f"cluster-designer import-netbox: {dest} exists; use --force "
+                    "to overwrite\n"
+                )
+                failed += 1
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(result.text(), encoding="utf-8")
+            problem = check_entry(result)
+            state = "loads" if problem is None else f"does not load yet ({problem})"
+            out.write(f"{where}: wrote {dest} ({result.category.value}; {state})\n")
+            for title, items in (
+                ("read", result.cleaned),
+                ("still needed", result.needs),
+                ("the NetBox file lacks", result.gaps),
+                ("guessed", result.guessed),
+            ):
+                for item in items:
+                    out.write(f"  {title}: {item}\n")
     return EXIT_INPUT if failed else EXIT_OK
