@@ -122,7 +122,6 @@ REDIS = {
 }
 SECRET_KEY = '$secret'
 DEBUG = False
-LOGIN_REQUIRED = True
 CHANGELOG_RETENTION = 0
 EOF
   fi

@@ -144,6 +144,11 @@ class NetBox:
             return ImportResult(True, "imported", seconds)
         return ImportResult(False, _errors(body) or f"HTTP {code}", seconds)
 
+    def export(self, model: str, **filters: Any) -> str:
+        """The list page's Export > YAML (or CSV: all data) of ``model``."""
+        query = urllib.parse.urlencode({"export": "", **filters})
+        return self._get(f"/{model}/?{query}")
+
     # -- REST ------------------------------------------------------------------
     def api(self, path: str, **params: Any) -> Any:
         query = urllib.parse.urlencode(params)
