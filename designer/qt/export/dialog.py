@@ -40,6 +40,7 @@ from designer.io.export import (
     write_cabling_csv,
     write_slurm_topology,
 )
+from designer.io.export.netbox import write_netbox_csvs
 from designer.io.filenames import slug
 from designer.qt.canvas.offscreen import OffscreenRenderer
 from designer.qt.export.drawing import make_renderer
@@ -61,7 +62,10 @@ FORMATS: tuple[tuple[str, str, str, str], ...] = (
     ("bom", "Bill of materials (CSV)", ".csv", "CSV (*.csv)"),
     ("cabling", "Cabling plan (CSV)", ".csv", "CSV (*.csv)"),
     ("slurm", "Slurm topology.conf", ".conf", "Slurm config (*.conf)"),
+    ("netbox", "NetBox import folder (CSV, YAML, README)", "", ""),
 )
+FOLDER_FORMATS = frozenset({"netbox"})
+"""Formats written as a folder of files (the path names the folder)."""
 SECTION_LABELS = {
     "drawing": "Drawing and headline (page 1)",
     "tiers": "Switch tiers",
@@ -71,7 +75,12 @@ SECTION_LABELS = {
     "cabling": "Cabling summary",
     "racks": "Floor plan and rack elevations (placed designs)",
 }
-_SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-topology"}
+_SUFFIX_NAME = {
+    "bom": "-bom",
+    "cabling": "-cabling",
+    "slurm": "-topology",
+    "netbox": "-netbox",
+}
 PAPER_NOTES = {A4: "ISO A4, 210 x 297 mm", LETTER: "US Letter, 8.5 x 11 in"}
 
 
@@ -198,7 +207,7 @@ class ExportDialog(QDialog):
 
     # -- state -----------------------------------------------------------------
     def format_key(self) -> str:
-        """The chosen format: pdf, svg, png, bom, cabling or slurm."""
+        """The chosen format: pdf, svg, png, bom, cabling, slurm or netbox."""
         return str(self.format_box.currentData())
 
     def set_format(self, key: str) -> None:
@@ -229,6 +238,14 @@ class ExportDialog(QDialog):
             self.path.setText(str(Path(text).with_suffix(self._suffix())))
 
     def _on_browse(self) -> None:
+        if self.format_key() in FOLDER_FORMATS:
+            current = Path(self.path.text() or self._default_path())
+            parent = QFileDialog.getExistingDirectory(
+                self, "Export the folder into", str(current.parent)
+            )
+            if parent:
+                self.path.setText(str(Path(parent) / current.name))
+            return
         filt = next(f[3] for f in FORMATS if f[0] == self.format_key())
         path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), filt)
         if path:
@@ -326,4 +343,8 @@ class ExportDialog(QDialog):
             write_cabling_csv(self.design, out, self.catalog, progress=step)
         elif key == "slurm":
             write_slurm_topology(self.design, out, self.catalog)
+        elif key == "netbox":
+            if out.exists() and not out.is_dir():
+                raise ValueError(f"{out} is a file; the NetBox export is a folder")
+            write_netbox_csvs(self.design, out, self.catalog)
         step(1, 1)
