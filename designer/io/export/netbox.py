@@ -308,7 +308,7 @@ def _order(
     rows: Sequence[tuple[Any, ...]], idx: Iterable[int], end: tuple[str, str]
 ) -> int:
     """The first plan cable number touching ``end`` (legs in plan order)."""
-    return min(rows[i][2] for i in idx if end in rows[i][:2])
+    return min(int(rows[i][2]) for i in idx if end in rows[i][:2])
 
 
 def _profile(split: int, legs: int) -> str:
@@ -387,8 +387,8 @@ def write_netbox_csvs(
     with open_text(out / "device-roles.csv") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(ROLE_COLUMNS)
-        for r in roles:
-            w.writerow((r, r, ROLE_COLORS[r], "false", f"{r} devices"))
+        for role in roles:
+            w.writerow((role, role, ROLE_COLORS[role], "false", f"{role} devices"))
             counts["device-roles"] += 1
     with open_text(out / "device-types.yaml") as fh:
         fh.write(device_types_yaml(entries))
