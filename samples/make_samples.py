@@ -36,6 +36,7 @@ from designer.core.workload import Job, Precision, Workload
 from designer.generate import fat_tree, superpod
 from designer.generate.layout import arrange_side
 from designer.io import save_design
+from designer.io.export.cabling import pinned_design
 from designer.physical import PlaceOptions, place
 
 HERE = Path(__file__).resolve().parent
@@ -537,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     catalog = default_catalog()
     for name in names:
         design = placed(name, SAMPLES[name](catalog), catalog)
+        design = pinned_design(design, catalog)  # the ports, as opening it gives
         save_design(design, HERE / name)
         print(f"{name}: {len(design.devices)} devices, {len(design.links)} links")
     return 0

@@ -550,7 +550,7 @@ def _edited(design: Design, link_id: str, fields: Mapping[str, object]) -> Link:
             f"link {link_id!r}: {unknown[0]!r} is not a link field", link_id=link_id
         )
     try:
-        return Link.model_validate({**old.model_dump(), **fields})
+        new = Link.model_validate({**old.model_dump(), **fields})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -559,6 +559,19 @@ def _edited(design: Design, link_id: str, fields: Mapping[str, object]) -> Link:
             link_id=link_id,
             devices=(old.a, old.b),
         ) from None
+    from designer.core.pins import repin_update
+
+    new = repin_update(old, new, fields)
+    for end in ("a", "b"):
+        pins = getattr(new, f"{end}_pins")
+        if pins is not None and len(pins) != new.cables:
+            raise InvalidLink(
+                f"link {link_id!r}: {len(pins)} ports named at {getattr(new, end)} "
+                f"for {new.cables} cable{'s' if new.cables != 1 else ''}",
+                link_id=link_id,
+                devices=(old.a, old.b),
+            )
+    return new
 
 
 def check_link_updates(
@@ -572,6 +585,16 @@ def check_link_updates(
     """
     edited = [_edited(design, lid, fields) for lid, fields in updates.items()]
     check_links(design, edited, lookup)
+    from designer.core.pins import check_pins, repin_update
+
+    for link_id, fields in updates.items():
+        if "a_pins" in fields or "b_pins" in fields:
+            i = design.links.position(link_id)
+            old = design.links.row(i) if i is not None else None
+            link = _edited(design, link_id, fields)
+            if old is not None:
+                link = repin_update(old, link, fields)
+            check_pins(design, link, lookup, i)
 
 
 def check_link_update(
@@ -653,6 +676,10 @@ def check_design(
         if len(out) >= cap:
             return out
     _budget_problems(design, look, devices, out, cap)
+    if len(out) < cap:
+        from designer.core.pins import pin_problems
+
+        out += pin_problems(design, look, limit=cap - len(out))
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -45,6 +46,7 @@ from designer.core.model import (
     reference_problems,
 )
 from designer.core.physical import Physical, physical_problems
+from designer.core.pins import check_pins, pin_pending, repin_update
 from designer.core.workload import Workload
 
 
@@ -280,15 +282,22 @@ class AddLinks(Command):
 
     Refused (ValueError) when an id repeats or an endpoint is not in the design.
     Connection rules (ports, speed, fabric) are checked by ``designer.core.rules``
-    before building the command, not here.
+    before building the command, not here. With a ``lookup`` (the catalog) the
+    cables still waiting for ports get them (:mod:`designer.core.pins`): the
+    first free ones, no other link's ports touched.
     """
 
     def __init__(
-        self, links: Iterable[Link] | LinkTable, label: str | None = None
+        self,
+        links: Iterable[Link] | LinkTable,
+        label: str | None = None,
+        *,
+        lookup: Any = None,
     ) -> None:
         self.table = (
             links if isinstance(links, LinkTable) else LinkTable.from_links(links)
         )
+        self.lookup = lookup
         n = len(self.table)
         self.label = label or ("Connect" if n == 1 else f"Connect {n} links")
         self._start = 0
@@ -322,6 +331,8 @@ class AddLinks(Command):
             raise ValueError(f"a design holds at most {MAX_LINKS:,} links")
         self._start = len(design.links)
         span = design.links.extend(self.table)
+        if self.lookup is not None and self.table.pins_pending():
+            pin_pending(design, self.lookup, rows=span)
         return [LinksAdded(tuple(new_ids), tuple(span))]
 
     def undo(self, design: Design) -> list[Event]:
@@ -359,13 +370,25 @@ class RemoveLinks(Command):
 
 
 class UpdateLinks(Command):
-    """Change fields of links (cables, speed, fabric, rail, ports)."""
+    """Change fields of links (cables, speed, fabric, rail, ports, pins).
+
+    Each link keeps its pins where the edit leaves them (fewer cables keep
+    their first ports; :func:`designer.core.pins.repin_update`); with a
+    ``lookup`` the cables left waiting get the first free ports, and pins the
+    edit names (``a_pins``, ``b_pins``) are checked first (refused with
+    :class:`~designer.core.pins.PortTaken` when a port is another link's).
+    """
 
     def __init__(
-        self, updates: dict[str, dict[str, object]], label: str = "Edit link"
+        self,
+        updates: dict[str, dict[str, object]],
+        label: str = "Edit link",
+        *,
+        lookup: Any = None,
     ) -> None:
         self.updates = updates
         self.label = label
+        self.lookup = lookup
         self._old: dict[int, Link] = {}
 
     def do(self, design: Design) -> list[Event]:
@@ -399,10 +422,15 @@ class UpdateLinks(Command):
                     raise ValueError(
                         f"link {link_id!r} cannot join {link.a!r} to itself"
                     )
+            link = repin_update(table.row(i), link, fields)
+            if self.lookup is not None and ("a_pins" in fields or "b_pins" in fields):
+                check_pins(design, link, self.lookup, i)
             new[i] = link
         rows = sorted(new)
         old = table.replace_rows(rows, [new[i] for i in rows])
         self._old = dict(zip(rows, old, strict=True))
+        if self.lookup is not None and table.pins_pending():
+            pin_pending(design, self.lookup, rows=rows)
         return [self._event()]
 
     def undo(self, design: Design) -> list[Event]:
@@ -417,12 +445,17 @@ class UpdateLinks(Command):
 
 
 class UpdateLink(UpdateLinks):
-    """Change fields of one link (cables, speed, fabric, rail)."""
+    """Change fields of one link (cables, speed, fabric, rail, pins)."""
 
     def __init__(
-        self, link_id: str, fields: dict[str, object], label: str = "Edit link"
+        self,
+        link_id: str,
+        fields: dict[str, object],
+        label: str = "Edit link",
+        *,
+        lookup: Any = None,
     ) -> None:
-        super().__init__({link_id: fields}, label)
+        super().__init__({link_id: fields}, label, lookup=lookup)
         self.link_id = link_id
         self.fields = fields
 

@@ -24,7 +24,7 @@ from designer.core.commands import (
 from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
-from designer.core.model import Design, Device, Group, Link, LinkTable
+from designer.core.model import Design, Device, Group, Link, LinkTable, Settings
 
 __all__ = [
     "add_group",
@@ -291,13 +291,34 @@ def paste(
     ]
     if lookup is not None and pasted_links:
         check_links(design, pasted_links, lookup, new_devices=pasted_devices)
+        pasted_links = _pasted_pins(pasted_links, pasted_devices, lookup)
     commands: list[Command] = []
     if pasted_groups:
         commands.append(SetGroups([*design.groups, *pasted_groups]))
     commands.append(AddDevices(pasted_devices))
     if pasted_links:
-        commands.append(AddLinks(pasted_links))
+        commands.append(AddLinks(pasted_links, lookup=lookup))
     return Macro(f"{label} {_plural(len(pasted_devices), 'device')}", commands)
+
+
+def _pasted_pins(links: list[Link], devices: list[Device], lookup: Any) -> list[Link]:
+    """The pasted links with the ports they had (the pasted devices are new,
+    so every one is free); pins that do not fit the pasted devices (a
+    clipboard from another design or catalog) wait for ports instead."""
+    from designer.core.pins import PortTaken, check_pins
+
+    probe = Design.model_construct(
+        settings=Settings(), groups=[], devices=devices, links=LinkTable()
+    )
+    out: list[Link] = []
+    for link in links:
+        try:
+            check_pins(probe, link, lookup, None)
+            probe.links.append(link)
+        except PortTaken:
+            link = link.model_copy(update={"a_pins": None, "b_pins": None})
+        out.append(link)
+    return out
 
 
 def duplicate(

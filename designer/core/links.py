@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -78,6 +78,12 @@ class Link(BaseModel):
     speed_gbps: int = Field(ge=1, le=100_000)
     fabric: Fabric = Fabric.COMPUTE
     rail: int | None = Field(default=None, ge=0, le=1024)
+    a_pins: tuple[str, ...] | None = None
+    """The ports the cables use at end a, one per cable in order ("" for a
+    cable that found no free port); None: not chosen yet (the loader and the
+    commands choose them, :mod:`designer.core.pins`)."""
+    b_pins: tuple[str, ...] | None = None
+    """The ports at end b, as :attr:`a_pins`."""
 
 
 LINK_COLUMNS: tuple[str, ...] = tuple(Link.model_fields)
@@ -85,6 +91,44 @@ LINK_COLUMNS: tuple[str, ...] = tuple(Link.model_fields)
 
 _Port = Annotated[str, Field(min_length=1, max_length=64)]
 _NO_RAIL = -1
+
+NO_PORT = -1
+"""Pin code of a cable that found no free port."""
+PENDING = -2
+"""Pin code of a cable whose port is not chosen yet."""
+PIN_PENDING_TEXT = "?"
+"""A link's pins in the file when they are not chosen yet (the loader chooses
+them on open, by :func:`designer.core.pins.pin_pending`)."""
+PIN_NONE_TEXT = "-"
+"""A cable without a port, in the file's pin text."""
+_SPECIAL_PINS = frozenset({PIN_PENDING_TEXT, PIN_NONE_TEXT, ""})
+_Pins = Annotated[str, Field(max_length=1_000_000, pattern=r"^[^\s]*(?: [^\s]+)*$")]
+
+
+def pins_text(pins: tuple[str, ...] | None) -> str:
+    """The file's text of one end's pins: names joined by a space, ``-`` for a
+    cable without a port, trailing ones left out; ``?`` when not chosen."""
+    if pins is None:
+        return PIN_PENDING_TEXT
+    n = len(pins)
+    while n and not pins[n - 1]:
+        n -= 1
+    return " ".join(p or PIN_NONE_TEXT for p in pins[:n])
+
+
+def parse_pins(text: str, cables: int) -> tuple[str, ...] | None:
+    """The pins of a file's pin text (see :func:`pins_text`); ValueError when
+    it names more ports than the link has cables."""
+    if text == PIN_PENDING_TEXT:
+        return None
+    names = text.split(" ") if text else []
+    if len(names) > cables:
+        raise ValueError(
+            f"{len(names)} ports listed, but the link has {cables} "
+            f"cable{'s' if cables != 1 else ''}"
+        )
+    out = ["" if n == PIN_NONE_TEXT else n for n in names]
+    return (*out, *([""] * (cables - len(out))))
 
 
 class LinkColumns(BaseModel):
@@ -107,17 +151,42 @@ class LinkColumns(BaseModel):
     rail: list[Annotated[int, Field(ge=0, le=1024)] | None] = Field(
         default_factory=list, max_length=MAX_LINKS
     )
+    a_pins: list[_Pins] | None = Field(
+        default=None,
+        max_length=MAX_LINKS,
+        description="the ports each link's cables use at end a: port names "
+        "separated by a space, one per cable ('-': no free port; cables past "
+        "the last name have none); '?': not chosen yet (chosen on open)",
+    )
+    b_pins: list[_Pins] | None = Field(
+        default=None,
+        max_length=MAX_LINKS,
+        description="the ports at end b, as a_pins",
+    )
 
     @model_validator(mode="after")
     def _same_lengths(self) -> LinkColumns:
-        """Every column has one entry per link."""
+        """Every column has one entry per link; pins name at most one port per
+        cable."""
         n = len(self.id)
         for name in LINK_COLUMNS:
+            if getattr(self, name) is None:
+                continue
             if len(getattr(self, name)) != n:
                 raise ValueError(
                     f"column {name!r} has {len(getattr(self, name))} entries, "
                     f"expected {n} (one per link id)"
                 )
+        for name in ("a_pins", "b_pins"):
+            column = getattr(self, name)
+            if column is None:
+                continue
+            for i, (text, cables) in enumerate(zip(column, self.cables, strict=True)):
+                if text.count(" ") >= cables and text != PIN_PENDING_TEXT:
+                    try:
+                        parse_pins(text, cables)
+                    except ValueError as exc:
+                        raise ValueError(f"{name}[{i}]: {exc}") from None
         return self
 
 
@@ -145,6 +214,14 @@ class LinkArrays:
     """Device id of each device code (codes only grow; a code may be unused)."""
     port_names: tuple[str, ...]
     """Port group name of each port code."""
+    a_pins: npt.NDArray[np.int32] = field(default_factory=lambda: _frozen([], np.int32))
+    """The port of every cable at end a, in link order (link ``i`` owns
+    ``cables[i]`` entries from ``pin_offsets()[i]``): a code into
+    :attr:`pin_names`, :data:`NO_PORT` or :data:`PENDING`."""
+    b_pins: npt.NDArray[np.int32] = field(default_factory=lambda: _frozen([], np.int32))
+    """The port of every cable at end b, as :attr:`a_pins`."""
+    pin_names: tuple[str, ...] = ()
+    """Port name of each pin code (``osfp3/2``, a lane ``osfp8/2:1``)."""
     table: int = 0
     """The :attr:`LinkTable.uid` of the table this is a state of (serials of
     one table are comparable; another table's are not)."""
@@ -154,6 +231,38 @@ class LinkArrays:
 
     _ROW = ("ids", "a", "b", "a_port", "b_port", "cables", "speed", "fabric", "rail")
     _ALL = (*_ROW, "serial")
+    _PINS = ("a_pins", "b_pins")
+
+    def pin_offsets(self) -> npt.NDArray[np.int64]:
+        """Where each link's pins start in :attr:`a_pins` / :attr:`b_pins`
+        (``n + 1`` entries: the last is the total of cables)."""
+        out = np.zeros(len(self.cables) + 1, dtype=np.int64)
+        np.cumsum(self.cables, out=out[1:])
+        return out
+
+    def pins_of(self, i: int) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+        """The pins of link ``i`` at both ends, as names (None: not chosen)."""
+        start = int(self.cables[:i].sum()) if i else 0
+        stop = start + int(self.cables[i])
+        return (
+            _pin_tuple(self.a_pins[start:stop], self.pin_names),
+            _pin_tuple(self.b_pins[start:stop], self.pin_names),
+        )
+
+    def pin_rows(self, positions: npt.ArrayLike) -> npt.NDArray[np.int64]:
+        """Indices into the pin arrays of the cables of the links at
+        ``positions``, link by link in that order."""
+        at = np.asarray(positions, dtype=np.int64)
+        if not len(at):
+            return np.zeros(0, dtype=np.int64)
+        offsets = self.pin_offsets()
+        counts = self.cables[at].astype(np.int64)
+        starts = offsets[at]
+        total = int(counts.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        first = np.cumsum(counts) - counts  # where each link's run begins in out
+        return np.repeat(starts - first, counts) + np.arange(total, dtype=np.int64)
 
     @classmethod
     def empty(cls) -> LinkArrays:
@@ -171,6 +280,9 @@ class LinkArrays:
             serial=_frozen([], np.int64),
             names=(),
             port_names=(),
+            a_pins=_frozen([], np.int32),
+            b_pins=_frozen([], np.int32),
+            pin_names=(),
         )
 
     def with_columns(self, **columns: npt.NDArray[Any]) -> LinkArrays:
@@ -180,9 +292,24 @@ class LinkArrays:
         return LinkArrays(**{**self.__dict__, **columns})
 
     def rows(self, positions: npt.ArrayLike) -> dict[str, npt.NDArray[Any]]:
-        """The arrays of some rows (serial included), as fresh arrays."""
+        """The arrays of some rows (serial and pins included), as fresh arrays."""
         at = np.asarray(positions, dtype=np.int64)
-        return {n: getattr(self, n)[at] for n in self._ALL}
+        out = {n: getattr(self, n)[at] for n in self._ALL}
+        flat = self.pin_rows(at)
+        return out | {n: getattr(self, n)[flat] for n in self._PINS}
+
+
+def _pin_tuple(
+    codes: npt.NDArray[np.int32], names: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """Names of one end's pin codes (None when not chosen yet)."""
+    values = codes.tolist()
+    if values and all(c == PENDING for c in values):
+        return None
+    return tuple(
+        names[c] if c >= 0 else (PIN_PENDING_TEXT if c == PENDING else "")
+        for c in values
+    )
 
 
 class _Intern:
@@ -235,6 +362,7 @@ class LinkTable:
         "_devices",
         "_lists",
         "_next_serial",
+        "_pins",
         "_ports",
         "_serial",
         "uid",
@@ -246,6 +374,7 @@ class LinkTable:
         self._arrays = LinkArrays.empty()
         self._devices = _Intern()
         self._ports = _Intern()
+        self._pins = _Intern()
         self._serial: dict[str, int] = {}
         self._next_serial = 0
         self._lists: dict[str, list[Any]] = {}
@@ -264,6 +393,9 @@ class LinkTable:
         cols = dict(columns)
         n = len(cols.get("id", []))
         cols.setdefault("rail", [None] * n)
+        for name in ("a_pins", "b_pins"):
+            if cols.get(name) is None or (n and not len(cols[name])):
+                cols[name] = [None] * n  # not chosen yet
         if validate:
             return cls._from_model(LinkColumns.model_validate(cols))
         missing = [name for name in LINK_COLUMNS if name not in cols]
@@ -330,7 +462,10 @@ class LinkTable:
         n = len(cols["id"])
         fabric = cols["fabric"]
         rail = cols["rail"]
+        cables = cols["cables"]
         return {
+            "a_pins": self._encode_pins(cols.get("a_pins"), cables),
+            "b_pins": self._encode_pins(cols.get("b_pins"), cables),
             "ids": np.fromiter(cols["id"], object, n),
             "a": self._devices.encode(cols["a"], np.int32),
             "b": self._devices.encode(cols["b"], np.int32),
@@ -344,6 +479,54 @@ class LinkTable:
             ),
         }
 
+    def _encode_pins(
+        self, column: Sequence[Any] | None, cables: Sequence[int]
+    ) -> npt.NDArray[np.int32]:
+        """One end's pin codes, link by link: a link's entry is a tuple of
+        names, the file's text (:func:`pins_text`) or None (not chosen)."""
+        total = int(sum(cables))
+        if column is None or all(p is None or p == PIN_PENDING_TEXT for p in column):
+            return np.full(total, PENDING, dtype=np.int32)
+        code = self._pins.code
+        one_each = total == len(column) and all(type(p) is str for p in column)
+        if one_each and not any(" " in p for p in column):
+            # one cable per link, pins as the file's text: one name each
+            self._pins.add(p for p in column if p not in _SPECIAL_PINS)
+            special = {
+                PIN_PENDING_TEXT: PENDING,
+                "": NO_PORT,
+                PIN_NONE_TEXT: NO_PORT,
+            }
+            get = {**code, **special}.__getitem__
+            return np.fromiter(map(get, column), np.int32, total)
+        out: list[int] = []
+        for pins, c in zip(column, cables, strict=True):
+            if pins is None:
+                out.extend([PENDING] * c)
+                continue
+            if isinstance(pins, str):
+                pins = parse_pins(pins, c)
+                if pins is None:
+                    out.extend([PENDING] * c)
+                    continue
+            if len(pins) != c:
+                raise ValueError(
+                    f"{len(pins)} pins given for a link of {c} "
+                    f"cable{'s' if c != 1 else ''}"
+                )
+            for name in pins:
+                if not name:
+                    out.append(NO_PORT)
+                elif name == PIN_PENDING_TEXT:
+                    out.append(PENDING)
+                else:
+                    got = code.get(name)
+                    if got is None:
+                        self._pins.add((name,))
+                        got = code[name]
+                    out.append(got)
+        return np.asarray(out, dtype=np.int32)
+
     def _append_columns(self, cols: dict[str, Sequence[Any]]) -> range:
         rows = self._encode(cols)
         n = len(rows["ids"])
@@ -356,7 +539,7 @@ class LinkTable:
         self._set(
             {
                 name: np.concatenate((getattr(old, name), rows[name]))
-                for name in LinkArrays._ROW
+                for name in (*LinkArrays._ROW, *LinkArrays._PINS)
             }
             | {"serial": np.concatenate((old.serial, serial))}
         )
@@ -367,6 +550,7 @@ class LinkTable:
         if (
             self._arrays.names is not self._devices.names
             or self._arrays.port_names is not self._ports.names
+            or self._arrays.pin_names is not self._pins.names
             or self._arrays.table != self.uid
         ):
             self._arrays = LinkArrays(
@@ -374,6 +558,7 @@ class LinkTable:
                     **self._arrays.__dict__,
                     "names": self._devices.names,
                     "port_names": self._ports.names,
+                    "pin_names": self._pins.names,
                     "table": self.uid,
                 }
             )
@@ -426,9 +611,30 @@ class LinkTable:
             out = [FABRICS[f] for f in t.fabric.tolist()]
         elif name == "rail":
             out = [None if r == _NO_RAIL else r for r in t.rail.tolist()]
+        elif name in ("a_pins", "b_pins"):
+            out = self._pin_column(getattr(t, name))
         else:
             raise AttributeError(name)
         self._lists[name] = out
+        return out
+
+    def _pin_column(self, codes: npt.NDArray[np.int32]) -> list[Any]:
+        """One end's pins per link: a tuple of names, None when not chosen."""
+        t = self._arrays
+        if not len(t):
+            return []
+        names = (*t.pin_names, PIN_PENDING_TEXT, "")  # codes -2 (PENDING), -1
+        flat = [names[c] for c in codes.tolist()]
+        cables = t.cables.tolist()
+        if len(flat) == len(cables):  # one cable per link: the common case
+            return [None if p == PIN_PENDING_TEXT else (p,) for p in flat]
+        out: list[Any] = []
+        at = 0
+        for c in cables:
+            piece = tuple(flat[at : at + c])
+            at += c
+            pending = piece.count(PIN_PENDING_TEXT)
+            out.append(None if pending and pending == c else piece)
         return out
 
     # The columns as lists of file values (read-only: edit through commands).
@@ -477,16 +683,59 @@ class LinkTable:
         """Rail of each link (None: not on a rail)."""
         return self._list("rail")
 
+    @property
+    def a_pins(self) -> list[tuple[str, ...] | None]:
+        """Ports of each link's cables at end a (None: not chosen yet)."""
+        return self._list("a_pins")
+
+    @property
+    def b_pins(self) -> list[tuple[str, ...] | None]:
+        """Ports of each link's cables at end b (None: not chosen yet)."""
+        return self._list("b_pins")
+
+    def pins_pending(self) -> bool:
+        """Whether some cable's port is not chosen yet."""
+        t = self._arrays
+        return bool((t.a_pins == PENDING).any() or (t.b_pins == PENDING).any())
+
     def to_columns(self) -> dict[str, list[Any]]:
-        """The table as the file stores it (one list per field)."""
+        """The table as the model holds it (one list per field)."""
         return {name: list(self._list(name)) for name in LINK_COLUMNS}
 
     def file_columns(self) -> dict[str, list[Any]]:
-        """:meth:`to_columns` with the fabrics as plain strings, for the JSON
-        writer (it serialises an enum member about 20x slower than a str)."""
-        cols = self.to_columns()
+        """The table as the file stores it: fabrics as plain strings (the JSON
+        writer serialises an enum member about 20x slower than a str) and the
+        pins as text (:func:`pins_text`)."""
+        cols = {
+            name: list(self._list(name))
+            for name in LINK_COLUMNS
+            if name not in ("a_pins", "b_pins")
+        }
         cols["fabric"] = _FABRIC_VALUES[self._arrays.fabric].tolist()
+        for name in ("a_pins", "b_pins"):
+            cols[name] = self._pin_text(getattr(self._arrays, name))
         return cols
+
+    def _pin_text(self, codes: npt.NDArray[np.int32]) -> list[str]:
+        """One end's pins per link as the file's text."""
+        t = self._arrays
+        names = (*t.pin_names, PIN_PENDING_TEXT, PIN_NONE_TEXT)  # codes -2, -1
+        flat = [names[c] for c in codes.tolist()]
+        if len(flat) == len(t):  # one cable per link
+            return ["" if p == PIN_NONE_TEXT else p for p in flat]
+        out: list[str] = []
+        at = 0
+        for c in t.cables.tolist():
+            piece = flat[at : at + c]
+            at += c
+            if piece and all(p == PIN_PENDING_TEXT for p in piece):
+                out.append(PIN_PENDING_TEXT)
+                continue
+            n = len(piece)
+            while n and piece[n - 1] == PIN_NONE_TEXT:
+                n -= 1
+            out.append(" ".join(piece[:n]))
+        return out
 
     def model_dump(self, **_: Any) -> dict[str, list[Any]]:
         """Same as :meth:`to_columns` (so a table dumps like the rest of the model)."""
@@ -496,7 +745,10 @@ class LinkTable:
         """The link at position ``i``."""
         t = self._arrays
         rail = int(t.rail[i])
+        a_pins, b_pins = t.pins_of(i)
         return Link.model_construct(
+            a_pins=a_pins,
+            b_pins=b_pins,
             id=t.ids[i],
             a=t.names[t.a[i]],
             a_port=t.port_names[t.a_port[i]],
@@ -565,6 +817,7 @@ class LinkTable:
         table._arrays = LinkArrays(**{**self._arrays.__dict__, "table": table.uid})
         table._devices = _Intern(self._arrays.names)
         table._ports = _Intern(self._arrays.port_names)
+        table._pins = _Intern(self._arrays.pin_names)
         table._serial = dict(self._serial)
         table._next_serial = self._next_serial
         return table
@@ -592,6 +845,7 @@ class LinkTable:
         """Become a table of ``rows`` taken from ``source`` (codes re-interned)."""
         self._devices = _Intern(source.names)
         self._ports = _Intern(source.port_names)
+        self._pins = _Intern(source.pin_names)
         self._serial = dict(
             zip(rows["ids"].tolist(), rows["serial"].tolist(), strict=True)
         )
@@ -605,7 +859,7 @@ class LinkTable:
         t = other._arrays
         dmap = self._devices.recode(t.names)
         pmap = self._ports.recode(t.port_names)
-        rows = {n: getattr(t, n) for n in LinkArrays._ROW}
+        rows = {n: getattr(t, n) for n in (*LinkArrays._ROW, *LinkArrays._PINS)}
         if len(t):
             rows |= {
                 "a": dmap[t.a],
@@ -613,6 +867,12 @@ class LinkTable:
                 "a_port": pmap[t.a_port],
                 "b_port": pmap[t.b_port],
             }
+        if len(t.a_pins):
+            # codes of the other table's names, the two negative codes kept
+            nmap = np.concatenate(
+                (self._pins.recode(t.pin_names), np.array([PENDING, NO_PORT], np.int32))
+            )
+            rows |= {"a_pins": nmap[t.a_pins], "b_pins": nmap[t.b_pins]}
         return rows
 
     def append(self, link: Link) -> None:
@@ -638,7 +898,7 @@ class LinkTable:
         self._set(
             {
                 n_: np.concatenate((getattr(old, n_), rows_[n_]))
-                for n_ in LinkArrays._ROW
+                for n_ in (*LinkArrays._ROW, *LinkArrays._PINS)
             }
             | {"serial": np.concatenate((old.serial, serial))}
         )
@@ -664,7 +924,11 @@ class LinkTable:
         old = self._arrays
         for lid in old.ids[n:].tolist():
             self._serial.pop(lid, None)
-        self._set({name: getattr(old, name)[:n] for name in LinkArrays._ALL})
+        cut = int(old.cables[:n].sum())
+        self._set(
+            {name: getattr(old, name)[:n] for name in LinkArrays._ALL}
+            | {name: getattr(old, name)[:cut] for name in LinkArrays._PINS}
+        )
 
     def delete(self, positions: Sequence[int]) -> LinkTable:
         """Remove the rows at ascending ``positions``; return them."""
@@ -675,7 +939,13 @@ class LinkTable:
         at = np.asarray(positions, dtype=np.int64)
         for lid in removed._arrays.ids.tolist():
             self._serial.pop(lid, None)
-        self._set({name: np.delete(getattr(old, name), at) for name in LinkArrays._ALL})
+        keep = np.ones(len(old), dtype=np.bool_)
+        keep[at] = False
+        keep_pins = np.repeat(keep, old.cables)
+        self._set(
+            {name: np.delete(getattr(old, name), at) for name in LinkArrays._ALL}
+            | {name: getattr(old, name)[keep_pins] for name in LinkArrays._PINS}
+        )
         return removed
 
     def restore(self, positions: Sequence[int], rows: LinkTable) -> None:
@@ -696,6 +966,10 @@ class LinkTable:
             name: np.insert(getattr(old, name), at, cols[name])
             for name in LinkArrays._ALL
         }
+        # each new row's cables go in before the pins of the row now at its place
+        flat_at = np.repeat(old.pin_offsets()[at], cols["cables"])
+        for name in LinkArrays._PINS:
+            new[name] = np.insert(getattr(old, name), flat_at, cols[name])
         serial = new["serial"]
         self._next_serial = max(self._next_serial, int(serial.max()) + 1)
         if len(serial) > 1 and not bool((np.diff(serial) > 0).all()):
@@ -708,6 +982,45 @@ class LinkTable:
             self._serial.update(
                 zip(cols["ids"].tolist(), cols["serial"].tolist(), strict=True)
             )
+        self._set(new)
+
+    def adopt_pins(
+        self,
+        a_pins: npt.NDArray[np.int32],
+        b_pins: npt.NDArray[np.int32],
+        pin_names: tuple[str, ...],
+    ) -> None:
+        """Take whole pin arrays (codes into ``pin_names``, which extends this
+        table's names) — :func:`designer.core.pins.pin_pending`'s bulk path."""
+        if pin_names[: len(self._pins.names)] != self._pins.names:
+            raise ValueError("pin names must extend the table's own")
+        self._pins.add(pin_names[len(self._pins.names) :])
+        self._set(
+            {
+                "a_pins": np.asarray(a_pins, dtype=np.int32),
+                "b_pins": np.asarray(b_pins, dtype=np.int32),
+            }
+        )
+
+    def set_pins(
+        self,
+        positions: Sequence[int],
+        a_pins: Sequence[tuple[str, ...] | None],
+        b_pins: Sequence[tuple[str, ...] | None],
+    ) -> None:
+        """Give the links at ``positions`` these pins (one name per cable,
+        "" for none; None: not chosen); every other link keeps its own."""
+        if not len(positions):
+            return
+        old = self._arrays
+        at = np.asarray(positions, dtype=np.int64)
+        cables = old.cables[at].tolist()
+        flat = old.pin_rows(at)
+        new: dict[str, npt.NDArray[Any]] = {}
+        for name, given in (("a_pins", a_pins), ("b_pins", b_pins)):
+            column = getattr(old, name).copy()
+            column[flat] = self._encode_pins(given, cables)
+            new[name] = column
         self._set(new)
 
     def pop(self, i: int) -> Link:
@@ -736,6 +1049,7 @@ class LinkTable:
             column = getattr(old, name).copy()
             column[at] = rows[name]
             new[name] = column
+        new |= _replace_pins(old, at, rows)
         for prev, link in zip(old_links, links, strict=True):
             if prev.id != link.id:
                 self._serial[link.id] = self._serial.pop(prev.id)
@@ -743,14 +1057,52 @@ class LinkTable:
         return old_links
 
 
+def _replace_pins(
+    old: LinkArrays, at: npt.NDArray[np.int64], rows: dict[str, npt.NDArray[Any]]
+) -> dict[str, npt.NDArray[Any]]:
+    """The pin arrays with the pins of the rows at ``at`` replaced by ``rows``'
+    (whose cable counts may differ)."""
+    if bool((old.cables[at] == rows["cables"]).all()):
+        flat = old.pin_rows(at)
+        out = {}
+        for name in LinkArrays._PINS:
+            column = getattr(old, name).copy()
+            column[flat] = rows[name]
+            out[name] = column
+        return out
+    offsets = old.pin_offsets()
+    order = np.argsort(at, kind="stable")
+    new_offsets = np.zeros(len(at) + 1, dtype=np.int64)
+    np.cumsum(rows["cables"], out=new_offsets[1:])
+    out = {}
+    for name in LinkArrays._PINS:
+        column, given = getattr(old, name), rows[name]
+        parts: list[npt.NDArray[Any]] = []
+        prev = 0
+        for k in order.tolist():
+            i = int(at[k])
+            parts.append(column[prev : offsets[i]])
+            parts.append(given[new_offsets[k] : new_offsets[k + 1]])
+            prev = int(offsets[i + 1])
+        parts.append(column[prev:])
+        out[name] = np.concatenate(parts).astype(np.int32, copy=False)
+    return out
+
+
 __all__ = [
     "FABRICS",
     "FABRIC_CODE",
     "LINK_COLUMNS",
+    "NO_PORT",
+    "PENDING",
+    "PIN_NONE_TEXT",
+    "PIN_PENDING_TEXT",
     "Fabric",
     "Id",
     "Link",
     "LinkArrays",
     "LinkColumns",
     "LinkTable",
+    "parse_pins",
+    "pins_text",
 ]

@@ -42,7 +42,7 @@ from designer.core.links import (
 from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.core.workload import Workload
 
-SCHEMA_VERSION: Literal[4] = 4
+SCHEMA_VERSION: Literal[5] = 5
 
 
 class Purpose(StrEnum):
@@ -180,7 +180,7 @@ class Settings(_Strict):
 class Design(_Strict):
     """A whole cluster design: the thing saved to and loaded from a file."""
 
-    schema_version: Literal[4] = SCHEMA_VERSION
+    schema_version: Literal[5] = SCHEMA_VERSION
     settings: Settings = Field(default_factory=Settings)
     workload: Workload | None = Field(
         default=None, description="what the cluster should run (estimate inputs)"

@@ -77,6 +77,34 @@ class PortGroupSpec:
     ports_per_cage: int = 1
     breakout: tuple[tuple[int, int], ...] = ()  # (speed, links per native port)
     alt_media: tuple[str, ...] = ()
+    port_names: tuple[str, ...] = ()
+    """Front-panel (NetBox) names of the ports, in cage order."""
+    port_format: str | None = None
+    """Name of port ``n`` beyond the listed ones (configurable entries)."""
+    modules: tuple[tuple[int, str], ...] | None = None
+    """The pluggable module a port takes at each speed ("" when the cable
+    brings its own ends), from the catalog's optics table (None: unknown)."""
+
+    def module_kind(self, speed_gbps: int) -> tuple[int, str]:
+        """What a cage holds at ``speed_gbps``: ``(0, module id)``, ``(1, "")``
+        for cables with their own ends; without an optics table the speed
+        stands for the module (a cage runs one speed)."""
+        if self.modules is None:
+            return 0, f"{speed_gbps}G"
+        for speed, module in self.modules:
+            if speed == speed_gbps:
+                return (0, module) if module else (1, "")
+        return 1, ""
+
+    def port_name(self, i: int) -> str | None:
+        """Name of 0-based port ``i`` (None: no such port)."""
+        if 0 <= i < len(self.port_names):
+            return self.port_names[i]
+        if i >= 0 and self.port_format is not None:
+            return self.port_format.format(n=i + 1)
+        if i >= 0 and not self.port_names:
+            return f"{self.name}{i + 1}"  # a spec built without names (tests)
+        return None
 
     @property
     def medias(self) -> tuple[str, ...]:
@@ -143,8 +171,24 @@ def _text(value: object) -> str:
     return str(getattr(value, "value", value))
 
 
-def spec_from_entry(entry: Any) -> DeviceSpec:
-    """Adapt any catalog-entry-like object (``slug``/``id``, ``interfaces``)."""
+def _modules(optics: Any, interface: Any) -> tuple[tuple[int, str], ...] | None:
+    """The module of ``interface`` at each of its speeds, as the cabling plan
+    and the analysis count it (``optics.module_for``; None without optics)."""
+    if optics is None:
+        return None
+    out: list[tuple[int, str]] = []
+    for speed in interface.speeds_gbps:
+        try:
+            module = optics.module_for(interface, int(speed))
+        except (KeyError, ValueError, AssertionError):
+            module = None
+        out.append((int(speed), module.id if module is not None else ""))
+    return tuple(out)
+
+
+def spec_from_entry(entry: Any, optics: Any = None) -> DeviceSpec:
+    """Adapt any catalog-entry-like object (``slug``/``id``, ``interfaces``);
+    with ``optics`` (the catalog's table) each group knows its modules."""
     if isinstance(entry, DeviceSpec):
         return entry
     groups = tuple(
@@ -162,6 +206,9 @@ def spec_from_entry(entry: Any) -> DeviceSpec:
                 )
             ),
             alt_media=tuple(_text(m) for m in getattr(i, "alt_media", ()) or ()),
+            port_names=tuple(str(n) for n in getattr(i, "ports", ()) or ()),
+            port_format=getattr(i, "port_format", None),
+            modules=_modules(optics, i),
         )
         for i in entry.interfaces
     )
@@ -186,6 +233,7 @@ def as_lookup(source: Any) -> Lookup:
     if getattr(source, "_designer_lookup", False):
         return source  # type: ignore[no-any-return]
     cache: dict[str, DeviceSpec | None] = {}
+    optics = getattr(source, "optics", None) if isinstance(source, Mapping) else None
     if isinstance(source, Mapping):
         raw: Callable[[str], Any] = source.get
     elif callable(source):
@@ -204,7 +252,7 @@ def as_lookup(source: Any) -> Lookup:
             entry = raw(catalog_id)
         except KeyError:
             entry = None
-        spec = None if entry is None else spec_from_entry(entry)
+        spec = None if entry is None else spec_from_entry(entry, optics)
         cache[catalog_id] = spec
         return spec
 

@@ -165,6 +165,7 @@ def connect_all_to_all(
         table,
         label=f"Connect {len(srcs)} x {len(tgts)} devices ({n} link"
         + ("s)" if n != 1 else ")"),
+        lookup=look,
     )
 
 
@@ -325,7 +326,9 @@ def wire_rail_optimized(
         return Macro(
             f"Rewire {_plural(wired, 'node')} to {_plural(len(leaves), 'rail')} "
             f"({links}, {len(removed)} replaced)",
-            [RemoveLinks(removed), AddLinks(table)] if removed else [AddLinks(table)],
+            [RemoveLinks(removed), AddLinks(table, lookup=look)]
+            if removed
+            else [AddLinks(table, lookup=look)],
         )
     if partly:
         label = f"Complete the rails of {_plural(wired, 'node')} ({links})"
@@ -333,4 +336,4 @@ def wire_rail_optimized(
         label = (
             f"Wire {_plural(wired, 'node')} to {_plural(len(leaves), 'rail')} ({links})"
         )
-    return AddLinks(table, label=label)
+    return AddLinks(table, label=label, lookup=look)

@@ -61,7 +61,7 @@ class _Out:
     ) -> None:
         for name, value in zip(
             LINK_COLUMNS,
-            (lid, a, a_port, b, b_port, cables, speed, fabric, None),
+            (lid, a, a_port, b, b_port, cables, speed, fabric, None, None, None),
             strict=True,
         ):
             self.cols[name].append(value)

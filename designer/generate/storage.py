@@ -141,7 +141,7 @@ def add_storage(
     def link(lid: str, a: str, ap: str, b: str, cables: int, speed: int) -> None:
         for name, value in zip(
             LINK_COLUMNS,
-            (lid, a, ap, b, "ports", cables, speed, Fabric.STORAGE, None),
+            (lid, a, ap, b, "ports", cables, speed, Fabric.STORAGE, None, None, None),
             strict=True,
         ):
             cols[name].append(value)

@@ -24,6 +24,7 @@ from designer.catalog.loader import default_catalog
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import LINK_COLUMNS, SCHEMA_VERSION, Design
 from designer.core.model import reference_problems as model_reference_problems
+from designer.core.pins import pin_pending, pin_problems
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import (
@@ -86,13 +87,32 @@ def loads_design(
     except Refused as exc:
         _refuse(data, source, exc)
     design, version = _parse(data, outline, source)
-    check_catalog(
-        design,
-        source,
-        default_catalog() if catalog is None else catalog,
-        version,
-    )
+    cat = default_catalog() if catalog is None else catalog
+    check_catalog(design, source, cat, version)
+    _check_pins(design, source, cat)
+    # ports not chosen yet (a file of schema_version 4 or older, a design
+    # saved before its links were pinned): chosen once, now, by the rule
+    if design.links.pins_pending():
+        from designer.io.export.cabling import pin_kinds
+
+        pin_pending(design, cat, kinds=pin_kinds(design, cat))
     return design
+
+
+def _check_pins(
+    design: Design, source: str, catalog: Mapping[str, CatalogEntry]
+) -> None:
+    """Pins that name no port of their group, or a port another link holds."""
+    found = pin_problems(design, catalog, limit=MAX_PROBLEMS + 1)
+    if not found:
+        return
+    positions = design.links.positions(p.link_id for p in found if p.link_id)
+    problems = []
+    for p in found[:MAX_PROBLEMS]:
+        i = positions.get(p.link_id or "", 0)
+        end = "a" if design.links.a[i] == p.device else "b"
+        problems.append(Problem(f"links.{end}_pins[{i}]", p.message))
+    raise DesignFileError(source, problems, max(0, len(found) - MAX_PROBLEMS))
 
 
 _BOM = b"\xef\xbb\xbf"

@@ -98,11 +98,36 @@ def _v3_to_v4(data: JsonObject) -> JsonObject:
     return out
 
 
+PINS_SINCE = 5
+"""First schema version whose links hold their ports (``a_pins``, ``b_pins``)."""
+
+
+def _v4_to_v5(data: JsonObject) -> JsonObject:
+    """Version 4 -> 5: every link holds the ports its cables use at both ends
+    (``links.a_pins``, ``links.b_pins``). A version-4 file kept none: each
+    link's pins become ``"?"`` (not chosen), and the loader chooses them once,
+    with the catalog, by the rule the cabling plan of version 4 used (port
+    groups laid out in link order, whole cages per module type:
+    :func:`designer.core.pins.pin_pending`); from then on they are kept."""
+    out = dict(data)
+    links = data.get("links")
+    if isinstance(links, dict):
+        ids = links.get("id", [])
+        n = len(ids) if isinstance(ids, list) else 0
+        links = dict(links)
+        for end in ("a_pins", "b_pins"):
+            links.setdefault(end, ["?"] * n)
+        out["links"] = links
+    out["schema_version"] = 5
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
     0: _v0_to_v1,
     1: _v1_to_v2,
     2: _v2_to_v3,
     3: _v3_to_v4,
+    4: _v4_to_v5,
 }
 """``MIGRATIONS[n]`` turns a version-``n`` design into version ``n + 1``."""
 

@@ -62,6 +62,9 @@ from designer.io.shape import (
     line_col,
 )
 
+OPTIONAL_LINK_COLUMNS = ("a_pins", "b_pins")
+"""Link columns a file may leave out (their links' ports are chosen on open)."""
+
 __all__ = [
     "BUDGET",
     "CHUNK",
@@ -580,6 +583,8 @@ class _Scanner(KeyChecks):
             return  # small: the model lists it with every other problem
         n = cols["id"].count if "id" in cols else 0
         for name in LINK_COLUMNS:
+            if name in OPTIONAL_LINK_COLUMNS and name not in cols:
+                continue  # no pins yet (schema_version 4 and older): chosen on open
             got = cols[name].count if name in cols else 0
             if got != n:
                 raise Refused(

@@ -85,6 +85,8 @@ EXPECTED: dict[str, str] = {
     "speed_gbps": "a whole number",
     "fabric": _ENUMS["fabric"],
     "rail": "a whole number or null",
+    "a_pins": "a string of port names separated by spaces",
+    "b_pins": "a string of port names separated by spaces",
 }
 """What a scalar field holds, in the words :mod:`designer.io.messages` uses."""
 

@@ -256,7 +256,9 @@ class LinkEditor(QWidget):
             self.edit_refused.emit(reason)
             return False
         self._show_note("")
-        self.document.execute(UpdateLink(link.id, fields, label=label))
+        self.document.execute(
+            UpdateLink(link.id, fields, label=label, lookup=self.catalog)
+        )
         return True
 
     def _commit_cables(self, value: int) -> None:

@@ -412,6 +412,7 @@ def _n_minus_1(facts: DesignFacts, budget: int | None) -> NMinusOne:
     columns = {
         name: np.asarray(getattr(design.links, name), dtype=object)[cf]
         for name in LINK_COLUMNS
+        if name not in ("a_pins", "b_pins")  # the bisection reads no ports
     }
     ends_a, ends_b = g.u, g.v
 

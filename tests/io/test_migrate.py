@@ -53,8 +53,9 @@ def test_v0_without_links() -> None:
 
 
 def test_migrate_refuses_unknown_versions() -> None:
-    with pytest.raises(ValueError, match="no migration from schema_version 5"):
-        migrate({}, 5)
+    newer = SCHEMA_VERSION + 1
+    with pytest.raises(ValueError, match=f"no migration from schema_version {newer}"):
+        migrate({}, newer)
 
 
 def test_saving_a_migrated_file_writes_the_current_version(
@@ -143,3 +144,38 @@ def test_v3_file_gets_the_default_tray_rule(catalog: Any) -> None:
     design = loads_design(json.dumps(data), "v3.json", catalog=catalog)
     assert design.settings.tray_hostnames == "{rack}-t{tray:02}"
     assert design == make_design()
+
+
+def test_v4_file_gets_its_ports_once_as_its_cabling_plan_had_them(
+    tmp_path: Path,
+) -> None:
+    """A version-4 file kept no ports: opening it pins every cable to the port
+    the version-4 cabling plan gave it (rails and cages in order), and saving
+    writes them, so the next open reads the same ports."""
+    from designer.catalog.loader import default_catalog
+    from designer.generate import fat_tree
+    from designer.io import load_design, save_design
+    from designer.io.save import dumps_design
+
+    design = fat_tree("dgx-h100", 8, "qm9700", catalog=default_catalog())
+    data = json.loads(dumps_design(design))
+    data["schema_version"] = 4
+    del data["links"]["a_pins"], data["links"]["b_pins"]
+    old = tmp_path / "v4.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    opened = load_design(old)
+    assert not opened.links.pins_pending()
+    first = opened.links.row(0)
+    # node 1's first rail goes to the first port of its leaf (cages in order)
+    assert first.a_pins == ("osfp1/1",) and first.b_pins == ("osfp1/1",)
+    b_ends = [
+        (b, pin)
+        for b, pins in zip(opened.links.b, opened.links.b_pins, strict=True)
+        for pin in pins or ()
+    ]
+    assert len(set(b_ends)) == len(b_ends)  # no port held twice
+    save_design(opened, tmp_path / "v5.json")
+    again = load_design(tmp_path / "v5.json")
+    assert again.links.a_pins == opened.links.a_pins
+    assert again.links.b_pins == opened.links.b_pins
+    assert json.loads((tmp_path / "v5.json").read_text())["schema_version"] == 5

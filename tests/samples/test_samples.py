@@ -141,7 +141,9 @@ def _builders() -> dict[str, Callable[[Catalog], Design]]:
     samples: dict[str, Callable[[Catalog], Design]] = module.SAMPLES
 
     def build(name: str) -> Callable[[Catalog], Design]:
-        return lambda cat: module.placed(name, samples[name](cat), cat)
+        return lambda cat: module.pinned_design(
+            module.placed(name, samples[name](cat), cat), cat
+        )
 
     return {name: build(name) for name in samples}
 

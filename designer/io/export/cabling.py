@@ -1,16 +1,15 @@
 """Cabling plan CSV: one row per cable; every port and breakout lane used once.
 
 Port names are the catalog's NetBox interface names (``osfp3/2``, ``swp12``,
-``qsfp112-3``); breakout lane k of port P is ``P:k`` (``osfp8/2:1``). Per
-device and port group the ports are laid out before any row is written (two
-passes over the links):
+``qsfp112-3``); breakout lane k of port P is ``P:k`` (``osfp8/2:1``). Every
+cable's ports are the ones its link holds (``Link.a_pins``/``b_pins``, chosen
+when the link was made and kept through every edit: :mod:`designer.core.pins`,
+whose rule is the one this plan used to apply on export); this module reads
+them and never chooses a port itself (a design whose pins are not chosen yet is
+pinned on a copy, as saving and opening it would). Per device and port group
+the cables are still counted by mode before any row is written (two passes
+over the links), for the reason a cable without a port gives:
 
-- a port carries either one whole-port cable or the lanes of one breakout
-  (one split and speed); a lane is never also a whole port;
-- cables that need a pluggable module fill whole cages of that module type,
-  module types in id order; cables that bring their own ends (AOC, DAC, RJ45)
-  follow in cages of their own. Within a module type whole ports come first,
-  then lanes by split and speed; within each, the links keep their order;
 - the module at an end and the cable class follow the analysis (the module by
   the end's own port group, :meth:`Optics.module_for`; the cable class by the
   speed and the a-end's media), so the cages holding a module are the report's
@@ -20,9 +19,9 @@ passes over the links):
   cable class and the modules; without a placement ``length_m`` is empty and
   the medium is the speed class's default, as the BOM counts it.
 
-A cable that finds no free port (the design asks for more ports than the group
-has, or the catalog does not know the port group) gets an empty port and the
-reason in ``note``; no port is ever booked twice.
+A cable pinned to no port (the design asks for more ports than the group has,
+or the catalog does not know the port group) gets an empty port and the reason
+in ``note``.
 
 ``from_host`` and ``to_host`` name the host whose port an end is
 (:mod:`designer.catalog.hosts`): a server's hostname, or for a rack of compute
@@ -43,6 +42,23 @@ from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.ports import effective_ports
 from designer.catalog.schema import Interface, Media
 from designer.core.model import Design
+from designer.core.pins import Kinds, lane_name, pinned, split_lane
+
+__all__ = [
+    "CABLING_COLUMNS",
+    "LANE_SEPARATOR",
+    "CablingRow",
+    "cabling_rows",
+    "cabling_summary",
+    "csv_field",
+    "end_module",
+    "lane_name",
+    "link_cable",
+    "link_ends",
+    "pin_kinds",
+    "pinned_design",
+    "write_cabling_csv",
+]
 from designer.io.export._common import (
     Catalog,
     ExportCancelled,
@@ -102,15 +118,11 @@ CablingRow = tuple[
 ]
 
 LANE_SEPARATOR = ":"
-"""Between a port name and its breakout lane number (``osfp8/2:1``)."""
+"""Between a port name and its breakout lane number (``osfp8/2:1``); the same
+as :data:`designer.core.pins.LANE_SEPARATOR`."""
 
 # (0 with a module / 1 without, module id, lanes per port, speed when split)
 Mode = tuple[int, str, int, int]
-
-
-def lane_name(port: str, lane: int, split: int) -> str:
-    """Name of 0-based ``lane`` of ``port`` broken out ``split`` ways."""
-    return port if split <= 1 else f"{port}{LANE_SEPARATOR}{lane + 1}"
 
 
 def _fallback_cable_type(a: Interface | None, b: Interface | None, speed: int) -> str:
@@ -222,6 +234,45 @@ def _link_media(
     return mediums, text
 
 
+def pin_kinds(design: Design, catalog: Catalog | None = None) -> Kinds | None:
+    """What each link end's cages hold in a placed design (the module the
+    medium of its routed length picks, as this plan and the BOM count it), for
+    choosing pins (:func:`designer.core.pins.pin_pending`); None unplaced (the
+    default medium's module, which the pin rule knows from the catalog)."""
+    cat = resolve_catalog(catalog)
+    placed = _link_media(design, cat)
+    if placed is None:
+        return None
+    mediums = placed[0]
+    devices = design.device_map()
+    t = design.links
+    cache: dict[tuple[str, str, int, Medium | None], tuple[int, str]] = {}
+    out: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
+    for end, (ids, groups) in enumerate(((t.a, t.a_port), (t.b, t.b_port))):
+        for dev_id, group, speed, medium in zip(
+            ids, groups, t.speed_gbps, mediums, strict=True
+        ):
+            catalog_id = devices[dev_id].catalog_id
+            key = (catalog_id, group, speed, medium)
+            kind = cache.get(key)
+            if kind is None:
+                entry = cat.get(catalog_id)
+                iface = entry.interface(group) if entry is not None else None
+                module = end_module(cat, iface, speed, medium)
+                kind = cache[key] = (0, module) if module else (1, "")
+            out[end].append(kind)
+    return out
+
+
+def pinned_design(design: Design, catalog: Catalog | None = None) -> Design:
+    """``design``, or a copy whose cables waiting for ports have them, chosen
+    by the pin rule with this plan's modules (what opening it would give)."""
+    if not design.links.pins_pending():
+        return design
+    cat = resolve_catalog(catalog)
+    return pinned(design, cat, pin_kinds(design, cat))
+
+
 def csv_field(value: str) -> str:
     """One CSV field as ``csv.writer`` (minimal quoting) writes it."""
     if "," in value or '"' in value or "\n" in value or "\r" in value:
@@ -296,6 +347,7 @@ def _row_chunks(
     fields are quoted once and every cable adds one formatted line.
     """
     cat = resolve_catalog(catalog)
+    design = pinned_design(design, cat)
     devices = design.device_map()
     labels = {d.id: d.label or d.id for d in design.devices}
     q: Callable[[str], str] = csv_field if as_text else str
@@ -314,41 +366,30 @@ def _row_chunks(
             got = quoted[value] = q(value)
         return got
 
-    tray_tables: dict[tuple[int, int, int], list[int]] = {}
+    tray_of: dict[tuple[str, str], int] = {}
     tray_names: dict[str, list[str]] = {}
 
-    def host_table(dev_id: str, iface: Interface, count: int, split: int) -> list[str]:
-        """A rack's host (tray) of each lane of a port group, quoted if CSV."""
-        key = (id(iface), count, split)
-        trays = tray_tables.get(key)
-        if trays is None:
-            entry = cat.get(devices[dev_id].catalog_id)
-            trays = tray_tables[key] = []
-            for p in range(count):
-                name = iface.port_name(p)
-                tray = entry.tray_of_port(name) if entry and name else None
-                trays += [tray or 0] * split
+    def tray_host(dev_id: str, pin: str) -> str:
+        """A rack's host (tray) owning a pinned port, quoted if CSV."""
+        if not pin:
+            return ""
+        entry_id = devices[dev_id].catalog_id
+        key = (entry_id, pin)
+        tray = tray_of.get(key)
+        if tray is None:
+            entry = cat.get(entry_id)
+            port = split_lane(pin)[0]
+            tray = tray_of[key] = (entry.tray_of_port(port) if entry else None) or 0
         names = tray_names.get(dev_id)
         if names is None:
             names = tray_names[dev_id] = [
                 "",
                 *(q(h.name) for h in hosts.of_device(dev_id)),
             ]
-        return [names[t] if t < len(names) else "" for t in trays]
-
-    tables: dict[tuple[int, int, int], list[str]] = {}
+        return names[tray] if tray < len(names) else ""
 
     def table(iface: Interface, count: int, split: int) -> list[str]:
-        key = (id(iface), count, split)
-        got = tables.get(key)
-        if got is None:
-            got = tables[key] = [
-                q(lane_name(name, lane, split))
-                for p in range(count)
-                if (name := iface.port_name(p)) is not None
-                for lane in range(split)
-            ]
-        return got
+        return []  # the ports are the links' pins
 
     groups: dict[tuple[str, str], _Group] = {}
 
@@ -411,9 +452,8 @@ def _row_chunks(
     del ends
     for g in groups.values():
         g.layout(table)
-        if g.iface is not None and hosts.has_trays(g.device):
-            for block in g.modes.values():
-                block.hosts = host_table(g.device, g.iface, g.count, block.split)
+    trays = {dev for dev in devices if hosts.has_trays(dev)}
+    a_pins, b_pins = t.a_pins, t.b_pins
     # pass 2: rows, link by link; a link's constant fields are formatted once
     fabric_text = {f: str(getattr(f, "value", f)) for f in set(fab_col)}
     dev_text = {d: f"{q(d)},{q(label)}," for d, label in labels.items()}
@@ -424,17 +464,13 @@ def _row_chunks(
         a, b, ap, bp = a_col[i], b_col[i], ap_col[i], bp_col[i]
         la, ma, lb, mb, (ctype, cable_id, medium_text) = plan[i]
         speed, cables, length = spd_col[i], cab_col[i], lengths[i]
-        sa, sb = la.offset + la.used, lb.offset + lb.used
-        la.used += cables
-        lb.used += cables
         fabric = fabric_text[fab_col[i]]
         rail = "" if rail_col[i] is None else str(rail_col[i])
-        na, nb = la.names, lb.names
-        hta, htb = la.hosts, lb.hosts
+        na, nb = a_pins[i] or (), b_pins[i] or ()
         # an end's host is one for the whole link (a server, or no host) unless
-        # the end is a rack, whose lanes name their tray
-        ha = fixed_host.get(a, None if hta else "")
-        hb = fixed_host.get(b, None if htb else "")
+        # the end is a rack, whose ports name their tray
+        ha = fixed_host.get(a, None if a in trays else "")
+        hb = fixed_host.get(b, None if b in trays else "")
         fixed = ha is not None and hb is not None
         if as_text:
             head = f",{q(ids[i])},{dev_text[a]}"
@@ -452,14 +488,15 @@ def _row_chunks(
                 )
         for c in range(cables):
             n += 1
-            pa = na[sa + c] if sa + c < len(na) else ""
-            pb = nb[sb + c] if sb + c < len(nb) else ""
-            note = "" if pa and pb else _note(pa, la, pb, lb)
+            ra = na[c] if c < len(na) else ""
+            rb = nb[c] if c < len(nb) else ""
+            pa, pb = qc(ra), qc(rb)
+            note = "" if ra and rb else _note(ra, la, rb, lb)
             if as_text and fixed:
                 rows.append(f"{n}{head}{pa}{mid}{pb}{tail}{q(note)}\n")
                 continue
-            host_a = ha if ha is not None else _at(hta, sa + c)
-            host_b = hb if hb is not None else _at(htb, sb + c)
+            host_a = ha if ha is not None else tray_host(a, ra)
+            host_b = hb if hb is not None else tray_host(b, rb)
             if as_text:
                 rows.append(
                     f"{n}{head}{host_a}{head_port}{pa}{mid}{host_b}{mid_port}{pb}"
@@ -499,11 +536,6 @@ def _row_chunks(
         yield rows
 
 
-def _at(values: list[str], i: int) -> str:
-    """``values[i]``, or empty past the end (a lane beyond the last port)."""
-    return values[i] if i < len(values) else ""
-
-
 def _medium_of(cat: Catalog, cable_id: str) -> str:
     """The medium of a cable class (empty without an optics table)."""
     optics = getattr(cat, "optics", None)
@@ -524,7 +556,8 @@ def _note(pa: str, la: _Lanes, pb: str, lb: _Lanes) -> str:
 def cabling_rows(
     design: Design, catalog: Catalog | None = None
 ) -> Iterator[CablingRow]:
-    """Yield one row per cable (a link with ``cables=4`` gives 4 rows)."""
+    """Yield one row per cable (a link with ``cables=4`` gives 4 rows); the
+    ``from_port``/``to_port`` fields are the link's pinned ports."""
     for chunk in _row_chunks(design, catalog):
         yield from chunk
 

@@ -31,7 +31,9 @@ a breakout splitter is one row per leg. NetBox has one cable per physical
 cable: the lanes between the same two ports are one cable, and a splitter is
 one cable with the split port on side A and its legs' ports on side B
 (NetBox 4.x multi-termination cables, ``profile`` ``breakout-1c2p-2c1p`` ...
-for the 2/4/6/8-way splits NetBox has). Port names are the cabling plan's.
+for the 2/4/6/8-way splits NetBox has). Port names are the cabling plan's
+(``from_port``/``to_port``: the ports each link holds, its pins,
+:mod:`designer.core.pins`).
 
 Manufacturers, roles and device types are shared by designs made from one
 catalog: NetBox refuses a name it already has, so a second design imports

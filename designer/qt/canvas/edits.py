@@ -206,6 +206,7 @@ class CanvasEditsMixin:
             return AddLinks(
                 [plan.link],
                 label=f"Connect {a_id} to {b_id} ({n} cable{'' if n == 1 else 's'})",
+                lookup=self.catalog,
             )
 
         if not self._run(build):

@@ -1,0 +1,207 @@
+"""Pinned ports (issue 18): an edit to one link never changes another link's ports.
+
+Random edit sequences on a small DGX H100 / QM9700 fat tree, through the
+builders the editor uses with the real catalog (connect, remove links and
+devices, add devices, change cable counts, paste, undo, redo, save and
+reopen). After every step:
+
+- every link the step did not edit holds exactly the ports it held before;
+- an undo gives every link back the ports it had before the undone step;
+- no port of any device is held twice, and every pin names a port of its
+  group (:func:`designer.core.pins.pin_problems` finds nothing);
+- a saved file reopens with the same pins, link for link.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.catalog import default_catalog
+from designer.core.commands import (
+    AddDevices,
+    AddLinks,
+    Command,
+    Document,
+    RemoveDevices,
+    RemoveLinks,
+    UpdateLinks,
+)
+from designer.core.edits import copy_selection, duplicate, paste
+from designer.core.model import Design, Device
+from designer.core.pins import pin_problems
+from designer.core.rules import ConnectionRefused, plan_connection
+from designer.generate import fat_tree
+from designer.io import dumps_design, loads_design
+
+CATALOG = default_catalog()
+
+
+def _start() -> Design:
+    design = fat_tree("dgx-h100", 16, "qm9700", catalog=CATALOG)
+    reopened = loads_design(dumps_design(design), catalog=CATALOG)
+    assert not reopened.links.pins_pending()
+    return reopened
+
+
+def _pins(design: Design) -> dict[str, tuple[Any, Any]]:
+    t = design.links
+    return dict(zip(t.id, zip(t.a_pins, t.b_pins, strict=True), strict=True))
+
+
+class Edits:
+    """Draws an edit that fits the document's state; says which links it edits."""
+
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+        self.n = 0
+
+    def draw(self, design: Design) -> tuple[Command, set[str]]:
+        d = self.data
+        kind = d.draw(
+            st.sampled_from(
+                [
+                    "connect",
+                    "remove_links",
+                    "remove_devices",
+                    "add_devices",
+                    "cables",
+                    "paste",
+                    "duplicate",
+                ]
+            )
+        )
+        devices = [x.id for x in design.devices]
+        links = list(design.links.id)
+        if kind == "connect":
+            a, b = d.draw(
+                st.lists(st.sampled_from(devices), min_size=2, max_size=2, unique=True)
+            )
+            cables = d.draw(st.integers(1, 3))
+            plan = plan_connection(design, a, b, CATALOG, cables=cables)
+            return AddLinks([plan.link], lookup=CATALOG), {plan.link.id}
+        if kind == "remove_links" and links:
+            gone = set(d.draw(st.lists(st.sampled_from(links), min_size=1, max_size=3)))
+            return RemoveLinks(gone), gone
+        if kind == "remove_devices":
+            ids = set(
+                d.draw(st.lists(st.sampled_from(devices), min_size=1, max_size=2))
+            )
+            touched = {
+                lid
+                for lid, a, b in zip(
+                    design.links.id, design.links.a, design.links.b, strict=True
+                )
+                if a in ids or b in ids
+            }
+            return RemoveDevices(ids), touched
+        if kind == "add_devices":
+            self.n += 1
+            model = d.draw(st.sampled_from(["dgx-h100", "qm9700"]))
+            return AddDevices([Device(id=f"new-{self.n}", catalog_id=model)]), set()
+        if kind == "cables" and links:
+            chosen = d.draw(st.lists(st.sampled_from(links), min_size=1, max_size=2))
+            updates: dict[str, dict[str, object]] = {
+                lid: {"cables": d.draw(st.integers(1, 6))} for lid in chosen
+            }
+            return UpdateLinks(updates, lookup=CATALOG), set(updates)
+        if kind in ("paste", "duplicate"):
+            ids = d.draw(st.lists(st.sampled_from(devices), min_size=1, max_size=3))
+            if kind == "duplicate":
+                return duplicate(design, ids, lookup=CATALOG), set()
+            clip = copy_selection(design, ids)
+            return paste(design, clip, lookup=CATALOG), set()
+        return AddDevices(
+            [Device(id=f"spare-{len(devices)}", catalog_id="qm9700")]
+        ), set()
+
+
+def _check_consistent(design: Design) -> None:
+    assert not design.links.pins_pending()
+    assert pin_problems(design, CATALOG) == []
+    for pins, cables in zip(design.links.a_pins, design.links.cables, strict=True):
+        assert pins is not None and len(pins) == cables
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.data())
+def test_an_edit_never_changes_another_links_ports(data: st.DataObject) -> None:
+    doc = Document(_start())
+    edits = Edits(data)
+    history: list[dict[str, tuple[Any, Any]]] = []
+    for _ in range(data.draw(st.integers(1, 10))):
+        step = data.draw(
+            st.sampled_from(["edit", "edit", "edit", "undo", "redo", "save"])
+        )
+        before = _pins(doc.design)
+        if step == "undo":
+            if not doc.history.can_undo:
+                continue
+            doc.undo()
+            assert _pins(doc.design) == history.pop()
+        elif step == "redo":
+            if not doc.history.can_redo:
+                continue
+            doc.redo()
+            history.append(before)
+        elif step == "save":
+            reopened = loads_design(dumps_design(doc.design), catalog=CATALOG)
+            assert _pins(reopened) == before
+            doc = Document(reopened)
+            history = []
+            continue
+        else:
+            try:
+                command, edited = edits.draw(doc.design)
+                doc.execute(command)
+            except (ValueError, ConnectionRefused):
+                assert _pins(doc.design) == before  # refused: nothing moved
+                continue
+            history.append(before)
+            after = _pins(doc.design)
+            for lid, pins in before.items():
+                if lid in after and lid not in edited:
+                    assert after[lid] == pins, lid
+            for lid in set(after) - set(before):
+                # a new link never takes a port another link holds
+                assert after[lid][0] is not None
+        _check_consistent(doc.design)
+
+
+def test_cutting_one_bundle_keeps_every_other_cables_ports() -> None:
+    """The issue's case: a bundle cut from 4 cables to 1 renamed the ports of
+    88 other cables of the plan; now it frees its own 3 and nothing moves."""
+    design = _start()
+    doc = Document(design)
+    t = design.links
+    bundle = next(
+        i
+        for i, (a, b, c) in enumerate(zip(t.a, t.b, t.cables, strict=True))
+        if a.startswith("leaf") and b.startswith("spine") and c >= 4
+    )
+    lid, leaf, spine = t.id[bundle], t.a[bundle], t.b[bundle]
+    doc.execute(UpdateLinks({lid: {"cables": 4}}, lookup=CATALOG))
+    before = _pins(doc.design)
+    mine_a = before[lid][0]
+    assert mine_a is not None and len(mine_a) == 4
+    doc.execute(UpdateLinks({lid: {"cables": 1}}, lookup=CATALOG))
+    after = _pins(doc.design)
+    assert after[lid][0] == mine_a[:1]  # keeps its first port
+    assert {k: v for k, v in after.items() if k != lid} == {
+        k: v for k, v in before.items() if k != lid
+    }
+    # the freed ports go to the next link made there; no other link moves
+    again = plan_connection(doc.design, leaf, spine, CATALOG, cables=2)
+    doc.execute(AddLinks([again.link], lookup=CATALOG))
+    assert _pins(doc.design)[again.link.id][0] == mine_a[1:3]
+    doc.undo()
+    doc.undo()
+    assert _pins(doc.design) == before
