@@ -422,6 +422,11 @@ def _speed(a: Interface, b: Interface, breakout: bool, lanes: int = 1) -> int | 
     return max(common) if common else None
 
 
+def _lane(port: str, split: int, lane: int) -> str:
+    """The pin of 0-based ``lane`` on ``port`` split ``split`` ways."""
+    return f"{port}:{lane + 1}" if split > 1 else port
+
+
 def _fabric(a: Interface, b: Interface) -> Fabric | None:
     """The fabric the port groups' roles name (None: two switch groups)."""
     for role in (a.role, b.role):
@@ -501,6 +506,9 @@ def design_from_site(site: Site, catalog: Mapping[str, CatalogEntry]) -> Rebuilt
         )
     groups = {k: _group_of(e) for k, e in entries.items()}
     lanes: dict[tuple[str, str, str, str, int, Fabric | None], int] = {}
+    pins: dict[
+        tuple[str, str, str, str, int, Fabric | None], tuple[list[str], ...]
+    ] = {}
     for c in site.cables:
         breakout = (len(c.a) == 1 and len(c.b) > 1) or (len(c.b) == 1 and len(c.a) > 1)
         pairs = (
@@ -510,7 +518,7 @@ def design_from_site(site: Site, catalog: Mapping[str, CatalogEntry]) -> Rebuilt
             if len(c.b) == 1
             else list(zip(c.a, c.b, strict=False))
         )
-        for (ka, pa), (kb, pb) in pairs:
+        for leg, ((ka, pa), (kb, pb)) in enumerate(pairs):
             ga, gb = groups[ka].get(pa), groups[kb].get(pb)
             if ga is None or gb is None:
                 missing = pa if ga is None else pb
@@ -523,17 +531,27 @@ def design_from_site(site: Site, catalog: Mapping[str, CatalogEntry]) -> Rebuilt
                     f"({ga.speeds_gbps} / {gb.speeds_gbps})"
                 )
                 continue
+            n = c.lanes if len(pairs) == 1 else 1
+            # the ports (lanes of a split port) the cable's lanes use
+            first_a = leg if len(c.a) == 1 and len(c.b) > 1 else 0
+            first_b = leg if len(c.b) == 1 and len(c.a) > 1 else 0
+            pa_pins = [_lane(pa, ga.split(speed), first_a + k) for k in range(n)]
+            pb_pins = [_lane(pb, gb.split(speed), first_b + k) for k in range(n)]
             key = (ids[ka], ga.name, ids[kb], gb.name, speed, _fabric(ga, gb))
             back = (key[2], key[3], key[0], key[1], speed, key[5])
             if back in lanes:  # the same two port groups, cabled the other way
-                key = back
-            lanes[key] = lanes.get(key, 0) + (c.lanes if len(pairs) == 1 else 1)
+                key, pa_pins, pb_pins = back, pb_pins, pa_pins
+            lanes[key] = lanes.get(key, 0) + n
+            got = pins.setdefault(key, ([], []))
+            got[0].extend(pa_pins)
+            got[1].extend(pb_pins)
     fabrics = _switch_fabrics(list(lanes))
     links = []
     link_ids: set[str] = set()
-    for ((a, ap, b, bp, speed, _), n), fabric in zip(
+    for ((a, ap, b, bp, speed, f), n), fabric in zip(
         lanes.items(), fabrics, strict=True
     ):
+        a_pins, b_pins = pins[(a, ap, b, bp, speed, f)]
         links.append(
             Link(
                 id=_id(f"{a}.{ap}/{b}.{bp}", link_ids),
@@ -544,6 +562,8 @@ def design_from_site(site: Site, catalog: Mapping[str, CatalogEntry]) -> Rebuilt
                 cables=n,
                 speed_gbps=speed,
                 fabric=fabric,
+                a_pins=tuple(a_pins),
+                b_pins=tuple(b_pins),
             )
         )
     design = Design(

@@ -62,6 +62,20 @@ def _same(original: Design, rebuilt: Design) -> None:
     assert {d.id: d.catalog_id for d in rebuilt.devices} == by_name
     assert _lanes(rebuilt, ident) == _lanes(original, names)
     assert _placements(rebuilt, ident) == _placements(original, names)
+    # the links hold NetBox's ports: the rebuilt design's cables are NetBox's
+    assert _cable_ends(rebuilt, ident) == _cable_ends(original, names)
+
+
+def _cable_ends(design: Design, names: dict[str, str]) -> set[frozenset[object]]:
+    return {
+        frozenset(
+            (
+                frozenset((names[d], p) for d, p in c.a),
+                frozenset((names[d], p) for d, p in c.b),
+            )
+        )
+        for c in netbox_cables(design, CAT)
+    }
 
 
 def test_our_export_folder_rebuilds_the_design(tmp_path: Path) -> None:
