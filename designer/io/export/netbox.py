@@ -275,7 +275,8 @@ def netbox_cables(design: Design, catalog: Catalog | None = None) -> list[Netbox
             degree[a].add(b)
             degree[b].add(a)
         center = max(ends, key=lambda e: (len(degree[e]), lanes_on.get(e, 0)))
-        if len(degree[center]) == len(ends) - 1:
+        star = all(center in rows[i][:2] for i in idx)
+        if star and len(degree[center]) == len(ends) - 1:
             legs = sorted(degree[center], key=lambda e: _order(rows, idx, e))
             split = split_on.get(center, len(legs))
             cables.append(
