@@ -170,12 +170,11 @@ migrate() {
 }
 
 make_user() {
-  local password_file=$STATE/admin-password token_file=$STATE/api-token
+  # an admin with a password, and a v1 API token (NetBox makes its value)
+  local password_file=$STATE/admin-password
   [ -f "$password_file" ] || "$STATE/venv/bin/python" -c \
     'import secrets; print(secrets.token_urlsafe(16))' >"$password_file"
-  [ -f "$token_file" ] || "$STATE/venv/bin/python" -c \
-    'import secrets; print(secrets.token_hex(20))' >"$token_file"
-  NB_USER=$USER_NAME NB_PASSWORD=$(cat "$password_file") NB_TOKEN=$(cat "$token_file") \
+  NB_USER=$USER_NAME NB_PASSWORD=$(cat "$password_file") \
     nb shell --no-imports -c '
 import os
 from users.models import Token, User
@@ -183,10 +182,13 @@ u, _ = User.objects.get_or_create(username=os.environ["NB_USER"])
 u.is_superuser = u.is_staff = u.is_active = True
 u.set_password(os.environ["NB_PASSWORD"])
 u.save()
-if not Token.objects.filter(plaintext=os.environ["NB_TOKEN"]).exists():
-    Token.objects.create(user=u, version=1, plaintext=os.environ["NB_TOKEN"],
-                         description="cluster-designer tests")
-' >/dev/null
+t = Token.objects.filter(user=u, version=1, description="cluster-designer tests").first()
+if t is None:
+    t = Token(user=u, version=1, description="cluster-designer tests")
+    t.save()
+print("TOKEN=" + t.plaintext)
+' 2>/dev/null | sed -n 's/^TOKEN=//p' >"$STATE/api-token"
+  [ -s "$STATE/api-token" ] || die "could not make the API token"
 }
 
 start_netbox() {
