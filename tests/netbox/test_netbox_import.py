@@ -141,17 +141,33 @@ def _catalog_files() -> list[Path]:
     return sorted(p for p in root.rglob("*.yaml") if p.name != "optics.yaml")
 
 
-def test_catalog_files_import_on_the_default_format(nb: NetBox) -> None:
-    """The Import page's default format (auto) takes a catalog file as it is
-    (x-designer included, ignored by NetBox): each type NetBox has then has
-    the file's interfaces and power ports. One file is imported under a new
-    model name every run, so the detection is exercised every time."""
+@pytest.fixture(scope="module")
+def catalog_in_netbox(nb: NetBox) -> list[str]:
+    """Every catalog file pasted as it is on the Device Types Import page,
+    default format (those NetBox lacks; manufacturers first)."""
     texts = [p.read_text(encoding="utf-8") for p in _catalog_files()]
-    assert len(texts) == 26 and all(t.startswith("---\n") for t in texts)
+    assert len(texts) == len(CAT) and all(t.startswith("---\n") for t in texts)
+    makers = "name,slug\n" + "".join(
+        f"{m},{m.lower()}\n" for m in sorted({e.manufacturer for e in CAT.values()})
+    )
+    if (rows := nb.missing_rows("manufacturers.csv", makers)) is not None:
+        r = nb.import_text("dcim/manufacturers", rows)
+        assert r.ok, r.message
     missing = nb.missing_rows("device-types.yaml", "".join(texts))
     if missing is not None:
         r = nb.import_text("dcim/device-types", missing, fmt="auto")
         assert r.ok, r.message
+    return texts
+
+
+def test_catalog_files_import_on_the_default_format(
+    nb: NetBox, catalog_in_netbox: list[str]
+) -> None:
+    """The Import page's default format (auto) takes a catalog file as it is
+    (x-designer included, ignored by NetBox): each type NetBox has then has
+    the file's interfaces and power ports. One file is imported under a new
+    model name every run, so the detection is exercised every time."""
+    texts = catalog_in_netbox
     fresh = re.sub(r"(?m)^model: (.*)$", rf"model: \1 {RUN}", texts[0])
     fresh = re.sub(r"(?m)^slug: (.*)$", rf"slug: \1-{RUN}", fresh)
     r = nb.import_text("dcim/device-types", fresh, fmt="auto")
@@ -198,7 +214,10 @@ def test_rest_creates_a_type_without_components_until_they_are_posted(
 
 
 def test_netbox_yaml_export_of_our_types_comes_back(
-    nb: NetBox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    nb: NetBox,
+    catalog_in_netbox: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """NetBox's Export > YAML of the device types (every catalog type) through
     import-netbox: each document written, each loads."""
