@@ -182,10 +182,11 @@ def _split(text: str) -> list[str]:
 
 
 def _pos(text: Any) -> int | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
+    """A U number: ``12``, ``12.0``, NetBox's list export ``48U``."""
+    m = re.match(r"^\s*(\d+(?:\.\d+)?)", str(text or ""))
+    if m is None:
         return None
+    value = float(m.group(1))
     return int(value) if value >= 1 else None
 
 
@@ -277,11 +278,16 @@ def _from_csv(site: str, folder: Path, files: dict[str, Path]) -> Site:
         for row in _csv_rows(files["locations"]):
             if row.get("site", site) == site:
                 out.locations[row.get("name", "")] = row.get("description", "")
+    # NetBox's list export names a rack "name (facility id)"
+    racks = {r.name for r in out.racks}
+    for d in out.devices:
+        if d.rack and d.rack not in racks:
+            d.rack = re.sub(r" \([^()]*\)$", "", d.rack)
     names = {d.name for d in out.devices}
     for n, row in enumerate(_csv_rows(files["cables"]), 2):
         sides = []
         for s in "ab":
-            if row.get(f"{s}_site", site) not in (site, ""):
+            if not _is_site(row.get(f"{s}_site", ""), site):
                 break
             devs, ports = (
                 _split(row.get(f"{s}_device", "")),
@@ -303,6 +309,13 @@ def _from_csv(site: str, folder: Path, files: dict[str, Path]) -> Site:
         ):
             out.cables.append(SiteCable(sides[0], sides[1], row.get("description", "")))
     return out
+
+
+def _is_site(value: str, site: str) -> bool:
+    """The cell names ``site`` (NetBox's list export repeats it per termination,
+    joined by commas; a site's name may hold commas itself)."""
+    n = value.count(site)
+    return value == "" or (n > 0 and value == ",".join([site] * n))
 
 
 def read_folder(folder: str | Path, site: str) -> Site:

@@ -256,3 +256,41 @@ def test_both_samples_import_whole_into_one_netbox(nb: NetBox, tmp_path: Path) -
             assert _netbox_ends(nb, sid) == _design_ends(design)
             continue
         _import_and_check(nb, design, tmp_path / str(i))
+
+
+def test_a_site_comes_back_from_netbox_csv_export_and_rest(
+    nb: NetBox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """import-netbox --site on NetBox's own list Export (CSV, all data) of the
+    site's devices, racks, locations and cables, and on its REST API: the
+    rebuilt design's devices, placements and cables equal the original's."""
+    design = _named(
+        load_design(SAMPLES / "minimum-viable-enterprise.json"), f"MVE back {RUN}"
+    )
+    _import_and_check(nb, design, tmp_path / "in")
+    sid = _site(nb, design.settings.name)["id"]
+    csv_dir = tmp_path / "netbox-export"
+    csv_dir.mkdir()
+    for model in ("devices", "racks", "locations", "cables"):
+        text = nb.export(f"dcim/{model}", site_id=sid)
+        (csv_dir / f"{model}.csv").write_text(text, encoding="utf-8")
+    names = {d.id: d.id for d in design.devices} | device_hostnames(design, CAT)
+    racks = {d.id: (d.placement.rack, d.placement.u) for d in design.devices
+             if d.placement is not None}  # fmt: skip
+    for source, extra in (
+        (str(csv_dir), []),
+        (nb.url, ["--token", nb.token]),
+    ):
+        out = tmp_path / f"back-{len(extra)}.json"
+        code = main(
+            ["import-netbox", "--site", design.settings.name, source, "-o", str(out),
+             *extra]
+        )  # fmt: skip
+        printed = capsys.readouterr()
+        assert code == 0, printed.err
+        back = load_design(out)
+        assert _design_ends(back) == _design_ends(design)
+        got = {d.id: (d.placement.rack, d.placement.u) for d in back.devices
+               if d.placement is not None}  # fmt: skip
+        assert got == {names[k]: v for k, v in racks.items()}
+        assert f"{len(design.devices)} devices" in printed.out
