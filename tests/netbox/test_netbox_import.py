@@ -95,6 +95,11 @@ def _import_and_check(nb: NetBox, design: Design, folder: Path) -> None:
     results = nb.import_folder(folder)
     failed = {k: r.message for k, r in results.items() if not r.ok}
     assert not failed, failed
+    _check(nb, design, counts)
+
+
+def _check(nb: NetBox, design: Design, counts: dict[str, int]) -> None:
+    """NetBox's counts and cable ends at the design's site equal the design's."""
     site = _site(nb, design.settings.name)
     sid = site["id"]
     assert nb.count("dcim/devices", site_id=sid) == len(design.devices)
@@ -251,9 +256,7 @@ def test_both_samples_import_whole_into_one_netbox(nb: NetBox, tmp_path: Path) -
     for i, name in enumerate(("dgx-h100-superpod-4su.json", "gb200-nvl72-su.json")):
         design = load_design(SAMPLES / name)
         if nb.exists("dcim/sites", name=design.settings.name):
-            sid = _site(nb, design.settings.name)["id"]
-            assert nb.count("dcim/devices", site_id=sid) == len(design.devices)
-            assert _netbox_ends(nb, sid) == _design_ends(design)
+            _check(nb, design, write_netbox_csvs(design, tmp_path / str(i), CAT))
             continue
         _import_and_check(nb, design, tmp_path / str(i))
 
