@@ -107,7 +107,14 @@ def _write_valid(path: Path, gpus: int) -> None:
     from designer.generate import fat_tree
     from designer.io import save_design
 
-    save_design(fat_tree("dgx-h100", -(-gpus // 8), "qm9700"), path)
+    design = fat_tree("dgx-h100", -(-gpus // 8), "qm9700")
+    try:  # a file as the program saves it: every cable's ports pinned
+        from designer.io.export.cabling import pinned_design
+    except ImportError:  # a tree from before pinned ports
+        pass
+    else:
+        design = pinned_design(design)
+    save_design(design, path)
 
 
 def _write_unknown_key(path: Path, size_mb: int, base: Path) -> None:

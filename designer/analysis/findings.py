@@ -46,6 +46,10 @@ Physical layer (:mod:`designer.analysis.physical_checks`, placed designs only):
 ``HALL_POWER_EXCEEDED`` [error]; ``DEVICE_UNPLACED``, ``RACK_OUTSIDE_HALL``
 [warning].
 
+Fat-tree wiring OpenSM would reveal at bring-up
+(:mod:`designer.analysis.tree_checks`): ``SAME_TIER_SWITCH_LINK`` [warning],
+``COMPUTE_ABOVE_LEAF`` [error], ``UPLINK_GROUPS_UNEVEN`` [warning].
+
 Slurm hosts (:mod:`designer.analysis.slurm_checks`, designs with NVL72 racks):
 ``TRAY_WITHOUT_COMPUTE_LINK``, ``NVLINK_DOMAINS_UNEQUAL``,
 ``BLOCK_SIZE_MISALIGNED`` [warning].
@@ -101,6 +105,7 @@ from designer.analysis.physical_checks import check_physical
 from designer.analysis.reasons import budget_reason, managed, oob_links, pair_reason
 from designer.analysis.report import Finding, Severity
 from designer.analysis.slurm_checks import check_slurm
+from designer.analysis.tree_checks import check_tree
 from designer.catalog.ports import device_ports_problems
 from designer.core.formatting import plural, verb
 from designer.core.model import Purpose
@@ -614,6 +619,7 @@ def all_findings(ctx: Context) -> list[Finding]:
         + check_compute(ctx)
         + check_storage_and_ops(ctx)
         + check_completeness(ctx)
+        + check_tree(ctx)
         + check_scale(ctx)
         + check_physical(ctx.index)
         + check_slurm(ctx)

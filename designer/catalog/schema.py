@@ -87,6 +87,21 @@ class Price(_Strict):
         return value
 
 
+class IbNumbering(_Strict):
+    """How a port group's front-panel ports map to InfiniBand port numbers, the
+    numbers ``ibnetdiscover``, OpenSM and ``ibsim`` give a switch's ports.
+
+    The group's ports, in their listed (cage) order, are IB ports ``first``,
+    ``first + 1``, ... (QM9700: ``osfp1/1`` 1, ``osfp1/2`` 2, ``osfp2/1`` 3,
+    ..., ``osfp32/2`` 64). ``assumed`` says the vendor does not publish the
+    map (then ``source`` says what the assumption rests on).
+    """
+
+    first: int = Field(default=1, ge=1, le=4096)
+    assumed: bool
+    source: Source
+
+
 class Interface(_Strict):
     """A port group: ``count`` ports of one native speed and cage type.
 
@@ -131,6 +146,11 @@ class Interface(_Strict):
         default=None,
         pattern=r"^[^{}]*\{n\}[^{}]*$",
         description="name of port n beyond the listed ones (configurable entries)",
+    )
+    ib_numbering: IbNumbering | None = Field(
+        default=None,
+        description="InfiniBand port number of each port (switches; see "
+        "designer.catalog.ib)",
     )
 
     @model_validator(mode="after")

@@ -676,10 +676,8 @@ def check_design(
         if len(out) >= cap:
             return out
     _budget_problems(design, look, devices, out, cap)
-    if len(out) < cap:
-        from designer.core.pins import pin_problems
-
-        out += pin_problems(design, look, limit=cap - len(out))
+    # pins are kept right by the commands (PortTaken) and checked when a file
+    # is opened (designer.core.pins.pin_problems), not on every analysis
     return out
 
 

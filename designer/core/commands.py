@@ -200,11 +200,17 @@ class UpdateDevices(Command):
     """
 
     def __init__(
-        self, updates: dict[str, dict[str, object]], label: str = "Edit device"
+        self,
+        updates: dict[str, dict[str, object]],
+        label: str = "Edit device",
+        *,
+        lookup: Any = None,
     ) -> None:
         self.updates = updates
         self.label = label
+        self.lookup = lookup
         self._old: dict[int, Device] = {}
+        self._pins: tuple[list[int], list[Any], list[Any]] | None = None
 
     def do(self, design: Design) -> list[Event]:
         positions = {d.id: i for i, d in enumerate(design.devices)}
@@ -251,11 +257,47 @@ class UpdateDevices(Command):
         self._old = {i: design.devices[i] for i in new}
         for i, d in new.items():
             design.devices[i] = d
+        self._repin(design)
         return [self._event(design)]
+
+    def _repin(self, design: Design) -> None:
+        """A device of another model (or port count) holds other ports: its
+        links' ends there wait for new ones (chosen with a lookup); every
+        other end keeps its pins."""
+        self._pins = None
+        swapped = {
+            d.id
+            for i, d in self._old.items()
+            if (new := design.devices[i]).catalog_id != d.catalog_id
+            or new.ports != d.ports
+        }
+        if not swapped:
+            return
+        table = design.links
+        rows = table.rows_touching(swapped)
+        if not rows:
+            return
+        old_a = [table.a_pins[i] for i in rows]
+        old_b = [table.b_pins[i] for i in rows]
+        self._pins = (rows, old_a, old_b)
+        a_new = [
+            None if table.a[i] in swapped else p
+            for i, p in zip(rows, old_a, strict=True)
+        ]
+        b_new = [
+            None if table.b[i] in swapped else p
+            for i, p in zip(rows, old_b, strict=True)
+        ]
+        table.set_pins(rows, a_new, b_new)
+        if self.lookup is not None:
+            pin_pending(design, self.lookup, rows=rows)
 
     def undo(self, design: Design) -> list[Event]:
         for i, d in self._old.items():
             design.devices[i] = d
+        if self._pins is not None:
+            rows, old_a, old_b = self._pins
+            design.links.set_pins(rows, old_a, old_b)
         return [self._event(design)]
 
     def _event(self, design: Design) -> DevicesChanged:

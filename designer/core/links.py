@@ -102,7 +102,7 @@ them on open, by :func:`designer.core.pins.pin_pending`)."""
 PIN_NONE_TEXT = "-"
 """A cable without a port, in the file's pin text."""
 _SPECIAL_PINS = frozenset({PIN_PENDING_TEXT, PIN_NONE_TEXT, ""})
-_Pins = Annotated[str, Field(max_length=1_000_000, pattern=r"^[^\s]*(?: [^\s]+)*$")]
+_Pins = Annotated[str, Field(max_length=1_000_000)]
 
 
 def pins_text(pins: tuple[str, ...] | None) -> str:
@@ -179,14 +179,18 @@ class LinkColumns(BaseModel):
                 )
         for name in ("a_pins", "b_pins"):
             column = getattr(self, name)
-            if column is None:
+            if column is None or not n:
                 continue
-            for i, (text, cables) in enumerate(zip(column, self.cables, strict=True)):
-                if text.count(" ") >= cables and text != PIN_PENDING_TEXT:
-                    try:
-                        parse_pins(text, cables)
-                    except ValueError as exc:
-                        raise ValueError(f"{name}[{i}]: {exc}") from None
+            # names per entry (spaces + 1) against cables, counted in C
+            spaces = np.fromiter(
+                map(str.count, column, itertools.repeat(" ")), np.int64, n
+            )
+            over = spaces >= np.asarray(self.cables, dtype=np.int64)
+            for i in np.flatnonzero(over).tolist():
+                try:
+                    parse_pins(column[i], self.cables[i])
+                except ValueError as exc:
+                    raise ValueError(f"{name}[{i}]: {exc}") from None
         return self
 
 
@@ -297,6 +301,13 @@ class LinkArrays:
         out = {n: getattr(self, n)[at] for n in self._ALL}
         flat = self.pin_rows(at)
         return out | {n: getattr(self, n)[flat] for n in self._PINS}
+
+
+def _count(values: Sequence[Any], value: Any) -> int:
+    """How many entries equal ``value`` (``list.count`` in C when a list)."""
+    if isinstance(values, list):
+        return values.count(value)
+    return sum(1 for v in values if v == value)
 
 
 def _pin_tuple(
@@ -485,11 +496,18 @@ class LinkTable:
         """One end's pin codes, link by link: a link's entry is a tuple of
         names, the file's text (:func:`pins_text`) or None (not chosen)."""
         total = int(sum(cables))
-        if column is None or all(p is None or p == PIN_PENDING_TEXT for p in column):
+        n = len(column) if column is not None else 0
+        if (
+            column is None
+            or _count(column, None) + _count(column, PIN_PENDING_TEXT) == n
+        ):
             return np.full(total, PENDING, dtype=np.int32)
         code = self._pins.code
-        one_each = total == len(column) and all(type(p) is str for p in column)
-        if one_each and not any(" " in p for p in column):
+        try:
+            joined = "".join(column) if total == n else " "
+        except TypeError:  # rows' tuples, not the file's text
+            joined = " "
+        if " " not in joined:
             # one cable per link, pins as the file's text: one name each
             self._pins.add(p for p in column if p not in _SPECIAL_PINS)
             special = {

@@ -50,6 +50,7 @@ __all__ = [
     "pin_pending",
     "pin_problems",
     "pinned",
+    "port_choices",
     "repin_update",
     "split_lane",
     "taken_message",
@@ -347,7 +348,7 @@ def choose_pins(
     occ.load(touched, kinds=kinds)
     names, ports = s.names, s.port_names
     current: dict[int, list[list[str]]] = {}
-    asks: list[tuple[tuple[int, int], int, int, list[int]]] = []
+    asks: list[tuple[tuple[int, str, int, int], int, int, list[int]]] = []
     for i in rows:
         lo, hi = int(offsets[i]), int(offsets[i + 1])
         speed = int(s.speed[i])
@@ -379,9 +380,9 @@ def choose_pins(
         else:
             kind = kinds[end][i] if kinds is not None else None
             got = g.take(int(s.speed[i]), len(waiting), str(s.ids[i]), kind)
-        pins = current[i][end]
+        chosen_end = current[i][end]
         for k, name in zip(waiting, got, strict=True):
-            pins[k] = name
+            chosen_end[k] = name
     return {i: (tuple(a), tuple(b)) for i, (a, b) in current.items()}
 
 
@@ -531,6 +532,33 @@ def end_ports(
     return names, held
 
 
+def port_choices(
+    design: Design, lookup: Any, link_id: str, end: str
+) -> list[tuple[str, str | None]]:
+    """Every port (lane at a breakout speed) the ``end`` ("a" or "b") of a link
+    could be pinned to, in front-panel order, with the link holding it (None:
+    free; the link's own pins count as free), for the Properties panel."""
+    table = design.links
+    i = table.position(link_id)
+    if i is None:
+        return []
+    link = table.row(i)
+    device, group = (link.a, link.a_port) if end == "a" else (link.b, link.b_port)
+    occ = _Occupancy(design, as_lookup(lookup))
+    occ.load([device], skip=(i,))
+    g = occ.group(device, group)
+    if g is None:
+        return []
+    split = max(1, g.group.split(link.speed_gbps))
+    out: list[tuple[str, str | None]] = []
+    for p in range(g.count):
+        for lane in range(split):
+            name = g.name(p, lane, split)
+            why = g.blocker(p, lane, link.speed_gbps)
+            out.append((name, g.holder.get(p, "") if why else None))
+    return out
+
+
 def check_pins(design: Design, link: Link, lookup: Any, position: int | None) -> None:
     """Refuse (:class:`PortTaken`) pins of ``link`` that name no port of its
     group, repeat, or are held by another link; ``position``: the link's own
@@ -593,10 +621,110 @@ def taken_message(
     )
 
 
+def _pins_all_fine(design: Design, look: Lookup) -> bool:
+    """Fast pass of :func:`pin_problems`: every pinned cable end names a port
+    (lane) of its group, no port is held twice (lanes of one port only by
+    cables of one speed, each lane once) and every cage holds one module kind.
+    Distinct (device type, group, pin, speed) combinations are looked up once;
+    the rest is numpy. False: some end may be wrong (the exact pass says)."""
+    s = design.links.arrays
+    owner = np.repeat(np.arange(len(s), dtype=np.int64), s.cables)
+    dev = np.concatenate((s.a[owner], s.b[owner])).astype(np.int64)
+    grp = np.concatenate((s.a_port[owner], s.b_port[owner])).astype(np.int64)
+    pin = np.concatenate((s.a_pins, s.b_pins)).astype(np.int64)
+    speed = np.concatenate((s.speed[owner], s.speed[owner])).astype(np.int64)
+    keep = pin >= 0
+    dev, grp, pin, speed = dev[keep], grp[keep], pin[keep], speed[keep]
+    if not len(pin):
+        return True
+    devices = design.device_map()
+    types: dict[str, int] = {}
+    dev_type = np.asarray(
+        [
+            types.setdefault(devices[n].catalog_id, len(types)) if n in devices else -1
+            for n in s.names
+        ],
+        dtype=np.int64,
+    )
+    type_names = list(types)
+    speeds, speed_code = np.unique(speed, return_inverse=True)
+    n_g, n_p, n_s = len(s.port_names) + 1, len(s.pin_names) + 1, len(speeds)
+    key = ((dev_type[dev] * n_g + grp) * n_p + pin) * n_s + speed_code.reshape(-1)
+    keys, inv = np.unique(key, return_inverse=True)
+    inv = inv.reshape(-1)
+    rest, sp_code = np.divmod(keys, n_s)
+    rest, p_codes = np.divmod(rest, n_p)
+    t_codes, g_codes = np.divmod(rest, n_g)
+    uniq = np.stack((t_codes, g_codes, p_codes, speeds[sp_code]), axis=1)
+    port = np.zeros(len(uniq), dtype=np.int64)
+    lane = np.zeros(len(uniq), dtype=np.int64)
+    cage = np.zeros(len(uniq), dtype=np.int64)
+    kind = np.zeros(len(uniq), dtype=np.int64)
+    kinds: dict[Kind, int] = {}
+    for k, (t, g_code, p_code, sp) in enumerate(uniq.tolist()):
+        if t < 0:
+            return False
+        spec = look(type_names[t])
+        g = spec.port_group(s.port_names[g_code]) if spec is not None else None
+        if g is None:
+            continue  # unknown hardware: the catalog check reports it
+        name = s.pin_names[p_code]
+        split = max(1, g.split(sp))
+        whole = name in (g.port_names or ())
+        if split <= 1:
+            if not whole and g.port_format is None:
+                return False
+            base, ln = name, -1
+        else:
+            base, ln = split_lane(name)
+            if ln < 0 or ln >= split:
+                return False
+        if g.port_names:
+            try:
+                idx = g.port_names.index(base)
+            except ValueError:
+                return False
+        else:
+            return False  # a configurable group: the exact pass
+        port[k], lane[k] = idx, ln
+        cage[k] = idx // max(1, g.ports_per_cage)
+        kind[k] = kinds.setdefault(g.module_kind(sp), len(kinds))
+    # one use per port, or lanes of one speed each once
+    where = dev * n_g + grp  # a device's port group
+    p_of, l_of = port[inv], lane[inv]
+    order = np.argsort((where * 65_536 + p_of) * 16 + (l_of + 1), kind="stable")
+    w_s, p_s, l_s, sp_s = where[order], p_of[order], l_of[order], speed[order]
+    same_port = (w_s[1:] == w_s[:-1]) & (p_s[1:] == p_s[:-1])
+    if same_port.any():
+        clash = same_port & (
+            (l_s[1:] < 0)
+            | (l_s[:-1] < 0)
+            | (l_s[1:] == l_s[:-1])
+            | (sp_s[1:] != sp_s[:-1])
+        )
+        if clash.any():
+            return False
+    # one module kind per cage (only a device type's group with two kinds can mix)
+    group_of = uniq[:, 0] * n_g + uniq[:, 1]
+    pair = np.unique(group_of * max(1, len(kinds)) + kind)
+    if len(np.unique(pair // max(1, len(kinds)))) == len(pair):
+        return True
+    c_of, k_of = cage[inv], kind[inv]
+    order = np.argsort(where * 65_536 + c_of, kind="stable")
+    w_s, c_s, k_s = where[order], c_of[order], k_of[order]
+    same_cage = (w_s[1:] == w_s[:-1]) & (c_s[1:] == c_s[:-1])
+    return not bool((same_cage & (k_s[1:] != k_s[:-1])).any())
+
+
 def pin_problems(design: Design, lookup: Any, limit: int = 50) -> list[PortTaken]:
     """Pins that name no port of their group or a port another link holds
     (a hand-edited file), in link order; at most ``limit``."""
     look = as_lookup(lookup)
+    arrays = design.links.arrays
+    if not bool((arrays.a_pins >= 0).any() or (arrays.b_pins >= 0).any()):
+        return []  # nothing pinned yet
+    if _pins_all_fine(design, _tolerant(look)):
+        return []
     occ = _Occupancy(design, look)
     s = design.links.arrays
     out: list[PortTaken] = []

@@ -3,7 +3,11 @@
 Every edit is checked by the connection rules before its command runs
 (:func:`designer.core.rules.check_link_update`): a refused edit leaves the model
 as it was, puts the widget back and shows the rules' reason, the same text the
-canvas gives for the same link. The widgets offer only what
+canvas gives for the same link. The Ports table shows the port every cable is
+pinned to at both ends (:mod:`designer.core.pins`) and lets the user move a
+cable to another port; a port another link holds is offered with its holder's
+name and refused with the reason paste, the CLI and the loader give. The
+widgets offer only what
 :func:`designer.core.rules.link_limits` allows (the cables spin box stops at the
 ports free at both ends); asking for more than that (the up arrow at the
 maximum, a larger number typed) is answered with the reason too.
@@ -14,11 +18,14 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QSpinBox,
+    QTableWidget,
     QWidget,
 )
 
@@ -26,10 +33,17 @@ from designer.catalog.loader import Catalog
 from designer.core.commands import Document, UpdateLink
 from designer.core.errors import ConnectionRefused
 from designer.core.model import Fabric, Link
+from designer.core.pins import port_choices
 from designer.core.rules import LinkLimits, check_link_update, link_limits
 
 MAX_CABLES = 100_000
 """The spin box's range when the hardware is unknown (no limits to read)."""
+
+MAX_PIN_ROWS = 32
+"""Cables whose ports the table lets the user choose (a bigger bundle lists
+the first ones; the cabling plan has them all)."""
+
+NO_PORT_TEXT = "(no free port)"
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
 
@@ -125,6 +139,19 @@ class LinkEditor(QWidget):
         form.addRow("", self.cables_hint)
         form.addRow("Speed", self.speed_combo)
         form.addRow("Fabric", self.fabric_combo)
+        self.pins_table = QTableWidget(0, 2)
+        self.pins_table.setObjectName("linkPins")
+        self.pins_table.setHorizontalHeaderLabels(["Port at A", "Port at B"])
+        self.pins_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.Stretch
+        )
+        self.pins_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.pins_table.setMaximumHeight(180)
+        self.pins_hint = QLabel()
+        self.pins_hint.setObjectName("hint")
+        self.pins_hint.setWordWrap(True)
+        form.addRow("Ports", self.pins_table)
+        form.addRow("", self.pins_hint)
         form.addRow(self.note)
         self.cables_spin.valueChanged.connect(self._commit_cables)
         self.cables_spin.exceeded.connect(self._commit_cables)
@@ -158,6 +185,65 @@ class LinkEditor(QWidget):
         self._fill_cables(link)
         self._fill_speeds(link)
         self._fill_fabrics(link)
+        self._fill_pins(link)
+
+    def _fill_pins(self, link: Link) -> None:
+        """One row per cable: the port it is pinned to at each end, a choice."""
+        design = self.document.design
+        table = self.pins_table
+        rows = min(link.cables, MAX_PIN_ROWS)
+        table.setRowCount(rows)
+        table.setHorizontalHeaderLabels([f"Port at {link.a}", f"Port at {link.b}"])
+        table.setVerticalHeaderLabels([f"Cable {r + 1}" for r in range(rows)])
+        for col, end in enumerate(("a", "b")):
+            pins = (link.a_pins if end == "a" else link.b_pins) or ()
+            choices = port_choices(design, self.catalog, link.id, end)
+            for r in range(rows):
+                combo = QComboBox()
+                combo.setSizeAdjustPolicy(_SHRINK)
+                current = pins[r] if r < len(pins) else ""
+                if not current or current == "?":
+                    combo.addItem(NO_PORT_TEXT, "")
+                for name, holder in choices:
+                    text = name if holder is None else f"{name}  (link {holder})"
+                    if holder == "":
+                        text = f"{name}  (cage runs another module)"
+                    combo.addItem(text, name)
+                at = combo.findData(current if current != "?" else "")
+                combo.setCurrentIndex(max(0, at))
+                combo.setToolTip(
+                    f"Cable {r + 1} of {link.id} at {link.a if end == 'a' else link.b}"
+                )
+                combo.activated.connect(
+                    lambda _=0, row=r, e=end, c=combo: self._commit_pin(e, row, c)
+                )
+                table.setCellWidget(r, col, combo)
+        more = link.cables - rows
+        self.pins_hint.setText(
+            "The port each cable is pinned to; edits of other links never move it."
+            + (
+                f" First {rows} of {link.cables:,} cables shown (the cabling plan "
+                "lists them all)."
+                if more > 0
+                else ""
+            )
+        )
+
+    def _commit_pin(self, end: str, row: int, combo: QComboBox) -> None:
+        link = self._link()
+        if link is None:
+            return
+        name = str(combo.currentData() or "")
+        pins = list((link.a_pins if end == "a" else link.b_pins) or ())
+        pins += [""] * (link.cables - len(pins))
+        if not name or pins[row] == name:
+            return
+        pins[row] = name
+        device = link.a if end == "a" else link.b
+        self._update(
+            {f"{end}_pins": tuple(pins)},
+            f"Pin cable {row + 1} of {link.id} to {device} {name}",
+        )
 
     def _fill_ports(self, link: Link) -> None:
         devices = self.document.design.device_map()

@@ -358,7 +358,9 @@ class PropertiesPanel(QWidget):
             return
         if all(getattr(device, k) == v for k, v in fields.items()):
             return
-        self.document.execute(UpdateDevices({device.id: fields}, label=label))
+        self.document.execute(
+            UpdateDevices({device.id: fields}, label=label, lookup=self.catalog)
+        )
 
     def _device_name(self) -> str:
         device = self._one_device()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from designer.core import formatting as fmt
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
+from designer.io.export.cabling import pinned_design
 from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt import heap
 
@@ -105,6 +106,9 @@ class WindowFilesMixin:
         self.set_show_cut(False)
         self.latest_report = None
         self.history_panel.origin = origin  # the reset below refreshes the list
+        # every cable's ports chosen now (a generated design, a recovered one),
+        # so no later edit of another link decides where they go
+        design = pinned_design(design, self.catalog)
         self.document.reset(design)
         # The scene keeps no selection across designs; the status bar follows.
         self.canvas.select_ids([], center=False)

@@ -47,7 +47,8 @@ def device_tooltip(
 
 
 def link_tooltip(link: Link, a_name: str, b_name: str) -> str:
-    """Both ends with their ports, cables, speed, fabric and rail."""
+    """Both ends with their port groups, cables, speed, fabric, rail and the
+    pinned port of every cable (the first :data:`PIN_LINES`)."""
     lines = [
         f"{a_name} {link.a_port} — {b_name} {link.b_port}",
         f"{plural(link.cables, 'cable')} x {link.speed_gbps}G = "
@@ -55,8 +56,24 @@ def link_tooltip(link: Link, a_name: str, b_name: str) -> str:
     ]
     if link.rail is not None:
         lines.append(f"Rail {link.rail}")
+    if link.a_pins is not None and link.b_pins is not None:
+        # the pinned ports, cable by cable (the cabling plan's from/to ports)
+        pairs = [
+            f"{pa or 'no port'} — {pb or 'no port'}"
+            for pa, pb in zip(link.a_pins, link.b_pins, strict=False)
+        ]
+        shown = pairs[:PIN_LINES]
+        if len(pairs) > PIN_LINES:
+            shown.append(f"... {len(pairs) - PIN_LINES} more cables")
+        lines.append("Ports: " + shown[0] if len(shown) == 1 else "Ports:")
+        if len(shown) > 1:
+            lines += [f"  {x}" for x in shown]
     lines.append(link.id)
     return "\n".join(lines)
+
+
+PIN_LINES = 8
+"""Cables whose pinned ports a link's tooltip lists."""
 
 
 def group_tooltip(group: Group, members: int, summary: str, collapsed: bool) -> str:

@@ -250,7 +250,8 @@ def _stranded(f: _Fabric, gone: set[int]) -> set[str]:
 
 def _with_links(design: Design, cables: np.ndarray, drop: set[str]) -> Design:
     """The design with these cable counts (0: the link goes) and without the
-    devices ``drop`` and their links."""
+    devices ``drop`` and their links; a trimmed link keeps its first pinned
+    ports, the others all of theirs."""
     cols = design.links.to_columns()
     keep = [
         i
@@ -259,6 +260,13 @@ def _with_links(design: Design, cables: np.ndarray, drop: set[str]) -> Design:
     ]
     new = {name: [values[i] for i in keep] for name, values in cols.items()}
     new["cables"] = [int(cables[i]) for i in keep]
+    # a trimmed bundle keeps its first ports, as an edit of its cables would
+    # (designer.core.pins.repin_update); every other link keeps all of its own
+    for end in ("a_pins", "b_pins"):
+        new[end] = [
+            None if pins is None else (*pins[:c], *(["?"] * (c - len(pins[:c]))))
+            for pins, c in zip(new[end], new["cables"], strict=True)
+        ]
     return design.model_copy(
         update={
             "devices": [d for d in design.devices if d.id not in drop],

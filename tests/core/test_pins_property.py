@@ -10,6 +10,9 @@ reopen). After every step:
 - no port of any device is held twice, and every pin names a port of its
   group (:func:`designer.core.pins.pin_problems` finds nothing);
 - a saved file reopens with the same pins, link for link.
+
+A model swap (UpdateDevices of ``catalog_id``) is an edit of every link on that
+device: those ends get the new model's ports, all other ends keep theirs.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from designer.core.commands import (
     Document,
     RemoveDevices,
     RemoveLinks,
+    UpdateDevices,
     UpdateLinks,
 )
 from designer.core.edits import copy_selection, duplicate, paste
@@ -71,6 +75,7 @@ class Edits:
                     "cables",
                     "paste",
                     "duplicate",
+                    "swap",
                 ]
             )
         )
@@ -108,6 +113,19 @@ class Edits:
                 lid: {"cables": d.draw(st.integers(1, 6))} for lid in chosen
             }
             return UpdateLinks(updates, lookup=CATALOG), set(updates)
+        if kind == "swap":
+            switches = [x.id for x in design.devices if x.catalog_id == "qm9700"]
+            if switches:
+                dev = d.draw(st.sampled_from(switches))
+                touched = {
+                    lid
+                    for lid, a, b in zip(
+                        design.links.id, design.links.a, design.links.b, strict=True
+                    )
+                    if dev in (a, b)
+                }
+                change = {dev: {"catalog_id": "q3400"}}
+                return UpdateDevices(change, lookup=CATALOG), touched
         if kind in ("paste", "duplicate"):
             ids = d.draw(st.lists(st.sampled_from(devices), min_size=1, max_size=3))
             if kind == "duplicate":
@@ -203,5 +221,27 @@ def test_cutting_one_bundle_keeps_every_other_cables_ports() -> None:
     doc.execute(AddLinks([again.link], lookup=CATALOG))
     assert _pins(doc.design)[again.link.id][0] == mine_a[1:3]
     doc.undo()
+    doc.undo()
+    assert _pins(doc.design) == before
+
+
+def test_a_model_swap_repins_only_that_devices_ends_and_undo_puts_them_back() -> None:
+    design = _start()
+    doc = Document(design)
+    before = _pins(doc.design)
+    leaf = next(b for b in design.links.b if b.startswith("leaf"))
+    doc.execute(
+        UpdateDevices({leaf: {"catalog_id": "sn5600"}}, lookup=CATALOG)
+    )  # an Ethernet switch: other port names
+    after = _pins(doc.design)
+    t = doc.design.links
+    for lid, a, b in zip(t.id, t.a, t.b, strict=True):
+        if b == leaf:
+            assert after[lid][0] == before[lid][0]  # the far end keeps its port
+            assert after[lid][1] != before[lid][1]
+            assert all(p.startswith("swp") for p in after[lid][1] or ())
+        elif a != leaf:
+            assert after[lid] == before[lid]
+    assert pin_problems(doc.design, CATALOG) == []
     doc.undo()
     assert _pins(doc.design) == before

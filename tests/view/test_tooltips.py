@@ -49,6 +49,22 @@ def test_link_group_and_trunk_texts() -> None:
     assert text.splitlines()[0] == "DGX H100 #1 compute — Leaf rail 3 ports"
     assert "8 cables x 400G = 3,200 Gb/s, compute fabric" in text
     assert "Rail 3" in text and text.endswith("l1")
+    pinned = link.model_copy(
+        update={
+            "cables": 2,
+            "a_pins": ("osfp1/1", "osfp1/2"),
+            "b_pins": ("osfp7/1", ""),
+        }
+    )
+    lines = link_tooltip(pinned, "DGX H100 #1", "Leaf rail 3").splitlines()
+    assert lines[-4:] == [
+        "Ports:",
+        "  osfp1/1 — osfp7/1",
+        "  osfp1/2 — no port",
+        "l1",
+    ]
+    one = link.model_copy(update={"cables": 1, "a_pins": ("a",), "b_pins": ("b",)})
+    assert "Ports: a — b" in link_tooltip(one, "x", "y")
     g = Group(id="su01", label="SU 1", kind=GroupKind.SU)
     assert group_tooltip(g, 43, "31x DGX H100", True).splitlines() == [
         "SU 1 (SU)",

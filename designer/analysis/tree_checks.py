@@ -1,0 +1,203 @@
+"""Fat-tree wiring that the InfiniBand subnet manager would reveal at bring-up.
+
+OpenSM's fat-tree router (``opensm -R ftree``) ranks the switches from the top
+and routes up/down; at bring-up it refuses, or routes around, what these
+checks find on the design first (codes stable, never renamed):
+
+- ``SAME_TIER_SWITCH_LINK`` [warning] in a fabric of two or more switch tiers,
+  a link between two switches of one tier (leaf to leaf, spine to spine).
+  OpenSM's ftree takes it as a "sibling" link and routes no traffic over it,
+  so it passes bring-up while the cables are miswired; items: both switches.
+- ``COMPUTE_ABOVE_LEAF`` [error] a compute node cabled to a switch above the
+  leaf tier (a spine). OpenSM: ``ERR AB26: CN port ... is connected to switch
+  ... with rank 1, while FatTree leaf rank is 2``, and ftree falls back to
+  minhop; items: the nodes and the switches.
+- ``UPLINK_GROUPS_UNEVEN`` [warning] switches of one tier with up-port groups
+  (the cables from a switch to one switch of the tier above) of different
+  sizes. OpenSM: ``ERR AB0B: Different number of ports in an upward port
+  group on switches``; route with up/down (``-R updn``) instead of ftree, or
+  even the groups out; items: the switches whose groups differ from the
+  tier's most common size.
+
+Tiers: the leaf tier is the switches that compute nodes are cabled to, except
+a switch whose links go mostly to other switches (a spine with a stray node
+link); every other switch is ranked by its distance in switch hops from the
+leaf tier (leaf 1, spine 2, core 3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from designer.analysis.context import MAX_ITEMS, Context
+from designer.analysis.index import IntArray
+from designer.analysis.report import Finding, Severity
+from designer.core.formatting import plural
+
+__all__ = ["check_tree", "switch_ranks"]
+
+
+def switch_ranks(ctx: Context) -> IntArray:
+    """Tier of each local device of the compute graph: 0 for compute nodes,
+    1 leaf, 2 spine, ...; -1 for a switch no leaf reaches."""
+    g = ctx.graph
+    n = g.n
+    rank = np.full(n, -1, dtype=np.int64)
+    rank[g.endpoint] = 0
+    u, v = g.all_u, g.all_v
+    if not len(u):
+        return rank
+    both = g.switch[u] & g.switch[v]
+    at_node = g.endpoint[u] ^ g.endpoint[v]
+    su, sv = u[both], v[both]
+    sw_deg = np.bincount(su, minlength=n) + np.bincount(sv, minlength=n)
+    nu, nv = u[at_node], v[at_node]
+    node_deg = np.bincount(np.where(g.endpoint[nu], nv, nu), minlength=n)
+    leaf = g.switch & (node_deg > 0) & (node_deg >= sw_deg)
+    rank[leaf] = 1
+    frontier = leaf
+    level = 1
+    while frontier.any():
+        level += 1
+        nxt = np.zeros(n, dtype=np.bool_)
+        up = frontier[su] & (rank[sv] < 0)
+        nxt[sv[up]] = True
+        up = frontier[sv] & (rank[su] < 0)
+        nxt[su[up]] = True
+        nxt &= g.switch
+        rank[nxt] = level
+        frontier = nxt
+    return rank
+
+
+def _names(ctx: Context, local: list[int]) -> list[str]:
+    ids = ctx.index.device_ids
+    dev = ctx.graph.dev
+    return [str(ids[dev[i]]) for i in local]
+
+
+def _listed(names: list[str], limit: int = 4) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_tree(ctx: Context) -> list[Finding]:
+    """The three findings of the module doc (a fabric of two or more tiers)."""
+    g = ctx.graph
+    u, v = g.all_u, g.all_v
+    if not len(u) or not g.switch.any():
+        return []
+    rank = switch_ranks(ctx)
+    if int(rank.max()) < 2:
+        return []  # one switch tier: not a fat tree
+    out: list[Finding] = []
+    both = g.switch[u] & g.switch[v]
+    cables = ctx.index.cables[g.all_link]
+    # leaf to leaf, spine to spine
+    same = both & (rank[u] == rank[v]) & (rank[u] > 0)
+    if same.any():
+        pairs = sorted(
+            {
+                tuple(sorted(_names(ctx, [int(a), int(b)])))
+                for a, b in zip(u[same].tolist(), v[same].tolist(), strict=True)
+            }
+        )
+        tiers = sorted({int(r) for r in rank[u[same]].tolist()})
+        what = " and ".join(_TIER.get(t, f"tier-{t}") for t in tiers)
+        text = _listed([f"{a} - {b}" for a, b in pairs])
+        out.append(
+            Finding(
+                code="SAME_TIER_SWITCH_LINK",
+                severity=Severity.WARNING,
+                message=(
+                    f"{plural(len(pairs), 'link')} join two {what} switches of one "
+                    f"tier in a fat tree ({text}): a miswire, or a link no traffic "
+                    "uses; OpenSM's fat-tree router (ftree) takes it as a sibling "
+                    "link, so bring-up will not show it"
+                ),
+                items=sorted({x for p in pairs for x in p})[:MAX_ITEMS],
+            )
+        )
+    # a compute node on a spine
+    at_node = g.endpoint[u] ^ g.endpoint[v]
+    node = np.where(g.endpoint[u], u, v)
+    sw = np.where(g.endpoint[u], v, u)
+    high = at_node & g.switch[sw] & (rank[sw] >= 2)
+    if high.any():
+        nodes = sorted(set(_names(ctx, node[high].tolist())))
+        switches = sorted(set(_names(ctx, sw[high].tolist())))
+        pairs = sorted(
+            set(
+                zip(
+                    _names(ctx, node[high].tolist()),
+                    _names(ctx, sw[high].tolist()),
+                    strict=True,
+                )
+            )
+        )
+        text = _listed([f"{a} on {b}" for a, b in pairs])
+        out.append(
+            Finding(
+                code="COMPUTE_ABOVE_LEAF",
+                severity=Severity.ERROR,
+                message=(
+                    f"{plural(len(nodes), 'compute node')} cabled above the leaf "
+                    f"tier ({text}): OpenSM's fat-tree router refuses the fabric "
+                    "(ERR AB26, a compute node on a switch of a higher rank than "
+                    "the leaves) and falls back to minhop; cable the node to a leaf"
+                ),
+                items=[*nodes, *switches][:MAX_ITEMS],
+            )
+        )
+    # up-port groups: cables from a switch to each switch one tier up
+    up_a = both & (rank[v] == rank[u] + 1) & (rank[u] > 0)
+    up_b = both & (rank[u] == rank[v] + 1) & (rank[v] > 0)
+    lower = np.concatenate((u[up_a], v[up_b]))
+    upper = np.concatenate((v[up_a], u[up_b]))
+    count = np.concatenate((cables[up_a], cables[up_b]))
+    n_local = max(1, g.n)
+    odd: list[str] = []
+    detail: list[str] = []
+    if len(lower):
+        # one group per (switch, upper switch): its cables, summed in C
+        pair = lower * n_local + upper
+        keys, inv = np.unique(pair, return_inverse=True)
+        size = np.bincount(inv.reshape(-1), weights=count).astype(np.int64)
+        owner = keys // n_local
+        tier_of = rank[owner]
+        for tier in np.unique(tier_of).tolist():
+            here = tier_of == tier
+            sizes, freq = np.unique(size[here], return_counts=True)
+            if len(sizes) < 2:
+                continue
+            common = int(sizes[np.argmax(freq)])
+            bad = sorted(
+                _names(ctx, np.unique(owner[here & (size != common)]).tolist())
+            )
+            odd += bad
+            shown = ", ".join(
+                f"{k} cable{'s' if k != 1 else ''}" for k in sizes.tolist()
+            )
+            detail.append(
+                f"{_TIER.get(tier, f'tier-{tier}')} switches have groups of {shown} "
+                f"(most have {common}; {_listed(bad)} differ)"
+            )
+    if odd:
+        out.append(
+            Finding(
+                code="UPLINK_GROUPS_UNEVEN",
+                severity=Severity.WARNING,
+                message=(
+                    "up-port groups of different sizes on switches of one tier: "
+                    + "; ".join(detail)
+                    + ". OpenSM's fat-tree router refuses such a fabric (ERR AB0B) "
+                    "and falls back to minhop: route it with up/down (opensm -R "
+                    "updn) instead of ftree, or even out the groups"
+                ),
+                items=odd[:MAX_ITEMS],
+            )
+        )
+    return out
+
+
+_TIER = {1: "leaf", 2: "spine", 3: "core"}
