@@ -172,7 +172,10 @@ class Report(_Out):
         "fabric under their fabric (storage, inband, oob); unwired (no link at "
         "all); other"
     )
-    cables: dict[str, int] = Field(description="fabric -> cable count")
+    cables: dict[str, int] = Field(
+        description="fabric -> cable count, in lanes: one per link lane, a "
+        "breakout splitter once per leg (the NetBox export counts it once)"
+    )
     transceivers: int
     transceivers_by_type: dict[str, int] = Field(
         default_factory=dict,

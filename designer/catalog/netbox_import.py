@@ -78,6 +78,9 @@ class ImportResult:
     """What the analysis needs that the file cannot give (left out)."""
     gaps: list[str] = field(default_factory=list)
     """What the NetBox file lacks or gets wrong."""
+    cleaned: list[str] = field(default_factory=list)
+    """What :func:`normalize_netbox` did: fields dropped, the manufacturer mapped
+    (or not)."""
 
     @property
     def loadable(self) -> bool:
@@ -98,6 +101,9 @@ class ImportResult:
         if self.gaps:
             lines.append("# The NetBox file lacks:")
             lines += [f"#   - {g}" for g in self.gaps]
+        if self.cleaned:
+            lines.append("# Read from NetBox's file:")
+            lines += [f"#   - {c}" for c in self.cleaned]
         if self.guessed:
             lines.append("# Guessed (check them; also in x-designer.estimates):")
             lines += [f"#   - {g}" for g in self.guessed]
@@ -109,6 +115,134 @@ class ImportResult:
 
 class NetboxImportError(ValueError):
     """A file that is not a NetBox device type; the message names file and field."""
+
+
+MANUFACTURER_ALIASES = {
+    "nvidia": "NVIDIA",
+    "nvidiacorporation": "NVIDIA",
+    "nvidianetworking": "NVIDIA",
+    "mellanox": "NVIDIA",
+    "mellanoxtechnologies": "NVIDIA",
+}
+"""Library manufacturer names and slugs (normalised) -> the catalog's name.
+
+Mellanox is NVIDIA's networking business since 2020; the library files its
+older switches under ``Mellanox`` and newer ones under ``Nvidia``."""
+
+_COMPONENT_LISTS = (
+    "interfaces",
+    "power-ports",
+    "console-ports",
+    "console-server-ports",
+    "power-outlets",
+    "front-ports",
+    "rear-ports",
+    "module-bays",
+    "device-bays",
+    "inventory-items",
+)
+NEWER_NETBOX_FIELDS = {
+    "": frozenset(
+        (
+            "default_platform",
+            "cooling_method",
+            "end_of_life",
+            "exclude_from_utilization",
+            "cooling-intakes",
+            "cooling-outflows",
+            "port-mappings",
+        )
+    ),
+    "interfaces": frozenset(("channels", "channel_id", "parent", "rf_role")),
+}
+"""Fields NetBox 4.7's Export > YAML writes that the device-type library's schema
+has not: dropped on import (named when they hold a value). Any other unknown
+field is refused, as the library's schema refuses it."""
+
+
+def _given(value: Any) -> bool:
+    """NetBox's exports write a field it has no value for as null or ''."""
+    return value is not None and value != ""
+
+
+def normalize_netbox(
+    raw: Mapping[str, Any], catalog: Mapping[str, CatalogEntry] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """A device type as NetBox's Export > YAML or the library writes it, cleaned.
+
+    Nulls and empty strings mean "not given" and are dropped (top level and in
+    components); fields of newer NetBox versions the library schema lacks
+    (``default_platform``, ``cooling_method``, ``end_of_life``, an interface's
+    ``rf_role`` ...) are dropped and named when they hold a value; the
+    manufacturer (a name, a slug, or NetBox's ``{name, slug}``) is mapped to
+    the catalog's spelling (:data:`MANUFACTURER_ALIASES`, then the catalog's
+    own names) and left as given, said so, when nothing maps. Returns the
+    cleaned mapping and the notes.
+    """
+    notes: list[str] = []
+    out: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in raw.items():
+        if not _given(value) or value == [] or key == "x-designer":
+            if key == "x-designer":
+                out[key] = value
+            continue
+        if key in NEWER_NETBOX_FIELDS[""]:
+            dropped.append(key)
+            continue
+        if key in _COMPONENT_LISTS and isinstance(value, list):
+            newer = NEWER_NETBOX_FIELDS.get(key, frozenset())
+            items = []
+            for item in value:
+                if not isinstance(item, Mapping):
+                    items.append(item)
+                    continue
+                clean = {}
+                for k, v in item.items():
+                    if not _given(v):
+                        continue
+                    if k in newer:
+                        dropped.append(f"{key}[].{k}")
+                        continue
+                    clean[k] = v
+                items.append(clean)
+            value = items
+        out[key] = value
+    if dropped:
+        notes.append(
+            "NetBox fields the device-type library has not, dropped: "
+            + ", ".join(sorted(set(dropped)))
+        )
+    maker = out.get("manufacturer")
+    if isinstance(maker, Mapping):
+        maker = maker.get("name") or maker.get("slug")
+    if isinstance(maker, str):
+        mapped = map_manufacturer(maker, catalog)
+        if mapped is None:
+            known = sorted({e.manufacturer for e in (catalog or {}).values()})
+            notes.append(
+                f"manufacturer {maker!r} is not one of the catalog's"
+                + (f" ({', '.join(known)})" if known else "")
+                + ": kept as given"
+            )
+        elif mapped != maker:
+            notes.append(f"manufacturer {maker!r} mapped to the catalog's {mapped!r}")
+            maker = mapped
+        out["manufacturer"] = maker
+    if isinstance(out.get("u_height"), float) and out["u_height"].is_integer():
+        out["u_height"] = int(out["u_height"])
+    return out, notes
+
+
+def map_manufacturer(
+    name: str, catalog: Mapping[str, CatalogEntry] | None = None
+) -> str | None:
+    """The catalog's spelling of a manufacturer name or slug (None: no match)."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    for e in (catalog or {}).values():
+        if re.sub(r"[^a-z0-9]", "", e.manufacturer.lower()) == key:
+            return e.manufacturer
+    return MANUFACTURER_ALIASES.get(key)
 
 
 def speed_of(netbox_type: str) -> tuple[int, Media] | None:
@@ -271,9 +405,17 @@ def import_device_type(
     category: Category | None = None,
     today: str | None = None,
 ) -> ImportResult:
-    """A catalog entry from one parsed NetBox device-type file (see module doc)."""
+    """A catalog entry from one parsed NetBox device-type file (see module doc).
+
+    ``raw`` may be NetBox's own Export > YAML of a type (nulls, empty strings
+    and newer fields are cleaned by :func:`normalize_netbox`, named in the
+    result's ``gaps``) or a device-type library file.
+    """
+    raw, notes = normalize_netbox(raw, catalog)
     try:
-        nb = NetboxDeviceType.model_validate(dict(raw))
+        nb = NetboxDeviceType.model_validate(
+            {k: v for k, v in raw.items() if k != "x-designer"}
+        )
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -458,7 +600,7 @@ def import_device_type(
     if out["slug"] != nb.slug:
         guessed.append(f"slug {out['slug']!r} (NetBox's {nb.slug!r} made a file name)")
     out["x-designer"] = ext
-    result = ImportResult(source, out["slug"], cat, out, guessed, needs, gaps)
+    result = ImportResult(source, out["slug"], cat, out, guessed, needs, gaps, notes)
     result.guessed.append(needs_price)
     return result
 

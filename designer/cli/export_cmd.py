@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--netbox",
         metavar="DIR",
-        help="NetBox bulk-import CSVs (sites, locations, racks, devices, cables)",
+        help="NetBox import folder (manufacturers, roles, device types, site, "
+        "racks, devices, cables; README.md gives the order)",
     )
     parser.add_argument(
         "--ibnetdiscover",
@@ -156,13 +157,20 @@ def _export(
         lengths = (
             "" if design.physical is not None else "; lengths unknown (not placed)"
         )
-        done("cabling", path, t0, f"{plural(n, 'cable')}{lengths}")
+        done("cabling", path, t0, f"{plural(n, 'cable')} (lanes){lengths}")
     if path := wanted["netbox"]:
         from designer.io.export.netbox import write_netbox_csvs
 
         t0 = time.perf_counter()
         counts = write_netbox_csvs(design, path)
-        text = ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        text = (
+            f"{plural(counts['device-types'], 'device type')}, "
+            f"{plural(counts['racks'], 'rack')}, "
+            f"{plural(counts['devices'], 'device')}, "
+            f"{plural(counts['cables'], 'cable')} "
+            f"({plural(counts['cable_lanes'], 'lane')}, "
+            f"{plural(counts['breakouts'], 'breakout')}); import order in README.md"
+        )
         placed = "" if design.physical is not None else "; not placed: no racks"
         done("netbox", path, t0, text + placed)
     if wanted["ibnetdiscover"] or wanted["opensm"]:

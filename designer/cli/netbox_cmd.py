@@ -1,11 +1,20 @@
-"""``cluster-designer import-netbox FILE_OR_DIR [-o DIR]``: NetBox device types in.
+"""``cluster-designer import-netbox FILE_OR_DIR [-o DIR]``: NetBox device types in;
+``cluster-designer import-netbox --site NAME DIR_OR_URL [-o DESIGN.json]``: a
+design rebuilt from a NetBox site (:mod:`designer.io.netbox_site`).
 
 Each ``.yaml``/``.yml`` file (one, or every one under a folder) becomes a
 catalog entry ``DIR/<category>/<slug>.yaml`` with an ``x-designer`` block
 filled where it can be inferred (:mod:`designer.catalog.netbox_import`); the
 command lists per file what was guessed, what the analysis still needs and
-what the NetBox file lacks. Exit codes: 0 every file imported, 2 a file or
+what the NetBox file lacks. A file may hold several types (NetBox's Export >
+YAML joins them with ``---``). Exit codes: 0 every file imported, 2 a file or
 folder cannot be read or is not a NetBox device type (the others are written).
+
+With ``--site``, the source is a folder of NetBox's exports of the site
+(devices, racks, locations, cables as CSV or the REST API's JSON) or the URL
+of a NetBox (``--token``, else ``CLUSTER_DESIGNER_NETBOX_TOKEN``); the design
+is written to ``-o`` (default ``<site>.json``). Exit 2 when the site cannot be
+read or holds device types the catalog lacks (they are named).
 """
 
 from __future__ import annotations
@@ -24,13 +33,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "import-netbox",
         help="turn NetBox device-type files into catalog entries",
     )
-    p.add_argument("path", metavar="FILE_OR_DIR", help=".yaml/.yml file or a folder")
+    p.add_argument(
+        "path",
+        metavar="FILE_OR_DIR",
+        help=".yaml/.yml file or a folder (with --site: an export folder or a "
+        "NetBox URL)",
+    )
     p.add_argument(
         "-o",
         "--output",
         metavar="DIR",
-        default="imported-catalog",
-        help="catalog folder to write into (default: imported-catalog)",
+        default=None,
+        help="catalog folder to write into (default: imported-catalog); with "
+        "--site the design file (default: <site>.json)",
+    )
+    p.add_argument(
+        "--site",
+        metavar="NAME",
+        default=None,
+        help="rebuild the design of this NetBox site (devices, racks, cables)",
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="NetBox API token for a URL source (default: "
+        "CLUSTER_DESIGNER_NETBOX_TOKEN)",
     )
     p.add_argument(
         "--category",
@@ -52,10 +79,74 @@ def _files(root: Path) -> list[Path]:
     return [root]
 
 
+def run_site(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Rebuild a design from a NetBox site; return the exit code."""
+    import os
+    import time
+
+    from designer.catalog import default_catalog
+    from designer.core.formatting import plural
+    from designer.io import save_design
+    from designer.io.export.netbox import _slug
+    from designer.io.netbox_site import (
+        NetboxSiteError,
+        design_from_site,
+        read_folder,
+        read_rest,
+    )
+
+    t0 = time.perf_counter()
+    source = str(args.path)
+    try:
+        if source.startswith(("http://", "https://")):
+            token = args.token or os.environ.get("CLUSTER_DESIGNER_NETBOX_TOKEN", "")
+            if not token:
+                err.write(
+                    "cluster-designer import-netbox: a URL needs --token (or "
+                    "CLUSTER_DESIGNER_NETBOX_TOKEN)\n"
+                )
+                return EXIT_INPUT
+            site = read_rest(source, token, args.site)
+        else:
+            site = read_folder(source, args.site)
+        rebuilt = design_from_site(site, default_catalog())
+    except NetboxSiteError as exc:
+        err.write(f"cluster-designer import-netbox: {exc}\n")
+        return EXIT_INPUT
+    target = Path(args.output or f"{_slug(args.site, 'site')}.json")
+    if target.exists() and not args.force:
+        err.write(
+            f"cluster-designer import-netbox: {target} exists; use --force to "
+            "overwrite\n"
+        )
+        return EXIT_INPUT
+    save_design(rebuilt.design, target)
+    d = rebuilt.design
+    racks = len(d.physical.racks) if d.physical else 0
+    out.write(
+        f"site {args.site!r}: wrote {target} ({plural(len(d.devices), 'device')}, "
+        f"{plural(racks, 'rack')}, {plural(len(d.links.id), 'link')} carrying "
+        f"{plural(rebuilt.lanes, 'lane')} from "
+        f"{plural(rebuilt.netbox_cables, 'NetBox cable')}; "
+        f"{time.perf_counter() - t0:.2f} s)\n"
+    )
+    if d.physical is not None:
+        out.write(
+            f"  row positions are not in NetBox: rows laid out "
+            f"{2.4:g} m apart (lengths are estimates)\n"
+        )
+    for s in rebuilt.skipped:
+        out.write(f"  skipped: {s}\n")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Import every file; return the exit code."""
     import yaml
 
+    if args.site:
+        return run_site(args, out, err)
+    args.output = args.output or "imported-catalog"
     from designer.catalog import Category, default_catalog
     from designer.catalog.netbox_import import (
         NetboxImportError,
@@ -83,7 +174,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     failed = 0
     for f in files:
         try:
-            raw = yaml.safe_load(f.read_text(encoding="utf-8"))
+            docs = [
+                d
+                for d in yaml.safe_load_all(f.read_text(encoding="utf-8"))
+                if d is not None
+            ]
         except (OSError, UnicodeDecodeError) as exc:
             err.write(f"cluster-designer import-netbox: {f}: cannot read ({exc})\n")
             failed += 1
@@ -95,37 +190,46 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"cluster-designer import-netbox: {f}: {where}{problem}\n")
             failed += 1
             continue
-        if not isinstance(raw, dict):
-            err.write(
-                f"cluster-designer import-netbox: {f}: expected a NetBox device "
-                "type (a mapping with manufacturer, model, slug, u_height, ...)\n"
-            )
-            failed += 1
-            continue
-        try:
-            result = import_device_type(raw, f.name, catalog=catalog, category=category)
-        except NetboxImportError as exc:
-            err.write(f"cluster-designer import-netbox: {f.parent / str(exc)}\n")
-            failed += 1
-            continue
-        dest = target / result.path
-        if dest.exists() and not args.force:
-            err.write(
-                f"cluster-designer import-netbox: {dest} exists; use --force to "
-                "overwrite\n"
-            )
-            failed += 1
-            continue
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(result.text(), encoding="utf-8")
-        problem = check_entry(result)
-        state = "loads" if problem is None else f"does not load yet ({problem})"
-        out.write(f"{f}: wrote {dest} ({result.category.value}; {state})\n")
-        for title, items in (
-            ("still needed", result.needs),
-            ("the NetBox file lacks", result.gaps),
-            ("guessed", result.guessed),
-        ):
-            for item in items:
-                out.write(f"  {title}: {item}\n")
+        if not docs:
+            docs = [None]
+        for n, raw in enumerate(docs, 1):
+            where = f"{f} (document {n} of {len(docs)})" if len(docs) > 1 else f"{f}"
+            name = f"{f.name} document {n}" if len(docs) > 1 else f.name
+            if not isinstance(raw, dict):
+                err.write(
+                    f"cluster-designer import-netbox: {where}: expected a NetBox "
+                    "device type (a mapping with manufacturer, model, slug, "
+                    "u_height, ...)\n"
+                )
+                failed += 1
+                continue
+            try:
+                result = import_device_type(
+                    raw, name, catalog=catalog, category=category
+                )
+            except NetboxImportError as exc:
+                err.write(f"cluster-designer import-netbox: {f.parent / str(exc)}\n")
+                failed += 1
+                continue
+            dest = target / result.path
+            if dest.exists() and not args.force:
+                err.write(
+                    f"cluster-designer import-netbox: {dest} exists; use --force "
+                    "to overwrite\n"
+                )
+                failed += 1
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(result.text(), encoding="utf-8")
+            problem = check_entry(result)
+            state = "loads" if problem is None else f"does not load yet ({problem})"
+            out.write(f"{where}: wrote {dest} ({result.category.value}; {state})\n")
+            for title, items in (
+                ("read", result.cleaned),
+                ("still needed", result.needs),
+                ("the NetBox file lacks", result.gaps),
+                ("guessed", result.guessed),
+            ):
+                for item in items:
+                    out.write(f"  {title}: {item}\n")
     return EXIT_INPUT if failed else EXIT_OK

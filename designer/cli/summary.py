@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from designer.analysis.report import Report, Severity
-from designer.core.formatting import OFF_PATH_NOTE, plural, switch_counts
+from designer.core.formatting import (
+    CABLE_LANES_NOTE,
+    OFF_PATH_NOTE,
+    plural,
+    switch_counts,
+)
 from designer.core.formatting import ratio as _ratio
 from designer.core.formatting import usd as _usd
 from designer.core.model import Design
@@ -34,7 +39,8 @@ def format_summary(report: Report, design: Design, source: str) -> str:
         row("", f"({OFF_PATH_NOTE})")
     row(
         "Cables",
-        _counts(report.cables) + f"; {plural(report.transceivers, 'transceiver')}",
+        _counts(report.cables)
+        + f" ({CABLE_LANES_NOTE}); {plural(report.transceivers, 'transceiver')}",
     )
     b = report.bisection
     of_full = (

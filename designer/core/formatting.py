@@ -287,3 +287,11 @@ def switch_counts(values: dict[str, int]) -> str:
             one, many = SWITCH_WORDS.get(key, (key, key))
             out.append(f"{n:,} {one if n == 1 else many}")
     return ", ".join(out)
+
+
+CABLE_LANES_NOTE = "cables count lanes: a breakout splitter counts once per leg"
+"""What the design's, the report's, the BOM's and the CLI's cable counts count.
+
+One cable per link lane (a link's ``cables``); the NetBox export and NetBox
+count physical cables, where a splitter is one (its lanes' sum is these counts).
+"""

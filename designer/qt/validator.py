@@ -116,6 +116,9 @@ class ValidatorPanel(QWidget):
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setObjectName("metricValue" if title else "hint")
+            if key == "cables":
+                tip = fmt.CABLE_LANES_NOTE[0].upper() + fmt.CABLE_LANES_NOTE[1:]
+                name.setToolTip(f"{tip} (the NetBox export counts physical cables)")
             grid.addWidget(name, row, 0)
             grid.addWidget(value, row, 1)
             self.values[key] = value

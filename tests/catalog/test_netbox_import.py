@@ -205,3 +205,128 @@ def test_cli_refuses_what_it_cannot_read(
     txt.write_text("a: 1\n", encoding="utf-8")
     assert main(["import-netbox", str(txt)]) == 2
     assert "expected a .yaml or .yml" in capsys.readouterr().err
+
+
+def _as_netbox_exports(slug: str) -> dict[str, Any]:
+    """A catalog type as NetBox 4.7's Export > YAML writes it (DeviceType.to_yaml):
+    every field, null or '' where there is no value, fields the library lacks."""
+    from designer.io.export.netbox import device_type_document
+
+    doc = device_type_document(CAT[slug])
+    out: dict[str, Any] = {
+        "manufacturer": doc["manufacturer"],
+        "model": doc["model"],
+        "slug": doc["slug"],
+        "description": doc.get("description", ""),
+        "default_platform": None,
+        "part_number": doc.get("part_number", ""),
+        "u_height": float(doc["u_height"]),
+        "is_full_depth": doc["is_full_depth"],
+        "subdevice_role": None,
+        "airflow": doc.get("airflow"),
+        "cooling_method": None,
+        "weight": doc.get("weight"),
+        "weight_unit": doc.get("weight_unit"),
+        "end_of_life": None,
+        "comments": doc.get("comments", ""),
+    }
+    out["power-ports"] = [
+        {
+            "name": p["name"],
+            "type": p["type"],
+            "maximum_draw": p.get("maximum_draw"),
+            "allocated_draw": None,
+            "label": "",
+            "description": "",
+        }
+        for p in doc.get("power-ports", [])
+    ]
+    out["interfaces"] = [
+        {
+            "name": i["name"],
+            "type": i["type"],
+            "channels": None,
+            "channel_id": None,
+            "enabled": True,
+            "mgmt_only": i.get("mgmt_only", False),
+            "label": "",
+            "description": "",
+            "parent": None,
+            "bridge": None,
+            "poe_mode": "",
+            "poe_type": "",
+            "rf_role": "",
+        }
+        for i in doc["interfaces"]
+    ]
+    return out
+
+
+def test_netbox_export_yaml_of_catalog_types_comes_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NetBox joins the types with '---' (no leading one); nulls, '' and newer
+    fields mean 'not given'; each document becomes an entry that loads, with
+    the catalog entry's port groups."""
+    slugs = ["qm9700", "dgx-h100", "sn5600"]
+    text = "---\n".join(
+        yaml.dump(_as_netbox_exports(s), sort_keys=False) for s in slugs
+    )
+    src = tmp_path / "netbox_device_types.yaml"
+    src.write_text(text, encoding="utf-8")
+    out_dir = tmp_path / "cat"
+    assert main(["import-netbox", str(src), "-o", str(out_dir)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("; loads)") == 3
+    assert "(document 2 of 3)" in printed
+    assert "dropped: cooling_method" not in printed  # null: not given, not a field
+    written = load_catalog(out_dir)
+    for s in slugs:
+        (entry,) = [e for e in written.values() if e.model == CAT[s].model]
+        assert [i.name for i in entry.netbox_interfaces] == [
+            i.name for i in CAT[s].netbox_interfaces
+        ]
+        assert entry.category is CAT[s].category
+        # the NetBox part is the catalog's again, nulls and '' gone
+        from designer.io.export.netbox import device_type_document
+
+        back, mine = device_type_document(entry), device_type_document(CAT[s])
+        scalars = [k for k, v in mine.items() if not isinstance(v, list)]
+        assert {k: back.get(k) for k in scalars if k != "slug"} == {
+            k: mine[k] for k in scalars if k != "slug"
+        }
+        assert back["power-ports"] == mine["power-ports"]
+        assert [(i["name"], i["type"]) for i in back["interfaces"]] == [
+            (i["name"], i["type"]) for i in mine["interfaces"]
+        ]
+
+
+def test_a_field_of_newer_netbox_with_a_value_is_named() -> None:
+    raw = _as_netbox_exports("qm9700")
+    raw["default_platform"] = "Cumulus"
+    raw["interfaces"][0]["rf_role"] = "ap"
+    r = import_device_type(raw, "x.yaml", catalog=CAT)
+    assert check_entry(r) is None
+    (note,) = [c for c in r.cleaned if "dropped" in c]
+    assert "default_platform" in note and "interfaces[].rf_role" in note
+    assert "default_platform" not in r.data
+
+
+@pytest.mark.parametrize(
+    ("given", "mapped"),
+    [("Nvidia", "NVIDIA"), ("nvidia", "NVIDIA"), ("Mellanox", "NVIDIA")],
+)
+def test_library_manufacturers_map_to_the_catalogs(given: str, mapped: str) -> None:
+    raw = _read(DATA / "acme" / "ax-6400.yml")
+    raw["manufacturer"] = given
+    r = import_device_type(raw, "x.yml", catalog=CAT)
+    assert r.data["manufacturer"] == mapped
+    assert f"manufacturer {given!r} mapped to the catalog's 'NVIDIA'" in r.cleaned
+
+
+def test_a_manufacturer_not_in_the_catalog_is_said() -> None:
+    r = import_device_type(_read(DATA / "acme" / "ax-6400.yml"), "x.yml", catalog=CAT)
+    assert r.data["manufacturer"] == "Acme"
+    (note,) = [c for c in r.cleaned if "Acme" in c]
+    assert "not one of the catalog's (" in note and "NVIDIA" in note
+    assert note.endswith("kept as given")

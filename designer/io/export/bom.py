@@ -1,7 +1,8 @@
 """Bill of materials CSV, built from the analysis report's cost lines.
 
 The prices are never recomputed here: every row is one ``report.cost_usd.lines``
-entry, so the BOM total is the analysis total by construction.
+entry, so the BOM total is the analysis total by construction. Cable lines
+count lanes, as the report does (``CABLE_LANES_NOTE``, said in their model).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import csv
 
 from designer.analysis.report import Report
+from designer.core.formatting import CABLE_LANES_NOTE
 from designer.io.export._common import (
     Catalog,
     Target,
@@ -35,6 +37,8 @@ BomRow = tuple[str, str, str, str, int, float, float, bool, str]
 def bom_rows(report: Report, catalog: Catalog | None = None) -> list[BomRow]:
     """One row per cost line, with manufacturer and model from the catalog."""
     cat = resolve_catalog(catalog)
+    optics = getattr(cat, "optics", None)
+    modules = {t.id for t in optics.transceivers} if optics is not None else set()
     rows: list[BomRow] = []
     for line in report.cost_usd.lines:
         entry = cat.get(line.catalog_id)
@@ -42,6 +46,8 @@ def bom_rows(report: Report, catalog: Catalog | None = None) -> list[BomRow]:
             manufacturer, model = entry.manufacturer, entry.model
         else:  # cables, optics and other lines that are not catalog devices
             manufacturer, model = "", line.description
+            if line.category == "cables_optics" and line.catalog_id not in modules:
+                model = f"{model} ({CABLE_LANES_NOTE})"
         rows.append(
             (
                 line.category,

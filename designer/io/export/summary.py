@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 
 from designer.analysis.report import Report, Severity
-from designer.core.formatting import gbps, plural, switch_counts, usd, usd_exact
+from designer.core.formatting import (
+    CABLE_LANES_NOTE,
+    gbps,
+    plural,
+    switch_counts,
+    usd,
+    usd_exact,
+)
 from designer.core.formatting import ratio as fmt_ratio
 from designer.core.model import Design, Tier
 from designer.io.export._common import Catalog, resolve_catalog
@@ -163,7 +170,9 @@ def headline(
         ("Switches", switches or "none"),
         (
             "Cables",
-            (cables or "none") + f"; {_count(report.transceivers, 'transceiver')}",
+            (cables or "none")
+            + (f" ({CABLE_LANES_NOTE})" if cables else "")
+            + f"; {_count(report.transceivers, 'transceiver')}",
         ),
         ("Findings", findings),
     ]

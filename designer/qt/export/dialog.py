@@ -39,6 +39,7 @@ from designer.io.export import (
     write_bom_csv,
     write_cabling_csv,
 )
+from designer.io.export.netbox import write_netbox_csvs
 from designer.io.export.slurm_files import SlurmFolder, write_slurm_folder
 from designer.io.filenames import slug
 from designer.qt.canvas.offscreen import OffscreenRenderer
@@ -61,14 +62,18 @@ FORMATS: tuple[tuple[str, str, str, str], ...] = (
     ("bom", "Bill of materials (CSV)", ".csv", "CSV (*.csv)"),
     ("cabling", "Cabling plan (CSV)", ".csv", "CSV (*.csv)"),
     ("slurm", "Slurm configuration (folder)", "", ""),
+    ("netbox", "NetBox import folder (CSV, YAML, README)", "", ""),
 )
-FOLDER_FORMATS = frozenset({"slurm"})
+FOLDER_FORMATS = frozenset({"slurm", "netbox"})
 """Formats written as a folder of files (the path names the folder)."""
 FORMAT_NOTES = {
     "slurm": "Writes a folder: topology.conf (topology/tree, any Slurm), "
     "topology-block.conf (one block per NVLink domain, Slurm 23.11+), "
     "topology.yaml (Slurm 25.05+), nodes.conf (NodeName lines for slurm.conf) "
     "and gres.conf; its README.txt says which file is for which Slurm.",
+    "netbox": "Writes a folder NetBox imports file by file, in the order its "
+    "README.md gives: manufacturers, roles, device types, site, locations, "
+    "racks, devices and cables.",
 }
 """What a format writes, shown under the path when it is chosen."""
 SECTION_LABELS = {
@@ -80,7 +85,12 @@ SECTION_LABELS = {
     "cabling": "Cabling summary",
     "racks": "Floor plan and rack elevations (placed designs)",
 }
-_SUFFIX_NAME = {"bom": "-bom", "cabling": "-cabling", "slurm": "-slurm"}
+_SUFFIX_NAME = {
+    "bom": "-bom",
+    "cabling": "-cabling",
+    "slurm": "-slurm",
+    "netbox": "-netbox",
+}
 PAPER_NOTES = {A4: "ISO A4, 210 x 297 mm", LETTER: "US Letter, 8.5 x 11 in"}
 
 
@@ -211,7 +221,7 @@ class ExportDialog(QDialog):
 
     # -- state -----------------------------------------------------------------
     def format_key(self) -> str:
-        """The chosen format: pdf, svg, png, bom, cabling or slurm."""
+        """The chosen format: pdf, svg, png, bom, cabling, slurm or netbox."""
         return str(self.format_box.currentData())
 
     def set_format(self, key: str) -> None:
@@ -245,9 +255,12 @@ class ExportDialog(QDialog):
 
     def _on_browse(self) -> None:
         if self.format_key() in FOLDER_FORMATS:
-            path = QFileDialog.getExistingDirectory(self, "Export to", self.path.text())
-            if path:
-                self.path.setText(path)
+            current = Path(self.path.text() or self._default_path())
+            parent = QFileDialog.getExistingDirectory(
+                self, "Export the folder into", str(current.parent)
+            )
+            if parent:
+                self.path.setText(str(Path(parent) / current.name))
             return
         filt = next(f[3] for f in FORMATS if f[0] == self.format_key())
         path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(), filt)
@@ -348,6 +361,10 @@ class ExportDialog(QDialog):
         elif key == "slurm":
             done = write_slurm_folder(self.design, out, self.catalog)
             self._done_text = _slurm_summary(out, done)
+        elif key == "netbox":
+            if out.exists() and not out.is_dir():
+                raise ValueError(f"{out} is a file; the NetBox export is a folder")
+            write_netbox_csvs(self.design, out, self.catalog)
         step(1, 1)
 
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QPainter, QPdfWriter, QPen
 
 from designer.analysis.report import Report
-from designer.core.formatting import plural
+from designer.core.formatting import CABLE_LANES_NOTE, plural
 from designer.core.model import Design
 from designer.io.export import ExportCancelled
 from designer.io.export.summary import (
@@ -305,7 +305,9 @@ def build_pages(
             bold_rows={len(rows) - 1},
         )
         flow.paragraph(
-            f"{plural(report.transceivers, 'pluggable transceiver')}. The "
+            f"{plural(report.transceivers, 'pluggable transceiver')}. "
+            f"{CABLE_LANES_NOTE.capitalize()} (the NetBox export counts "
+            "physical cables). The "
             "per-cable plan (device/port to device/port) is the cabling CSV export.",
             7.5,
             MUTED,

@@ -40,7 +40,10 @@ def test_bom_rows_and_total_match_report() -> None:
     assert dgx["estimate"] == "yes"
     cable = body[2]
     assert cable["category"] == "cables_optics"
-    assert cable["model"] == "NDR 400G multimode fiber cable"
+    assert cable["model"] == (
+        "NDR 400G multimode fiber cable (cables count lanes: a breakout "
+        "splitter counts once per leg)"
+    )
     assert cable["quantity"] == str(sum(design.links.cables))
     assert cable["estimate"] == "no"
     assert cable["source"] == "vendor list, 2024"

@@ -192,3 +192,37 @@ def test_a_typed_path_follows_the_format(dialog: ExportDialog, tmp_path: Path) -
     dialog.path.setText(str(tmp_path / "slurm.v2"))
     dialog.set_format("pdf")
     assert dialog.path.text() == str(tmp_path / "slurm.v2.pdf")
+
+
+def test_netbox_folder_is_offered_and_written(
+    dialog: ExportDialog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File > Export > NetBox import folder: the whole folder, README first."""
+    from designer.io.export.netbox import IMPORT_STEPS, netbox_cables
+
+    labels = [dialog.format_box.itemText(i) for i in range(dialog.format_box.count())]
+    assert "NetBox import folder (CSV, YAML, README)" in labels
+    dialog.set_format("netbox")
+    assert dialog.path.text().endswith("rail-test-cluster-netbox")
+    assert not dialog.page_size.isEnabled() and not dialog.scope_box.isEnabled()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.setattr(
+        "designer.qt.export.dialog.QFileDialog.getExistingDirectory",
+        lambda *a, **k: str(other),
+    )
+    dialog._on_browse()
+    out = other / "rail-test-cluster-netbox"
+    assert Path(dialog.path.text()) == out
+    assert dialog.export(), dialog.last_error
+    names = {p.name for p in out.iterdir()}
+    assert names == {f for f, _, _ in IMPORT_STEPS} | {"README.md"}
+    with (out / "cables.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(netbox_cables(dialog.design)) > 0
+    # a file where the folder should go is refused with the reason
+    blocked = tmp_path / "file-netbox"
+    blocked.write_text("x")
+    dialog.path.setText(str(blocked))
+    assert not dialog.export()
+    assert "is a file; the NetBox export is a folder" in dialog.last_error
