@@ -163,7 +163,30 @@ def test_tray_hostnames_agree_across_slurm_cabling_and_netbox(
     with (tmp_path / "netbox" / "devices.csv").open(encoding="utf-8") as fh:
         netbox_devices = {r["name"]: r for r in csv.DictReader(fh)}
     cabling = [r for r in _cabling(design) if r["from_port"] and r["to_port"]]
-    assert len(cabling) == len(netbox)  # NetBox has one row per cabled port pair
+    # NetBox has one row per physical cable (a splitter's legs on one side), the
+    # cabling plan one per lane: the same cabled ports, each end with its host
+    plan_end: dict[tuple[str, str], dict[str, str]] = {}
+    for cab in cabling:
+        for end in ("from", "to"):
+            port = cab[f"{end}_port"].split(":")[0]
+            plan_end[(cab[f"{end}_device"], port)] = {
+                "host": cab[f"{end}_host"],
+                "fabric": cab["fabric"],
+            }
+
+    def ends(nb: dict[str, str], side: str) -> list[tuple[str, str]]:
+        """A cable side's (device, port) terminations: a splitter's legs may end
+        on several devices, listed in step with their ports."""
+        ports = nb[f"{side}_name"].split(",")
+        devices = nb[f"{side}_device"].split(",")
+        if len(devices) == 1:
+            devices = devices * len(ports)
+        return list(zip(devices, ports, strict=True))
+
+    netbox_ends = {
+        e for nb in netbox for side in ("side_a", "side_b") for e in ends(nb, side)
+    }
+    assert netbox_ends == set(plan_end)
 
     nodes: set[str] = set()
     for line in slurm["nodes.conf"].splitlines():
@@ -185,21 +208,23 @@ def test_tray_hostnames_agree_across_slurm_cabling_and_netbox(
 
     trays: dict[str, set[str]] = {}  # NetBox rack -> tray hosts seen on its cables
     compute_trays: set[str] = set()
-    for nb, cab in zip(netbox, cabling, strict=True):
-        for side, end in (("side_a", "from"), ("side_b", "to")):
-            rack, port = nb[f"{side}_device"], nb[f"{side}_name"]
-            m = re.match(r"tray(\d+)-", port)
-            if not m:
-                continue
-            host = f"{rack}-t{int(m[1]):02d}"
-            assert netbox_devices[rack]["role"] == "compute", rack
-            assert cab[f"{end}_port"].split(":")[0] == port
-            assert cab[f"{end}_host"] == host, (cab, nb)
-            assert host in nodes, host
-            trays.setdefault(rack, set()).add(host)
-            if cab["fabric"] == "compute":
-                compute_trays.add(host)
-                assert leaf_of.get(host), f"{host} is under no leaf in topology.conf"
+    for nb in netbox:
+        for side in ("side_a", "side_b"):
+            for rack, port in ends(nb, side):
+                m = re.match(r"tray(\d+)-", port)
+                if not m:
+                    continue
+                host = f"{rack}-t{int(m[1]):02d}"
+                assert netbox_devices[rack]["role"] == "compute", rack
+                cab = plan_end[(rack, port)]
+                assert cab["host"] == host, (cab, nb)
+                assert host in nodes, host
+                trays.setdefault(rack, set()).add(host)
+                if cab["fabric"] == "compute":
+                    compute_trays.add(host)
+                    assert leaf_of.get(host), (
+                        f"{host} is under no leaf in topology.conf"
+                    )
     racks = {r for r, d in netbox_devices.items() if d["role"] == "compute"}
     assert set(trays) == racks and racks
     # every rack's 18 trays are cabled under those names, and are its one block

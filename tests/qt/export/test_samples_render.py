@@ -9,8 +9,9 @@ import pytest
 from pypdf import PdfReader
 
 from designer.analysis import analyze
+from designer.core.formatting import usd
 from designer.io import load_design
-from designer.io.export.summary import bandwidth, money
+from designer.io.export.summary import bandwidth
 from designer.qt.export import make_renderer, write_pdf, write_svg
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "samples").glob("*.json"))
@@ -27,7 +28,7 @@ def test_sample_pdf_and_svg(path: Path, tmp_path: Path) -> None:
     pages = [" ".join((p.extract_text() or "").split()) for p in reader.pages]
     first = pages[0]
     assert f"{report.gpus:,} in {report.compute_nodes:,} compute nodes" in first
-    assert money(report.cost_usd.total) in first
+    assert usd(report.cost_usd.total) in first  # "$40.5M", the one formatter
     assert bandwidth(report.bisection.gbps) in first
     assert ("exact" if report.bisection.exact else "upper bound") in first
     assert report.tier.name in first
