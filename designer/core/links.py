@@ -542,8 +542,9 @@ class LinkTable:
         if flat is not None:
             # every link names one port per cable: one split, one map in C
             self._pins.add(p for p in flat if p not in _SPECIAL_PINS)
-            get = {**code, PIN_NONE_TEXT: NO_PORT}.__getitem__
-            return np.fromiter(map(get, flat), np.int32, total)
+            # (a cable of a link may still wait for its port: '?')
+            codes = {**code, PIN_NONE_TEXT: NO_PORT, PIN_PENDING_TEXT: PENDING}
+            return np.fromiter(map(codes.__getitem__, flat), np.int32, total)
         out: list[int] = []
         for pins, c in zip(column, cables, strict=True):
             if pins is None:

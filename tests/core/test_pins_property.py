@@ -245,3 +245,26 @@ def test_a_model_swap_repins_only_that_devices_ends_and_undo_puts_them_back() ->
     assert pin_problems(doc.design, CATALOG) == []
     doc.undo()
     assert _pins(doc.design) == before
+
+
+def test_a_link_with_one_cable_still_waiting_reads_back() -> None:
+    """A link whose cables are pinned but one (``"osfp1/1 ?"``: its cable count
+    raised by a command given no catalog) is read back as it was written, the
+    waiting cable waiting; the fast path of the pin column once refused it
+    with a KeyError on ``?``."""
+    from designer.core.model import Design
+    from designer.generate import fat_tree
+
+    data = fat_tree("dgx-h100", 4, "qm9700").model_dump()
+    links = data["links"]
+    n = len(links["id"])
+    links["cables"] = [2] + [1] * (n - 1)
+    links["a_pins"] = ["osfp1/1 ?"] + [
+        f"osfp{1 + i % 4}/{1 + i // 4 % 2}" for i in range(1, n)
+    ]
+    links["b_pins"] = ["? ?"] + ["?"] * (n - 1)
+    again = Design.model_validate(data)
+    dumped = again.model_dump()["links"]
+    assert dumped["a_pins"][0] == "osfp1/1 ?"
+    assert dumped["b_pins"][0] == "?"  # every cable waits: written once
+    assert dumped["a_pins"][1:] == links["a_pins"][1:]

@@ -59,6 +59,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from designer.catalog.ib import ib_ports
 from designer.catalog.schema import CatalogEntry, Category, Interface, Media
 from designer.core.model import Design
 from designer.io.export._common import Catalog, resolve_catalog
@@ -280,8 +281,13 @@ class _Numbering:
         got = self._index.get(device)
         if got is None:
             entry = self._entries.get(device)
-            ports = _ib_ports(entry) if entry is not None else []
-            got = self._index[device] = {p: i for i, (_, p) in enumerate(ports)}
+            numbered = ib_ports(entry) if entry is not None else {}
+            if numbered:  # the catalog's numbering (designer.catalog.ib)
+                got = {p: n - 1 for p, n in numbered.items()}
+            else:  # none in the catalog: ports in order (assumed)
+                ports = _ib_ports(entry) if entry is not None else []
+                got = {p: i for i, (_, p) in enumerate(ports)}
+            self._index[device] = got
         return got
 
     def switch_table(self, device: str) -> dict[int, str]:
