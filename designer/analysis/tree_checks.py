@@ -19,6 +19,10 @@ checks find on the design first (codes stable, never renamed):
   even the groups out; items: the switches whose groups differ from the
   tier's most common size.
 
+The checks apply to a fat tree with a few mistakes; a mesh whose switch
+links join tiers at random (a tenth or more of them miswired by these rules)
+is not one, and gets none of them.
+
 Tiers: the leaf tier is the switches that compute nodes are cabled to, except
 a switch whose links go mostly to other switches (a spine with a stray node
 link); every other switch is ranked by its distance in switch hops from the
@@ -81,6 +85,16 @@ def _listed(names: list[str], limit: int = 4) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def _is_fat_tree(same: int, switch_links: int, high: int, at_node: IntArray) -> bool:
+    """Whether the ranked fabric is a fat tree with a few miswired links, which
+    is what OpenSM's ftree router judges, rather than a mesh (a drawn sketch
+    whose switches join at random): a mistake is the exception, so at most a
+    tenth of the switch links join one tier and at most a tenth of the node
+    links land above the leaves (two of each always count as mistakes)."""
+    node_links = int(at_node.sum())
+    return same <= max(2, switch_links // 10) and high <= max(2, node_links // 10)
+
+
 def check_tree(ctx: Context) -> list[Finding]:
     """The three findings of the module doc (a fabric of two or more tiers)."""
     g = ctx.graph
@@ -95,6 +109,12 @@ def check_tree(ctx: Context) -> list[Finding]:
     cables = ctx.index.cables[g.all_link]
     # leaf to leaf, spine to spine
     same = both & (rank[u] == rank[v]) & (rank[u] > 0)
+    at_node = g.endpoint[u] ^ g.endpoint[v]
+    node = np.where(g.endpoint[u], u, v)
+    sw = np.where(g.endpoint[u], v, u)
+    high = at_node & g.switch[sw] & (rank[sw] >= 2)
+    if not _is_fat_tree(int(same.sum()), int(both.sum()), int(high.sum()), at_node):
+        return []
     if same.any():
         pairs = sorted(
             {
@@ -119,10 +139,6 @@ def check_tree(ctx: Context) -> list[Finding]:
             )
         )
     # a compute node on a spine
-    at_node = g.endpoint[u] ^ g.endpoint[v]
-    node = np.where(g.endpoint[u], u, v)
-    sw = np.where(g.endpoint[u], v, u)
-    high = at_node & g.switch[sw] & (rank[sw] >= 2)
     if high.any():
         nodes = sorted(set(_names(ctx, node[high].tolist())))
         switches = sorted(set(_names(ctx, sw[high].tolist())))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from designer.analysis import analyze
 from designer.analysis.report import Finding, Severity
 from designer.catalog.loader import default_catalog
@@ -87,3 +89,29 @@ def test_uneven_up_port_groups_advise_updn_and_name_the_odd_switch() -> None:
 def test_one_switch_tier_is_not_a_fat_tree() -> None:
     design = fat_tree("dgx-h100", 8, "qm9700", catalog=CAT)  # one leaf
     assert not TREE_CODES & set(_codes(design))
+
+
+def test_a_mesh_sketch_is_no_fat_tree_and_gets_none_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A drawn-looking mesh (the bundle smoke's irregular sketch: switches
+    joined at random, nodes on any of them) is not what OpenSM's ftree judges:
+    no SAME_TIER_SWITCH_LINK, COMPUTE_ABOVE_LEAF or UPLINK_GROUPS_UNEVEN, and
+    so no error that would fail ``validate`` on it."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    from designer.analysis import analyze
+    from designer.io import loads_design
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "packaging"))
+    smoke = importlib.import_module("bundle_smoke")
+    text = json.dumps(smoke.irregular_design())  # an old file: migrated on open
+    design = loads_design(text, "irregular.json")
+    codes = {f.code for f in analyze(design).findings}
+    assert not codes & {
+        "SAME_TIER_SWITCH_LINK",
+        "COMPUTE_ABOVE_LEAF",
+        "UPLINK_GROUPS_UNEVEN",
+    }, codes
