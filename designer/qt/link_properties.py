@@ -15,7 +15,7 @@ maximum, a larger number typed) is answered with the reason too.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -145,6 +145,9 @@ class LinkEditor(QWidget):
         self.pins_table.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.Stretch
         )
+        self.pins_table.horizontalHeader().setTextElideMode(
+            Qt.TextElideMode.ElideMiddle
+        )
         self.pins_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.pins_table.setMaximumHeight(180)
         self.pins_hint = QLabel()
@@ -193,8 +196,14 @@ class LinkEditor(QWidget):
         table = self.pins_table
         rows = min(link.cables, MAX_PIN_ROWS)
         table.setRowCount(rows)
-        table.setHorizontalHeaderLabels([f"Port at {link.a}", f"Port at {link.b}"])
-        table.setVerticalHeaderLabels([f"Cable {r + 1}" for r in range(rows)])
+        # the ends' names alone (the column is narrow in a 1280x800 window);
+        # the header's tooltip and each choice's say "cable N at <device>"
+        table.setHorizontalHeaderLabels([link.a, link.b])
+        for col, device in enumerate((link.a, link.b)):
+            head = table.horizontalHeaderItem(col)
+            if head is not None:
+                head.setToolTip(f"The port each cable uses at {device}")
+        table.setVerticalHeaderLabels([str(r + 1) for r in range(rows)])
         for col, end in enumerate(("a", "b")):
             pins = (link.a_pins if end == "a" else link.b_pins) or ()
             choices = port_choices(design, self.catalog, link.id, end)

@@ -90,3 +90,24 @@ def test_a_taken_port_is_refused_with_the_rules_words(
     assert design.model_dump() == before
     assert len(window.document.history.done) == steps
     assert _combo(window, 0, 1).currentData() == "osfp2/1"  # the model again
+
+
+def test_ports_table_reads_whole_in_a_1280x800_window(
+    qtbot: Any, main_window: Any
+) -> None:
+    """The columns are headed by the ends' names alone and each cable's port
+    reads whole in the combo (at 1280x800 "Port at dgx-0001" and "osfp1/1"
+    were cut to ": at dgx-0" and "osfp1")."""
+    window = main_window()
+    window.resize(1280, 800)
+    _two_links(window)
+    window.canvas.select_ids(["l0"], center=False)
+    qtbot.wait(50)
+    table = window.properties_panel.link_editor.pins_table
+    heads = [table.horizontalHeaderItem(c).text() for c in range(2)]  # type: ignore[union-attr]
+    assert heads == ["dgx-0", "leaf"]
+    assert table.verticalHeaderItem(0).text() == "1"  # type: ignore[union-attr]
+    combo = _combo(window, 0, 1)
+    text = combo.currentText()
+    assert text == "osfp1/1"
+    assert combo.width() >= combo.fontMetrics().horizontalAdvance(text) + 16
