@@ -85,13 +85,12 @@ def _listed(names: list[str], limit: int = 4) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _is_fat_tree(same: int, switch_links: int, high: int, at_node: IntArray) -> bool:
+def _is_fat_tree(same: int, switch_links: int, high: int, node_links: int) -> bool:
     """Whether the ranked fabric is a fat tree with a few miswired links, which
     is what OpenSM's ftree router judges, rather than a mesh (a drawn sketch
     whose switches join at random): a mistake is the exception, so at most a
     tenth of the switch links join one tier and at most a tenth of the node
     links land above the leaves (two of each always count as mistakes)."""
-    node_links = int(at_node.sum())
     return same <= max(2, switch_links // 10) and high <= max(2, node_links // 10)
 
 
@@ -113,7 +112,9 @@ def check_tree(ctx: Context) -> list[Finding]:
     node = np.where(g.endpoint[u], u, v)
     sw = np.where(g.endpoint[u], v, u)
     high = at_node & g.switch[sw] & (rank[sw] >= 2)
-    if not _is_fat_tree(int(same.sum()), int(both.sum()), int(high.sum()), at_node):
+    if not _is_fat_tree(
+        int(same.sum()), int(both.sum()), int(high.sum()), int(at_node.sum())
+    ):
         return []
     if same.any():
         pairs = sorted(
