@@ -28,10 +28,11 @@ from designer.core.commands import Document
 from designer.core.events import DesignReplaced, Event, WorkloadChanged
 from designer.qt.workload.charts import WorkloadCharts
 from designer.qt.workload.form import WorkloadForm
+from designer.qt.workload.lines import fill_lines
 from designer.qt.workload.results import FiguresTree, FindingsList
 from designer.qt.workload.runner import EstimateRunner
 from designer.qt.workload.serving import ServingView
-from designer.view.workload_summary import ESTIMATE_MARK, Line, sources_of, summary
+from designer.view.workload_summary import ESTIMATE_MARK, Line, summary
 from designer.workload import Estimate
 
 NO_BLOCK = (
@@ -251,29 +252,7 @@ class WorkloadPanel(QWidget):
         self._fit_splitter()
 
     def _fill_summary(self, lines: list[Line]) -> None:
-        grid = self.summary_grid
-        while grid.count():
-            item = grid.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.summary_labels = {}
-        est = self.estimate
-        for row, line in enumerate(lines):
-            name = QLabel(line.label)
-            name.setObjectName("sectionTitle")
-            name.setStyleSheet("padding-top: 0px;")
-            name.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-            value = QLabel(line.text)
-            value.setWordWrap(True)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            if est is not None and line.paths:
-                tip = sources_of(est, line.paths)
-                name.setToolTip(tip)
-                value.setToolTip(tip)
-            grid.addWidget(name, row, 0)
-            grid.addWidget(value, row, 1)
-            self.summary_labels[line.label] = value
+        self.summary_labels = fill_lines(self.summary_grid, lines, self.estimate)
 
     def _select(self, which: str) -> None:
         if self.estimate is None:

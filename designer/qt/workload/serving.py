@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,6 +33,7 @@ from designer.core.formatting import quantity
 from designer.core.workload import Workload
 from designer.qt.charts import _plot
 from designer.qt.resources import icon
+from designer.qt.workload.lines import fill_lines
 from designer.view.serving_summary import NOT_INFERENCE, serving_lines, sweep_series
 from designer.view.workload_fields import (
     FieldError,
@@ -42,7 +43,6 @@ from designer.view.workload_fields import (
     parse,
     updated,
 )
-from designer.view.workload_summary import sources_of
 from designer.workload import Estimate
 from designer.workload.serving_estimate import limit_text
 
@@ -258,28 +258,8 @@ class ServingView(QWidget):
                 edit.setPlaceholderText("none" if spec.name == "requests_per_s" else "")
 
     def _fill(self, est: Estimate | None) -> None:
-        while self.grid.count():
-            item = self.grid.takeAt(0)
-            w = item.widget() if item is not None else None
-            if w is not None:
-                w.deleteLater()
-        self.labels = {}
         lines = serving_lines(est) if est is not None else []
-        for row, line in enumerate(lines):
-            name = QLabel(line.label)
-            name.setObjectName("sectionTitle")
-            name.setStyleSheet("padding-top: 0px;")
-            name.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-            value = QLabel(line.text)
-            value.setWordWrap(True)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            if est is not None and line.paths:
-                tip = sources_of(est, line.paths)
-                name.setToolTip(tip)
-                value.setToolTip(tip)
-            self.grid.addWidget(name, row, 0)
-            self.grid.addWidget(value, row, 1)
-            self.labels[line.label] = value
+        self.labels = fill_lines(self.grid, lines, est)
 
     def _fill_findings(self, est: Estimate | None) -> None:
         self.findings.clear()
