@@ -10,6 +10,7 @@ screenshots; the source run is the oracle) but never import the bundle.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -226,7 +227,7 @@ def check_validate(ctx: Context) -> None:
     assert "Bisection        800 Gb/s (exact)" in out, out
     source = ctx.run_source("validate", SMALL)
     _ok(source)
-    assert out == source.stdout, "bundle and source print different summaries"
+    _same(out, source.stdout, "summaries")
 
 
 def irregular_design(
@@ -235,8 +236,8 @@ def irregular_design(
     """A drawn-looking compute fabric too irregular for the closed forms, the
     certificate and the placement enumeration: only the integer program over
     the cut (scipy's milp, the bundled HiGHS) proves its bisection. Sized so
-    that ``validate``'s 2 s of refinement prove it with room on 2 busy cores
-    (0.3 s idle); 40 nodes on 26 switches needed 3.4 s and failed the check."""
+    that the integer program proves it in 0.3 s on an idle machine (40 nodes
+    on 26 switches needed 3.4 s)."""
     rnd = random.Random(seed)
     names = ("id", "a", "a_port", "b", "b_port", "cables", "speed_gbps", "fabric")
     links: dict[str, list[object]] = {k: [] for k in (*names, "rail")}
@@ -275,17 +276,38 @@ def irregular_design(
     }
 
 
+def _same(bundle: str, source: str, what: str) -> None:
+    """Fail with the lines that differ, not just that they do."""
+    if bundle != source:
+        diff = difflib.unified_diff(
+            source.splitlines(), bundle.splitlines(), "source", "bundle", lineterm=""
+        )
+        raise AssertionError(
+            f"bundle and source print different {what}:\n" + "\n".join(diff)
+        )
+
+
 def check_milp(ctx: Context) -> None:
     """An irregular sketch is solved by the bundled HiGHS, as from source."""
     path = ctx.work / "irregular.json"
     path.write_text(json.dumps(irregular_design()), encoding="utf-8")
-    done = ctx.run("validate", path)
+    # a generous limit: refinement stops as soon as the bounds meet (0.3 s idle)
+    done = ctx.run("validate", path, "--refine-seconds", "30")
     _ok(done)
     assert "integer program over the cut, proven optimal" in done.stdout, done.stdout
     assert "(exact)" in done.stdout, done.stdout
-    source = ctx.run_source("validate", path)
+    source = ctx.run_source("validate", path, "--refine-seconds", "30")
     _ok(source)
-    assert done.stdout == source.stdout, "bundle and source print different summaries"
+    # The method line names the stage that found each bound, and that depends
+    # on the clock: when the first solve's 0.3 s run out on a busy machine,
+    # METIS finds the cut and the refinement proves it. The figures do not.
+    _same(_without_method(done.stdout), _without_method(source.stdout), "summaries")
+
+
+def _without_method(summary: str) -> str:
+    return "\n".join(
+        line for line in summary.splitlines() if not line.lstrip().startswith("method:")
+    )
 
 
 def check_validate_json(ctx: Context) -> None:

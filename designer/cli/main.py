@@ -22,13 +22,17 @@ from designer.catalog.loader import (
     default_catalog,
     use_catalog_dir,
 )
-from designer.cli.argtypes import positive_int
+from designer.cli.argtypes import positive_float, positive_int
 from designer.core.formatting import plural
 from designer.core.limits import MAX_DEVICES, MAX_LINKS
 from designer.core.model import Design
 from designer.io import DesignFileError, design_json_schema, dumps_design, load_design
 from designer.io.export._common import strict_json
 from designer.io.save import save_design
+
+VALIDATE_REFINE_SECONDS = 2.0
+"""How long ``validate`` refines the bisection bounds."""
+
 
 SUPERPOD_SYSTEMS = ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72")
 COMMANDS = (
@@ -163,6 +167,15 @@ def build_parser(*, load_export: bool = False) -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="analyse a design; exit 1 on error findings")
     val.add_argument("file", metavar="FILE")
     val.add_argument("--json", action="store_true", help="print the JSON report")
+    val.add_argument(
+        "--refine-seconds",
+        metavar="S",
+        type=positive_float,
+        default=VALIDATE_REFINE_SECONDS,
+        help="refine the bisection bounds for up to S seconds before reporting; "
+        "refinement stops as soon as the bounds meet "
+        f"(default {VALIDATE_REFINE_SECONDS:g})",
+    )
     val.set_defaults(func=_cmd_validate)
     from designer.cli import (
         compare_cmd,
@@ -268,17 +281,13 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-VALIDATE_REFINE_SECONDS = 2.0
-"""How long ``validate`` refines the bisection bounds."""
-
-
 def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     design = load_design(args.file)
     from designer.analysis import analyze
     from designer.cli.summary import format_summary
 
     # the CLI can wait: bisection bounds refined (METIS, hose LPs, exact solve)
-    report = analyze(design, refine_seconds=VALIDATE_REFINE_SECONDS)
+    report = analyze(design, refine_seconds=args.refine_seconds)
     if args.json:
         data = report.model_dump(mode="json")
         if design.workload is not None:  # the estimate, as `estimate --json`

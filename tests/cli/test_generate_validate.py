@@ -222,3 +222,31 @@ def test_every_report_field_is_documented(
     keys |= set(report["cost_usd"]["lines"][0])
     missing = sorted(k for k in keys if f"`{k}`" not in doc)
     assert missing == []
+
+
+def test_refine_seconds_reaches_the_analysis(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--refine-seconds`` sets the refinement limit (default 2 s); a value that
+    is not a positive number is refused by name."""
+    import designer.analysis as analysis
+
+    path = tmp_path / "pod.json"
+    assert main(["generate", "k-ary", "--k", "4", "-o", str(path)]) == 0
+    capsys.readouterr()
+    seen: list[float | None] = []
+    real = analysis.analyze
+
+    def spy(design: Any, **kw: Any) -> Any:
+        seen.append(kw.get("refine_seconds"))
+        return real(design, **kw)
+
+    monkeypatch.setattr(analysis, "analyze", spy)
+    assert main(["validate", str(path)]) in (0, 1)
+    assert main(["validate", str(path), "--refine-seconds", "7.5"]) in (0, 1)
+    assert seen == [2.0, 7.5]
+    capsys.readouterr()
+    assert main(["validate", str(path), "--refine-seconds", "0"]) == 2
+    assert "--refine-seconds: expected a number > 0, got '0'" in capsys.readouterr().err
