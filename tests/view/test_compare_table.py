@@ -101,20 +101,18 @@ def test_the_workload_summary_gives_the_fabrics_price_when_the_estimate_has_it()
     from designer.view.workload_summary import fabric_price, summary
     from designer.workload import estimate
     from designer.workload.variants import apply_variant
-    from tests.workload.fabric_aware import fabric_aware
 
-    job = Workload(model="llama3-8b", tokens=1e12)
     tree = dgx_tree(64)
-    real = estimate(tree, overrides=job)
+    real = estimate(tree, overrides=Workload(model="llama3-8b", tokens=1e12))
     assert real.nonblocking_days is not None  # the step model gives it
-    assert fabric_price(real) is not None
     unknown = real.model_copy(update={"nonblocking_days": None})
     assert fabric_price(unknown) is None  # not given: no line
-    flat = fabric_aware(tree, overrides=job)
+    moe = Workload(model="mixtral-8x7b", tokens=1e12, ep=8)  # all-to-all up the leaves
+    flat = estimate(tree, overrides=moe)
     line = fabric_price(flat)
     assert line is not None and "this fabric costs no time" in line.text
     assert line in summary(flat)
-    slow = fabric_aware(apply_variant(tree, "leaf-2:1")[0], overrides=job)
+    slow = estimate(apply_variant(tree, "leaf-4:1")[0], overrides=moe)
     line = fabric_price(slow)
     assert line is not None
     ideal = fmt.duration(slow.nonblocking_days)  # the one formatter's days
