@@ -54,7 +54,8 @@ from designer.core.events import (
     each,
     ignore,
 )
-from designer.core.links import LinkArrays, LinkTable
+from designer.core.link_arrays import LinkArrays
+from designer.core.links import LinkTable
 from designer.core.model import Design, Device, Placement
 from designer.core.names import device_name
 from designer.core.physical import Cooling, RackType

@@ -7,7 +7,7 @@ cross the view" with vectorised queries here.
 Only the device rows are kept here (ids, positions, groups), and they follow the
 document's events through :func:`designer.core.events.splice`. Links are not
 copied: their fabric, cables and speed are the design's own column store
-(:class:`~designer.core.links.LinkArrays`), and their endpoint rows are derived
+(:class:`~designer.core.link_arrays.LinkArrays`), and their endpoint rows are derived
 from it (two array gathers) whenever links or device rows change.
 """
 
