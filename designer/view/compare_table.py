@@ -1,7 +1,7 @@
 """What the compare dialog shows, without Qt: cells with their change against
 the first design, and the bars of its chart.
 
-The rows and their text are :func:`designer.workload.compare.rows` (the CLI's
+The rows and their text are :func:`designer.workload.compare_rows.rows` (the CLI's
 table); this adds, for every design after the first, the relative change of a
 number and whether that change is for the better (a higher bisection, fewer
 days) or the worse.
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from designer.workload.compare import CompareRow, Comparison, delta, headers, rows
+from designer.workload.compare import Comparison, headers
+from designer.workload.compare_rows import CompareRow, delta, rows
 
 __all__ = ["Bars", "Cell", "Table", "bars", "table"]
 

@@ -17,14 +17,8 @@ from designer.core.workload import Workload
 from designer.generate import fat_tree
 from designer.io import load_design
 from designer.workload import estimate
-from designer.workload.compare import (
-    Column,
-    Comparison,
-    column,
-    compare,
-    format_comparison,
-    rows,
-)
+from designer.workload.compare import Column, Comparison, column, compare
+from designer.workload.compare_rows import format_comparison, rows
 from designer.workload.variants import VariantError, apply_variant, offered
 from tests.workload.conftest import SAMPLES, dgx_tree
 
