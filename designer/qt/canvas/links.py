@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from designer.qt.canvas import style as st
 from designer.qt.canvas.cables import CableBadges, CableLabel
 from designer.qt.canvas.items import cosmetic, font
-from designer.view import sizes as sz
+from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
-    from designer.view.geometry import Geometry
+    from designer.view.canvas.geometry import Geometry
 
 
 def _blend(colour: QColor, keep: float) -> QColor:

@@ -48,10 +48,10 @@ from designer.qt.canvas.labels import (
 from designer.qt.canvas.links import LinkLayerItem
 from designer.qt.canvas.marks import link_layers, mark_items
 from designer.qt.canvas.trunks import sync_trunks
-from designer.view import sizes as sz
-from designer.view.device_labels import MIN_LABEL_PX
-from designer.view.geometry import Geometry, same_ends
-from designer.view.quotient import (
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.device_labels import MIN_LABEL_PX
+from designer.view.canvas.geometry import Geometry, same_ends
+from designer.view.canvas.quotient import (
     Quotient,
     moved,
     quotient,
@@ -59,8 +59,8 @@ from designer.view.quotient import (
     relinked,
     with_devices,
 )
-from designer.view.selection import Selection
-from designer.view.tooltips import trunk_text
+from designer.view.canvas.selection import Selection
+from designer.view.canvas.tooltips import trunk_text
 
 
 class DesignScene(QGraphicsScene):

@@ -23,8 +23,8 @@ from designer.core.commands import (
 )
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas.items import FrameItem
-from designer.view.geometry import Geometry
-from designer.view.quotient import BLOCK_PAD, Quotient, quotient
+from designer.view.canvas.geometry import Geometry
+from designer.view.canvas.quotient import BLOCK_PAD, Quotient, quotient
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
