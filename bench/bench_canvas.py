@@ -247,7 +247,7 @@ def bench_flush(design: Design, app: QApplication) -> list[tuple[str, float, flo
         doc.undo()
         doc.undo()
         scene.flush()
-    rebuild = _ms(scene._rebuild_all, repeat=3)
+    rebuild = _ms(scene.rebuild, repeat=3)
     view.design_scene.detach()
     view.close()
     view.deleteLater()

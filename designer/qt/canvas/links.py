@@ -38,9 +38,20 @@ def _blend(colour: QColor, keep: float) -> QColor:
 class LinkSource(Protocol):
     """What the link layer draws from: the links shown, and when they change."""
 
-    link_state: int
-    text_scale: float
-    overview: bool
+    @property
+    def link_state(self) -> int:
+        """Bumped whenever the links drawn or their highlights change."""
+        ...
+
+    @property
+    def text_scale(self) -> float:
+        """Device px per reference px of the painter (exports)."""
+        ...
+
+    @property
+    def overview(self) -> bool:
+        """Whether the quotient of the whole design is drawn."""
+        ...
 
     def drawn_links(
         self,
