@@ -37,7 +37,23 @@ from PySide6.QtWidgets import (
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Document, Stage
-from designer.core.events import Event, replaced
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    each,
+    ignore,
+)
 from designer.qt.canvas import style as st
 from designer.qt.canvas.context_menu import context_menu
 from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEditsMixin
@@ -114,6 +130,7 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         self.design_scene.sceneRectChanged.connect(lambda _r: self._room_to_scroll())
         self._menu: QMenu | None = None
+        self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.VIEWS)
 
     def _schedule_zoom_check(self, *_: object) -> None:
@@ -143,8 +160,35 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.fit_all()
 
     def _on_changes(self, events: list[Event]) -> None:
-        if replaced(events):
+        self.reads(events)
+
+    def _reads_table(self) -> Reads:
+        """The view fits a newly opened design; its scene follows the rest."""
+
+        def opened(_event: Event) -> None:
             QTimer.singleShot(0, self.fit_all)
+
+        return Reads(
+            "CanvasView",
+            {
+                **each(
+                    (
+                        DevicesAdded,
+                        DevicesRemoved,
+                        DevicesChanged,
+                        LinksAdded,
+                        LinksRemoved,
+                        LinksChanged,
+                        GroupsChanged,
+                        SettingsChanged,
+                        WorkloadChanged,
+                        PhysicalChanged,
+                    ),
+                    ignore,
+                ),
+                DesignReplaced: opened,
+            },
+        )
 
     # --- feedback -----------------------------------------------------------
 
