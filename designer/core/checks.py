@@ -585,7 +585,8 @@ def check_link_updates(
     """
     edited = [_edited(design, lid, fields) for lid, fields in updates.items()]
     check_links(design, edited, lookup)
-    from designer.core.pins import check_pins, repin_update
+    from designer.core.pin_checks import check_pins
+    from designer.core.pins import repin_update
 
     for link_id, fields in updates.items():
         if "a_pins" in fields or "b_pins" in fields:
@@ -677,7 +678,7 @@ def check_design(
             return out
     _budget_problems(design, look, devices, out, cap)
     # pins are kept right by the commands (PortTaken) and checked when a file
-    # is opened (designer.core.pins.pin_problems), not on every analysis
+    # is opened (designer.core.pin_checks.pin_problems), not on every analysis
     return out
 
 

@@ -46,7 +46,8 @@ from designer.core.model import (
     reference_problems,
 )
 from designer.core.physical import Physical, physical_problems
-from designer.core.pins import check_pins, pin_pending, repin_update
+from designer.core.pin_checks import check_pins
+from designer.core.pins import pin_pending, repin_update
 from designer.core.workload import Workload
 
 
@@ -418,7 +419,7 @@ class UpdateLinks(Command):
     their first ports; :func:`designer.core.pins.repin_update`); with a
     ``lookup`` the cables left waiting get the first free ports, and pins the
     edit names (``a_pins``, ``b_pins``) are checked first (refused with
-    :class:`~designer.core.pins.PortTaken` when a port is another link's).
+    :class:`~designer.core.errors.PortTaken` when a port is another link's).
     """
 
     def __init__(

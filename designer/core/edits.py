@@ -305,7 +305,8 @@ def _pasted_pins(links: list[Link], devices: list[Device], lookup: Any) -> list[
     """The pasted links with the ports they had (the pasted devices are new,
     so every one is free); pins that do not fit the pasted devices (a
     clipboard from another design or catalog) wait for ports instead."""
-    from designer.core.pins import PortTaken, check_pins
+    from designer.core.errors import PortTaken
+    from designer.core.pin_checks import check_pins
 
     probe = Design.model_construct(
         settings=Settings(), groups=[], devices=devices, links=LinkTable()

@@ -33,7 +33,7 @@ from designer.catalog.loader import Catalog
 from designer.core.commands import Document, UpdateLink
 from designer.core.errors import ConnectionRefused
 from designer.core.model import Fabric, Link
-from designer.core.pins import port_choices
+from designer.core.occupancy import port_choices
 from designer.core.rules import LinkLimits, check_link_update, link_limits
 
 MAX_CABLES = 100_000
