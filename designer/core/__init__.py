@@ -1,7 +1,8 @@
 """Design model, connection rules, commands and history (no Qt).
 
 Modules: ``model`` (pydantic design, column-wise links), ``commands`` (undoable
-edits, History, Document), ``edits`` (group/paste/duplicate builders),
+edits; ``device_commands``, ``link_commands``), ``document`` (History,
+Document), ``edits`` (group/paste/duplicate builders),
 ``rules`` (connection rules with typed errors; ``specs`` and ``errors`` hold
 its parts), ``wiring`` (bulk wiring commands), ``ids`` (fresh ids).
 """

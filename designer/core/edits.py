@@ -13,17 +13,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from designer.core.checks import check_links
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Macro,
-    SetGroups,
-    UpdateDevices,
-)
+from designer.core.commands import Command, Macro, SetGroups
+from designer.core.device_commands import AddDevices, UpdateDevices
 from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
+from designer.core.link_commands import AddLinks
 from designer.core.model import Design, Device, Group, Link, LinkTable, Settings
 
 __all__ = [

@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, UpdateLink
+from designer.core.document import Document
 from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import UpdateLink
 from designer.core.model import Fabric, Link
 from designer.core.occupancy import port_choices
 from designer.core.rules import LinkLimits, check_link_update, link_limits

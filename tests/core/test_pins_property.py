@@ -24,17 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    RemoveDevices,
-    RemoveLinks,
-    UpdateDevices,
-    UpdateLinks,
-)
+from designer.core.commands import Command
+from designer.core.device_commands import AddDevices, RemoveDevices, UpdateDevices
+from designer.core.document import Document
 from designer.core.edits import copy_selection, duplicate, paste
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device
 from designer.core.pin_checks import pin_problems
 from designer.core.rules import ConnectionRefused, plan_connection

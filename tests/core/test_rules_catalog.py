@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog.loader import default_catalog
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design, Device, Fabric
 from designer.core.rules import (
     PortBudgetExceeded,

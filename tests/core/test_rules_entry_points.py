@@ -8,8 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from designer.catalog.loader import default_catalog
-from designer.core.commands import Document, UpdateLink
+from designer.core.document import Document
 from designer.core.edits import copy_selection, paste
+from designer.core.link_commands import UpdateLink
 from designer.core.model import Design, Device, Fabric, Link
 from designer.core.rules import (
     ConnectionRefused,

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from designer.analysis import analyze
 from designer.catalog.loader import default_catalog
-from designer.core.commands import AddLinks, Command, UpdateLink
+from designer.core.commands import Command
 from designer.core.edits import copy_selection, paste
+from designer.core.link_commands import AddLinks, UpdateLink
 from designer.core.model import Design, Device, Fabric
 from designer.core.rules import (
     ConnectionRefused,

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.ids import IdAllocator, id_base, new_id, sanitize_id
 from designer.core.model import Design, Device, Fabric, Link
 from designer.core.rules import (

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QComboBox
 
-from designer.core.commands import AddDevices, AddLinks
+from designer.core.device_commands import AddDevices
+from designer.core.link_commands import AddLinks
 from designer.core.model import Device, Link
 from designer.core.rules import ConnectionRefused, check_link_update
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import Event, replaced
 from designer.qt.canvas import style as st
 from designer.qt.canvas.context_menu import context_menu

@@ -25,7 +25,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import DevicesChanged, Event, WorkloadChanged, only, replaced
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot, with_links
