@@ -3,8 +3,10 @@
 Modules: ``model`` (pydantic design, column-wise links), ``commands`` (undoable
 edits; ``device_commands``, ``link_commands``), ``document`` (History,
 Document), ``edits`` (group/paste/duplicate builders),
-``rules`` (connection rules with typed errors; ``specs`` and ``errors`` hold
-its parts), ``wiring`` (bulk wiring commands), ``ids`` (fresh ids).
+``rules`` (the connection rules of one link), ``checks`` (the rules and the
+port budget applied to an edit or a design), ``errors`` (typed refusals),
+``specs`` (hardware lookups), ``wiring`` (bulk wiring commands), ``ids`` (the
+id type, fresh ids).
 """
 
 from designer.core.model import (

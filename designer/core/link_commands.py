@@ -25,7 +25,7 @@ class AddLinks(Command):
     """Append links (rows or a whole :class:`LinkTable`, which bulk wiring uses).
 
     Refused (ValueError) when an id repeats or an endpoint is not in the design.
-    Connection rules (ports, speed, fabric) are checked by ``designer.core.rules``
+    Connection rules (ports, speed, fabric) are checked by ``designer.core.checks``
     before building the command, not here. With a ``lookup`` (the catalog) the
     cables still waiting for ports get them (:mod:`designer.core.pins`): the
     first free ones, no other link's ports touched.

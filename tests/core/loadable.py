@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from designer.catalog import Catalog, default_catalog
+from designer.core.connect import plan_connection
 from designer.core.device_commands import RemoveDevices, UpdateDevices
 from designer.core.document import Document, Stage
 from designer.core.edits import copy_selection, duplicate, paste, remove_group
@@ -28,7 +29,6 @@ from designer.core.events import Event
 from designer.core.link_commands import RemoveLinks
 from designer.core.model import Design, Fabric, Placement
 from designer.core.physical_commands import EditRacks, PlaceDevices, remove_racks
-from designer.core.rules import plan_connection
 from designer.io import DesignFileError, dumps_design, load_design, loads_design
 from designer.view.editing import EditRefused, group_devices, place_devices
 

@@ -25,13 +25,14 @@ from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
 from designer.core.commands import Command
+from designer.core.connect import plan_connection
 from designer.core.device_commands import AddDevices, RemoveDevices, UpdateDevices
 from designer.core.document import Document
 from designer.core.edits import copy_selection, duplicate, paste
+from designer.core.errors import ConnectionRefused
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device
 from designer.core.pin_checks import pin_problems
-from designer.core.rules import ConnectionRefused, plan_connection
 from designer.generate import fat_tree
 from designer.io import dumps_design, loads_design
 

@@ -23,9 +23,9 @@ from designer.core.edits import (
     remove_group,
     set_group_collapsed,
 )
+from designer.core.errors import ConnectionRefused
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device, Fabric, Group, GroupKind, Link, Settings
-from designer.core.rules import ConnectionRefused
 from designer.core.specs import DeviceSpec, PortGroupSpec
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from tests.hypo import examples

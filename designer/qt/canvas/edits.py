@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Command, Macro
+from designer.core.connect import Connection, plan_connection
 from designer.core.device_commands import RemoveDevices, move_devices
 from designer.core.document import Document
 from designer.core.edits import (
@@ -28,7 +29,6 @@ from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
 from designer.core.formatting import plural
 from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Fabric
-from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from designer.view import editing
 from designer.view import sizes as sz
