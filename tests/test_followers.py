@@ -50,7 +50,7 @@ def test_the_docs_list_every_subscriber_in_the_code() -> None:
 
 
 def test_the_docs_list_the_followers_of_a_main_window(qtbot: Any) -> None:
-    from designer.core.commands import Stage
+    from designer.core.document import Stage
     from designer.qt.main_window import MainWindow
 
     window = MainWindow(persist=False, autosave=False)

@@ -1,7 +1,7 @@
 """What an edit changed, as typed events that commands emit and views apply.
 
 Every command's ``do`` and ``undo`` return the events of that step, in the order
-they happened, and :class:`~designer.core.commands.Document` hands them to its
+they happened, and :class:`~designer.core.document.Document` hands them to its
 followers. Positions are exact: they are the rows the command itself touched,
 so a follower never searches ids and never second-guesses an event.
 

@@ -24,7 +24,8 @@ from designer.catalog.loader import default_catalog
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import LINK_COLUMNS, SCHEMA_VERSION, Design
 from designer.core.model import reference_problems as model_reference_problems
-from designer.core.pins import pin_pending, pin_problems
+from designer.core.pin_checks import pin_problems
+from designer.core.pins import pin_pending
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import (

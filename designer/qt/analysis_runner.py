@@ -31,7 +31,7 @@ from designer.analysis.index import DesignIndex
 from designer.analysis.ledger import BoundLedger
 from designer.analysis.reuse import Reuse
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from designer.analysis.report import Report
 from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import Event
 from designer.io.filenames import export_folder
 from designer.qt.analysis_runner import AnalysisRunner

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow, QMenu, QStyle, QToolBar
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
 
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.qt.canvas import CanvasView
     from designer.qt.properties import PropertiesPanel
 

@@ -24,7 +24,7 @@ from designer.qt import heap
 
 if TYPE_CHECKING:
     from designer.catalog.loader import Catalog
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.io.recovery import RecoveryEntry
     from designer.qt.autosave import Autosaver
     from designer.qt.canvas import CanvasView

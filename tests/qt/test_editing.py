@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device, Tier
 from designer.qt.palette import catalog_mime
 from tests.qt.helpers import add_dgx, settle

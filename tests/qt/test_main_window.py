@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from designer.analysis.report import Finding, Severity
-from designer.core.commands import AddDevices, UpdateDevices
+from designer.core.device_commands import AddDevices, UpdateDevices
 from designer.core.model import Device
 from tests.qt.helpers import add_dgx, settle
 

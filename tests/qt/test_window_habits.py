@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device
 from designer.generate import fat_tree as make_fat_tree
 from tests.qt.helpers import add_dgx

@@ -42,7 +42,8 @@ from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.ports import effective_ports
 from designer.catalog.schema import Interface, Media
 from designer.core.model import Design
-from designer.core.pins import Kinds, lane_name, pinned, split_lane
+from designer.core.occupancy import Kinds, lane_name, split_lane
+from designer.core.pins import pinned
 
 __all__ = [
     "CABLING_COLUMNS",
@@ -119,7 +120,7 @@ CablingRow = tuple[
 
 LANE_SEPARATOR = ":"
 """Between a port name and its breakout lane number (``osfp8/2:1``); the same
-as :data:`designer.core.pins.LANE_SEPARATOR`."""
+as :data:`designer.core.occupancy.LANE_SEPARATOR`."""
 
 # (0 with a module / 1 without, module id, lanes per port, speed when split)
 Mode = tuple[int, str, int, int]

@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, SignalInstance
 from PySide6.QtWidgets import QInputDialog, QMenu, QWidget
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Fabric
 from designer.qt.canvas.hits import (
     BlockHit,

@@ -14,15 +14,10 @@ from PySide6.QtCore import QMimeData, QPointF
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import (
-    AddLinks,
-    Command,
-    Document,
-    Macro,
-    RemoveDevices,
-    RemoveLinks,
-    move_devices,
-)
+from designer.core.commands import Command, Macro
+from designer.core.connect import Connection, plan_connection
+from designer.core.device_commands import RemoveDevices, move_devices
+from designer.core.document import Document
 from designer.core.edits import (
     copy_selection,
     duplicate,
@@ -32,8 +27,8 @@ from designer.core.edits import (
 )
 from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
 from designer.core.formatting import plural
+from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Fabric
-from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from designer.view.canvas import editing
 from designer.view.canvas import sizes as sz

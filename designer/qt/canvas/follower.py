@@ -19,7 +19,7 @@ from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,

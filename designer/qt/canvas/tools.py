@@ -6,7 +6,7 @@ Alt+drag from a device with the select tool connects, like the connect tool.
 
 A connect gesture (drag from one device and release over another, or click
 one device then the other; Escape cancels) makes the link the rules plan
-(:func:`designer.core.rules.plan_connection`): data ports before management
+(:func:`designer.core.connect.plan_connection`): data ports before management
 ports, and every free port of the matched port group up to the other end's
 free ports. Keys held when the button is *released* (the second click's):
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,

@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
     from designer.catalog import default_catalog
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.core.model import Design, Device
     from designer.qt.canvas import CanvasView
 

@@ -10,9 +10,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
+from designer.core.connect import plan_connection
 from designer.core.edits import copy_selection, paste
+from designer.core.errors import ConnectionRefused
 from designer.core.model import Design, Fabric, Link, Tier
-from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas.edits import FRAGMENT_MIME
 from tests.qt.canvas.helpers import dev, drag, vp
 

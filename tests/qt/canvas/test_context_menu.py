@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMenu
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
+from designer.core.connect import plan_connection
+from designer.core.errors import ConnectionRefused
 from designer.core.model import (
     Design,
     Fabric,
@@ -19,7 +21,6 @@ from designer.core.model import (
     LinkTable,
     Tier,
 )
-from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas import CanvasView
 from tests.qt.canvas.helpers import click, dev, vp
 
