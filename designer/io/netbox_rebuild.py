@@ -4,7 +4,7 @@
 design the analysis can open:
 
 - devices: their NetBox type is matched to the catalog by manufacturer
-  (library spellings mapped, :func:`designer.catalog.netbox_import.map_manufacturer`)
+  (library spellings mapped, :func:`designer.catalog.netbox_clean.map_manufacturer`)
   and model; a type the catalog lacks is an error naming the devices (import
   the type with ``import-netbox`` first). A device's NetBox name is its id;
   rack and position are its placement.
@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from designer.catalog.netbox_import import map_manufacturer
+from designer.catalog.netbox_clean import map_manufacturer
 from designer.catalog.schema import CatalogEntry, Category, Interface, Role
 from designer.core.links import Fabric, Link, LinkTable
 from designer.core.model import Design, Device, Placement, Settings
