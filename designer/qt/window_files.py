@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from designer.core import formatting as fmt
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
-from designer.io.export.cabling import pinned_design
+from designer.io.export.cables import pinned_design
 from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt import heap
 
