@@ -420,7 +420,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         centre = QPointF(self.canvas.mapToScene(self.canvas.viewport().rect().center()))
         # the row of ``count`` is centred on the view, not started there
         centre.setX(centre.x() - (max(count, 1) - 1) * PLACE_STEP_X / 2)
-        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), centre)
+        self.canvas.edits.drop_catalog_item(catalog_mime(catalog_id, count), centre)
 
     def select_items(self, ids: list[str]) -> None:
         """Select and centre devices/links (e.g. those of a finding)."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from designer.core.commands import Document
     from designer.qt.canvas import CanvasView
+    from designer.qt.canvas.edits import CanvasEdits
     from designer.qt.properties import PropertiesPanel
 
 Key = QKeySequence.StandardKey
@@ -82,6 +83,9 @@ class WindowActions:
         def canvas() -> CanvasView:  # read at trigger time
             return h.canvas
 
+        def edits() -> CanvasEdits:
+            return h.canvas.edits
+
         # File
         self.new = act("&New", h.new_design, Key.New, "Start an empty design")
         self.new.setIcon(style.standardIcon(sp.SP_FileIcon))
@@ -129,14 +133,14 @@ class WindowActions:
         )
         self.redo.setIcon(style.standardIcon(sp.SP_ArrowForward))
         self.cut = act("Cu&t", self._cut, Key.Cut)
-        self.copy = act("&Copy", lambda: canvas().copy_selection(), Key.Copy)
-        self.paste = act("&Paste", lambda: canvas().paste(), Key.Paste)
+        self.copy = act("&Copy", lambda: edits().copy_selection(), Key.Copy)
+        self.paste = act("&Paste", lambda: edits().paste(), Key.Paste)
         self.duplicate = act(
-            "D&uplicate", lambda: canvas().duplicate_selection(), "Ctrl+D"
+            "D&uplicate", lambda: edits().duplicate_selection(), "Ctrl+D"
         )
         self.delete = act(
             "&Delete",
-            lambda: canvas().delete_selection(),
+            lambda: edits().delete_selection(),
             [QKeySequence(Key.Delete), QKeySequence("Backspace")],
         )
         self.select_all = act("Select &All", self._select_all, Key.SelectAll)
@@ -182,24 +186,24 @@ class WindowActions:
         )
         self.connect_oob = act(
             "Connect &Out-of-Band",
-            lambda: canvas().connect_selected_out_of_band(),
+            lambda: edits().connect_selected_out_of_band(),
             None,
             "Join the two selected devices by their management ports "
             "(or hold Ctrl/Cmd when releasing a connect drag)",
         )
         self.rail = act(
             "Wire &Rail-Optimized",
-            lambda: canvas().wire_rail_optimized(),
+            lambda: edits().wire_rail_optimized(),
             "Ctrl+Shift+R",
             "Wire the selected nodes to the selected rail leaves: add the rails "
             "they miss, or offer to rewire them",
         )
         self.group_su = act(
-            "Group as Scalable &Unit", lambda: canvas().group_selection("su")
+            "Group as Scalable &Unit", lambda: edits().group_selection("su")
         )
-        self.group_pod = act("Group as &Pod", lambda: canvas().group_selection("pod"))
+        self.group_pod = act("Group as &Pod", lambda: edits().group_selection("pod"))
         self.auto_layout = act(
-            "Auto-&Layout by Tier", lambda: canvas().auto_layout(), "Ctrl+L"
+            "Auto-&Layout by Tier", lambda: edits().auto_layout(), "Ctrl+L"
         )
         self.settings = act("Design &Settings…", self._design_settings)
         self.compare = act(
@@ -304,8 +308,8 @@ class WindowActions:
         self.host.show_status(text)
 
     def _cut(self) -> None:
-        self.host.canvas.copy_selection()
-        self.host.canvas.delete_selection()
+        self.host.canvas.edits.copy_selection()
+        self.host.canvas.edits.delete_selection()
 
     def _select_all(self) -> None:
         self.host.canvas.select_ids(
@@ -322,7 +326,7 @@ class WindowActions:
             64,
         )
         if ok:
-            self.host.canvas.connect_all_to_all(cables)
+            self.host.canvas.edits.connect_all_to_all(cables)
 
     def _design_settings(self) -> None:
         self.host.canvas.select_ids([], center=False)
