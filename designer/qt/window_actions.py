@@ -18,12 +18,13 @@ if TYPE_CHECKING:
     from designer.qt.canvas import CanvasView
     from designer.qt.canvas.edits import CanvasEdits
     from designer.qt.properties import PropertiesPanel
+    from designer.qt.window_files import WindowFiles
 
 Key = QKeySequence.StandardKey
 
 
 class ActionHost(Protocol):
-    """What the actions act on: the main window's panels, docks and file commands."""
+    """What the actions act on: the main window's panels, docks and files."""
 
     canvas: CanvasView
     document: Document
@@ -35,17 +36,10 @@ class ActionHost(Protocol):
     workload_dock: QDockWidget
     charts_dock: QDockWidget
 
+    files: WindowFiles
+
     def show_status(self, text: str) -> None: ...
-    def new_design(self) -> None: ...
-    def new_from_template(self) -> None: ...
-    def open_dialog(self) -> None: ...
-    def open_recent(self, path: str) -> None: ...
-    def recent_files(self) -> list[str]: ...
-    def clear_recent_files(self) -> None: ...
-    def save(self) -> bool: ...
-    def save_as(self) -> bool: ...
     def export(self, selection_only: bool = False) -> None: ...
-    def close_design(self) -> bool: ...
     def set_show_cut(self, on: bool) -> None: ...
     def compare_with(self) -> None: ...
 
@@ -87,19 +81,19 @@ class WindowActions:
             return h.canvas.edits
 
         # File
-        self.new = act("&New", h.new_design, Key.New, "Start an empty design")
+        self.new = act("&New", h.files.new_design, Key.New, "Start an empty design")
         self.new.setIcon(style.standardIcon(sp.SP_FileIcon))
         self.new_template = act(
             "New from &Template…",
-            h.new_from_template,
+            h.files.new_from_template,
             "Ctrl+Shift+N",
             "Generate a SuperPOD, fat tree, k-ary or NVL72 design",
         )
-        self.open = act("&Open…", h.open_dialog, Key.Open, "Open a design file")
+        self.open = act("&Open…", h.files.open_dialog, Key.Open, "Open a design file")
         self.open.setIcon(style.standardIcon(sp.SP_DialogOpenButton))
-        self.save = act("&Save", h.save, Key.Save, "Save the design")
+        self.save = act("&Save", h.files.save, Key.Save, "Save the design")
         self.save.setIcon(style.standardIcon(sp.SP_DialogSaveButton))
-        self.save_as = act("Save &As…", h.save_as, Key.SaveAs)
+        self.save_as = act("Save &As…", h.files.save_as, Key.SaveAs)
         self.export = act(
             "&Export…", h.export, "Ctrl+E", "Export PDF, SVG, PNG, BOM, cabling plan"
         )
@@ -114,7 +108,7 @@ class WindowActions:
         )
         self.close = act(
             "&Close",
-            h.close_design,
+            h.files.close_design,
             # Ctrl+W everywhere (the platform's Close key is Ctrl+F4 on some)
             [QKeySequence("Ctrl+W"), QKeySequence("Ctrl+F4")],
             "Close the design (asks to save changes) and start an empty one",
@@ -338,15 +332,17 @@ class WindowActions:
     def _fill_recent(self) -> None:
         menu = self.recent_menu
         menu.clear()
-        files = self.host.recent_files()
+        files = self.host.files.recent_files()
         for i, f in enumerate(files, start=1):
             a = menu.addAction(f"&{i % 10} {Path(f).name}")
             a.setToolTip(f)
-            a.triggered.connect(lambda _=False, f=f: self.host.open_recent(f))
+            a.triggered.connect(lambda _=False, f=f: self.host.files.open_recent(f))
         if not files:
             menu.addAction("(none)").setEnabled(False)
         menu.addSeparator()
-        menu.addAction("Clear List").triggered.connect(self.host.clear_recent_files)
+        menu.addAction("Clear List").triggered.connect(
+            self.host.files.clear_recent_files
+        )
 
 
 def _open_verify(window: QMainWindow) -> None:
