@@ -109,7 +109,7 @@ from designer.analysis.report import Finding, Severity
 from designer.analysis.slurm_checks import check_slurm
 from designer.analysis.tree_checks import check_tree
 from designer.catalog.ports import device_ports_problems
-from designer.core.formatting import plural, verb
+from designer.core.formatting import plural, usd, usd_range, verb
 from designer.core.model import Purpose
 
 T = TypeVar("T")
@@ -602,13 +602,12 @@ def check_scale(ctx: Context) -> list[Finding]:
     lo, hi = ctx.tier.typical_cost_usd
     total = ctx.cost.total
     if ctx.gpus and (total < lo or (hi is not None and total > hi)):
-        rng = f"${lo / 1e6:,.1f}M-" + (f"${hi / 1e6:,.1f}M" if hi else "")
         out.append(
             _f(
                 "COST_OUTSIDE_TIER_RANGE",
                 Severity.INFO,
-                f"hardware capex ${total / 1e6:,.2f}M is outside the "
-                f"{ctx.tier.name} typical {rng}; the typical range is an all-in "
+                f"hardware capex {usd(total)} is outside the {ctx.tier.name} "
+                f"typical {usd_range(lo, hi)}; the typical range is an all-in "
                 "rule of thumb (~$100k/GPU incl. facility, power, support), the "
                 "build-up is hardware only",
             )

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.index import KIND_COMPUTE, DesignIndex
-from designer.core.links import FABRIC_CODE, Fabric, LinkArrays
+from designer.core.link_arrays import LinkArrays
+from designer.core.link_model import FABRIC_CODE, Fabric
 
 MAX_REFERENCES = 4
 """Bounds kept, each for its own compute nodes (so that deleting a compute node

@@ -166,8 +166,60 @@ def splice(
     return kept
 
 
+EVENT_TYPES: tuple[type[Event], ...] = (
+    *ROW_EVENTS,
+    GroupsChanged,
+    SettingsChanged,
+    WorkloadChanged,
+    PhysicalChanged,
+    DesignReplaced,
+)
+"""Every kind of event a command emits (a follower's :class:`Reads` names each)."""
+
 E = TypeVar("E", bound=Event)
 Handler = Callable[[Event], None]
+
+
+def ignore(_event: Event) -> None:
+    """The handler of an event kind a follower has nothing to do for."""
+
+
+class Reads:
+    """What one follower does with each kind of event: one handler per type.
+
+    The table names every type of :data:`EVENT_TYPES` (:func:`ignore` for the
+    ones it has nothing to do for) or it is refused when it is built, so a new
+    kind of event stops every follower that does not say what it does with it.
+    Calling it dispatches one step's events, in order, on their exact type.
+    """
+
+    __slots__ = ("_table", "follower")
+
+    def __init__(self, follower: str, table: Mapping[type[Event], Handler]) -> None:
+        missing = [t.__name__ for t in EVENT_TYPES if t not in table]
+        unknown = [t.__name__ for t in table if t not in EVENT_TYPES]
+        if missing or unknown:
+            said = []
+            if missing:
+                said.append("does not say what it does with " + ", ".join(missing))
+            if unknown:
+                said.append("names events no command emits: " + ", ".join(unknown))
+            raise TypeError(f"{follower} " + "; ".join(said))
+        self.follower = follower
+        self._table = dict(table)
+
+    def __call__(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self._table[type(event)](event)
+
+    def handler(self, kind: type[Event]) -> Handler:
+        """The handler of one kind of event."""
+        return self._table[kind]
+
+
+def each(kinds: Iterable[type[Event]], handler: Handler) -> dict[type[Event], Handler]:
+    """One handler for several kinds (spelled out: ``{**each((A, B), h), C: g}``)."""
+    return dict.fromkeys(kinds, handler)
 
 
 def dispatch(events: Iterable[Event], handlers: Mapping[type[Event], Handler]) -> None:
@@ -204,6 +256,7 @@ def replaced(events: Sequence[Event]) -> bool:
 
 
 __all__ = [
+    "EVENT_TYPES",
     "ROW_EVENTS",
     "DesignReplaced",
     "DevicesAdded",
@@ -215,10 +268,13 @@ __all__ = [
     "LinksChanged",
     "LinksRemoved",
     "PhysicalChanged",
+    "Reads",
     "SettingsChanged",
     "WorkloadChanged",
     "dispatch",
+    "each",
     "ids_of",
+    "ignore",
     "of_type",
     "only",
     "replaced",

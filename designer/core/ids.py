@@ -1,11 +1,19 @@
-"""Fresh, unique, readable ids (``leaf-1``, ``leaf-2``, ...)."""
+"""Ids: the stable id type, and fresh, unique, readable ids (``leaf-1``, ...)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
+from typing import Annotated
 
-__all__ = ["IdAllocator", "id_base", "new_id", "sanitize_id"]
+from pydantic import Field
+
+__all__ = ["Id", "IdAllocator", "id_base", "new_id", "sanitize_id"]
+
+Id = Annotated[
+    str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/]+$")
+]
+"""A stable id: 1-200 characters of letters, digits and ``_ . : - /``."""
 
 _BAD = re.compile(r"[^A-Za-z0-9_.:\-/]+")
 _SUFFIX = re.compile(r"-\d+$")

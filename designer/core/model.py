@@ -17,6 +17,7 @@ from designer.core.hostnames import (
     TRAY_RULE_MAX,
     tray_rule_problem,
 )
+from designer.core.ids import Id
 from designer.core.limits import (
     COORD_LIMIT,
     LABEL_MAX,
@@ -28,17 +29,16 @@ from designer.core.limits import (
     MAX_PRICE_USD,
     NOTES_MAX,
 )
-from designer.core.links import (
+from designer.core.link_arrays import LinkArrays
+from designer.core.link_model import (
     FABRIC_CODE,
     FABRICS,
     LINK_COLUMNS,
     Fabric,
-    Id,
     Link,
-    LinkArrays,
     LinkColumns,
-    LinkTable,
 )
+from designer.core.links import LinkTable
 from designer.core.physical import Physical, PlacementRef, physical_problems
 from designer.core.workload import Workload
 

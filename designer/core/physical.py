@@ -35,7 +35,7 @@ from math import ceil
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from designer.core.links import Id
+from designer.core.ids import Id
 
 RACK_UNIT_M = 0.04445
 """Height of one rack unit in metres (EIA-310: 1.75 in = 44.45 mm)."""

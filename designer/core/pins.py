@@ -3,7 +3,7 @@
 A link is a bundle of ``cables`` cables between two devices' port groups; each
 cable's end is *pinned* to one port (``osfp3/2``) or, on a port broken out into
 several links, one lane of it (``osfp8/2:1``). The pins live in the link table
-(:attr:`designer.core.links.LinkArrays.a_pins`), are chosen when a link is made
+(:attr:`designer.core.link_arrays.LinkArrays.a_pins`), are chosen when a link is made
 and kept through every later edit, undo, paste and save: an edit frees or takes
 only its own ports, so the cabling plan of one link never changes because
 another was edited.
@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from designer.core.errors import ConnectionRefused
-from designer.core.links import NO_PORT, PENDING, PIN_PENDING_TEXT, Link
+from designer.core.link_arrays import NO_PORT, PENDING
+from designer.core.link_model import PIN_PENDING_TEXT, Link
 from designer.core.model import Design, Device
 from designer.core.specs import DeviceSpec, Lookup, PortGroupSpec, as_lookup
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from designer.core.links import LinkArrays, LinkTable
+from designer.core.link_arrays import LinkArrays
+from designer.core.links import LinkTable
 from designer.core.model import Design
 
 

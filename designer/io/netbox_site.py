@@ -46,7 +46,8 @@ from typing import Any
 
 from designer.catalog.netbox_import import map_manufacturer
 from designer.catalog.schema import CatalogEntry, Category, Interface, Role
-from designer.core.links import Fabric, Link, LinkTable
+from designer.core.link_model import Fabric, Link
+from designer.core.links import LinkTable
 from designer.core.model import Design, Device, Placement, Settings
 from designer.core.physical import (
     Hall,

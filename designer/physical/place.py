@@ -43,7 +43,7 @@ from pydantic import BaseModel
 
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import CatalogEntry, Category, DeviceCooling
-from designer.core.links import FABRIC_CODE, Fabric
+from designer.core.link_model import FABRIC_CODE, Fabric
 from designer.core.model import Design, Device, Placement, placement_refs
 from designer.core.physical import (
     COOLING_ORDER,

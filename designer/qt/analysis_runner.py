@@ -4,7 +4,7 @@ Pattern (reference/performance.md §4): every edit bumps a generation number; a
 lone edit is analysed at once, edits in a burst restart a ~100 ms single-shot
 timer. A job gets a snapshot of the design: the device and group lists (their
 items are replaced by commands, never changed) and the current state of the
-link column store (read-only arrays, :class:`~designer.core.links.LinkArrays`),
+link column store (read-only arrays, :class:`~designer.core.link_arrays.LinkArrays`),
 so taking it costs next to nothing on the GUI thread. The worker derives the
 analysis index from it and analyses it on a one-thread pool (queued, unstarted
 jobs are dropped); a result whose generation is not the current one is dropped.

@@ -52,7 +52,7 @@ from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
 from designer.qt.window_files import WindowFilesMixin
 from designer.qt.workload import EstimateRunner, WorkloadPanel
-from designer.view.sizes import PLACE_STEP_X
+from designer.view.canvas.sizes import PLACE_STEP_X
 
 if TYPE_CHECKING:
     from designer.qt.compare import CompareDialog

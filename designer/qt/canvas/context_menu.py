@@ -1,7 +1,7 @@
 """The canvas's context menu: right-click selects, then offers what applies.
 
 Which entries a click offers is decided without Qt
-(:func:`designer.view.context_actions.menu_actions`); this module selects what
+(:func:`designer.view.canvas.context_actions.menu_actions`); this module selects what
 the click landed on (unless it is already selected, so a multi-selection
 survives), builds the QMenu and runs each entry through the view's own edit
 methods: the same commands, rules and refusal messages as the toolbar and the
@@ -28,7 +28,12 @@ from designer.qt.canvas.hits import (
     LinkHit,
     TrunkHit,
 )
-from designer.view.context_actions import Action, Target, TargetKind, menu_actions
+from designer.view.canvas.context_actions import (
+    Action,
+    Target,
+    TargetKind,
+    menu_actions,
+)
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene

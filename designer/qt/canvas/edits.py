@@ -35,8 +35,8 @@ from designer.core.formatting import plural
 from designer.core.model import Fabric
 from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
-from designer.view import editing
-from designer.view import sizes as sz
+from designer.view.canvas import editing
+from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance

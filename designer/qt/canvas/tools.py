@@ -31,7 +31,7 @@ from designer.core.model import Fabric
 from designer.qt.canvas import style as st
 from designer.qt.canvas.drag import DragSession
 from designer.qt.canvas.hits import BlockHit, DeviceHit, FrameHit, LinkHit, TrunkHit
-from designer.view import sizes as sz
+from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene

@@ -45,8 +45,8 @@ from designer.qt.canvas.hover import show_tooltip
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.tools import TOOLS, CanvasTool
 from designer.qt.canvas.zoom import FIT_MARGIN_PX, ZoomingView
-from designer.view import sizes as sz
-from designer.view.context_actions import connected_rows
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.context_actions import connected_rows
 
 __all__ = ["CATALOG_MIME", "FIT_MARGIN_PX", "FRAGMENT_MIME", "CanvasView"]
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from designer.core.commands import Document, SetWorkload
 from designer.core.workload import CloudRate, Workload
-from designer.view.workload_fields import (
+from designer.view.workload.fields import (
     FIELDS,
     GROUPS,
     JOBS,

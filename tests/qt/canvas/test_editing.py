@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from designer.core.model import Design, Tier
 from designer.qt.canvas import CATALOG_MIME
-from designer.view.sizes import GRID
+from designer.view.canvas.sizes import GRID
 from tests.qt.canvas.helpers import click, dev, drag, vp
 
 

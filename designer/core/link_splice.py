@@ -1,0 +1,108 @@
+"""The arrays of the link table's next state after an edit, from the last state.
+
+Each function takes a state (:class:`~designer.core.link_arrays.LinkArrays`)
+and returns the new arrays of the columns it changes, never writing into the
+old ones; :class:`designer.core.links.LinkTable` puts them in place and keeps
+its id look-up (the serials) current. Rows given to these functions carry the
+table's own codes (:func:`designer.core.link_codes.recode_rows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from designer.core.link_arrays import LinkArrays
+
+__all__ = ["appended", "deleted", "pins_written", "replaced", "spliced", "truncated"]
+
+Columns = dict[str, npt.NDArray[Any]]
+
+
+def appended(old: LinkArrays, rows: Columns, serial: npt.NDArray[np.int64]) -> Columns:
+    """``rows`` added after the last row, with these serials."""
+    return {
+        name: np.concatenate((getattr(old, name), rows[name]))
+        for name in (*LinkArrays._ROW, *LinkArrays._PINS)
+    } | {"serial": np.concatenate((old.serial, serial))}
+
+
+def truncated(old: LinkArrays, n: int) -> Columns:
+    """Only the first ``n`` rows."""
+    cut = int(old.cables[:n].sum())
+    return {name: getattr(old, name)[:n] for name in LinkArrays._ALL} | {
+        name: getattr(old, name)[:cut] for name in LinkArrays._PINS
+    }
+
+
+def deleted(old: LinkArrays, at: npt.NDArray[np.int64]) -> Columns:
+    """The rows at positions ``at`` removed."""
+    keep = np.ones(len(old), dtype=np.bool_)
+    keep[at] = False
+    keep_pins = np.repeat(keep, old.cables)
+    return {name: np.delete(getattr(old, name), at) for name in LinkArrays._ALL} | {
+        name: getattr(old, name)[keep_pins] for name in LinkArrays._PINS
+    }
+
+
+def spliced(old: LinkArrays, positions: list[int], cols: Columns) -> Columns:
+    """The rows ``cols`` (serials included) inserted at ascending final
+    ``positions``."""
+    at = np.asarray(positions, dtype=np.int64) - np.arange(len(positions))
+    new = {
+        name: np.insert(getattr(old, name), at, cols[name]) for name in LinkArrays._ALL
+    }
+    # each new row's cables go in before the pins of the row now at its place
+    flat_at = np.repeat(old.pin_offsets()[at], cols["cables"])
+    for name in LinkArrays._PINS:
+        new[name] = np.insert(getattr(old, name), flat_at, cols[name])
+    return new
+
+
+def pins_written(old: LinkArrays, at: npt.NDArray[np.int64], pins: Columns) -> Columns:
+    """The pin arrays with the cables of the rows at ``at`` given ``pins``'
+    codes (as many as those rows have cables, in their order)."""
+    flat = old.pin_rows(at)
+    out = {}
+    for name in LinkArrays._PINS:
+        column = getattr(old, name).copy()
+        column[flat] = pins[name]
+        out[name] = column
+    return out
+
+
+def replaced(old: LinkArrays, at: npt.NDArray[np.int64], rows: Columns) -> Columns:
+    """The rows at ``at`` given the values of ``rows`` (pins included, whose
+    cable counts may differ); serials kept."""
+    new: Columns = {}
+    for name in LinkArrays._ROW:
+        column = getattr(old, name).copy()
+        column[at] = rows[name]
+        new[name] = column
+    return new | _replace_pins(old, at, rows)
+
+
+def _replace_pins(old: LinkArrays, at: npt.NDArray[np.int64], rows: Columns) -> Columns:
+    """The pin arrays with the pins of the rows at ``at`` replaced by ``rows``'
+    (whose cable counts may differ)."""
+    if bool((old.cables[at] == rows["cables"]).all()):
+        return pins_written(old, at, rows)
+    offsets = old.pin_offsets()
+    order = np.argsort(at, kind="stable")
+    new_offsets = np.zeros(len(at) + 1, dtype=np.int64)
+    np.cumsum(rows["cables"], out=new_offsets[1:])
+    out = {}
+    for name in LinkArrays._PINS:
+        column, given = getattr(old, name), rows[name]
+        parts: list[npt.NDArray[Any]] = []
+        prev = 0
+        for k in order.tolist():
+            i = int(at[k])
+            parts.append(column[prev : offsets[i]])
+            parts.append(given[new_offsets[k] : new_offsets[k + 1]])
+            prev = int(offsets[i + 1])
+        parts.append(column[prev:])
+        out[name] = np.concatenate(parts).astype(np.int32, copy=False)
+    return out
