@@ -204,21 +204,16 @@ def add_physical_docks(
     document: Document,
     catalog: Catalog,
     canvas: CanvasView,
-    anchor: QDockWidget | None = None,
     analysis: AnalysisRunner | None = None,
 ) -> PhysicalDocks:
-    """Add the "Racks" and "Floor plan" docks to ``window``, tabbed with
-    ``anchor`` (the validator: the canvas keeps its width), with their toggles
-    in the View menu; ``analysis``: the validator's worker, whose index of
-    each state the cable lengths read."""
+    """Add the "Racks" and "Floor plan" docks to the right of ``window`` (which
+    tabs them, with the validator by default), with their toggles in the View
+    menu; ``analysis``: the validator's worker, whose index of each state the
+    cable lengths read."""
     docks = PhysicalDocks(window, document, catalog, canvas, analysis)
     right = Qt.DockWidgetArea.RightDockWidgetArea
     for dock in (docks.elevation_dock, docks.floor_dock):
         window.addDockWidget(right, dock)
-        if isinstance(anchor, QDockWidget):
-            window.tabifyDockWidget(anchor, dock)
-    if isinstance(anchor, QDockWidget):
-        anchor.raise_()
     menu = _view_menu(window) or window.menuBar().addMenu("&View")
     menu.addSeparator()
     menu.addAction(docks.elevation_dock.toggleViewAction())
