@@ -44,7 +44,7 @@ from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.view import FIT_MARGIN_PX
-from designer.view.sizes import DEVICE_H, DEVICE_W, LOD_CABLE_LABELS
+from designer.view.canvas.sizes import DEVICE_H, DEVICE_W, LOD_CABLE_LABELS
 
 W, H = 1600, 1000
 _EDITS = (
@@ -241,7 +241,7 @@ def bench_flush(design: Design, app: QApplication) -> list[tuple[str, float, flo
         doc.undo()
         doc.undo()
         scene.flush()
-    rebuild = _ms(scene._rebuild_all, repeat=3)
+    rebuild = _ms(scene.rebuild, repeat=3)
     view.design_scene.detach()
     view.close()
     view.deleteLater()
@@ -340,7 +340,7 @@ def bench_cable_labels(app: QApplication) -> dict[str, float]:
     labels); "after an edit" invalidates the link layer
     first, so the label layout is redone, as after any change of the design.
     """
-    import designer.view.sizes as sizes
+    import designer.view.canvas.sizes as sizes
 
     design = _bundled_racks()
     view = CanvasView(Document(design), default_catalog())

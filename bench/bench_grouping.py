@@ -7,7 +7,7 @@ Plain script, not part of the test run::
 The design is ``fat_tree("dgx-h100", GPUs / 8, "qm9700")`` (20,812 devices at
 100K GPUs). For each member count it times, min of 3 (the naive way once):
 
-* ``build``: :func:`designer.view.editing.group_devices` building the step
+* ``build``: :func:`designer.view.canvas.editing.group_devices` building the step
   (one device map, set lookups per member: linear);
 * ``naive``: the same function as it was before issue 16 item 14, in this run
   (it rebuilt the set of every device id once per member and looked members
@@ -35,7 +35,7 @@ from designer.core.document import Document
 from designer.core.formatting import plural
 from designer.core.model import Design, Group, GroupKind
 from designer.generate import fat_tree
-from designer.view.editing import EditRefused, fresh_ids, group_devices
+from designer.view.canvas.editing import EditRefused, fresh_ids, group_devices
 
 
 def naive_group_devices(design: Design, ids: Iterable[str], kind: str) -> Command:

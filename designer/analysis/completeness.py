@@ -123,10 +123,17 @@ class _Cols:
 def check_completeness(ctx: Context) -> list[Finding]:
     """Unwired devices, unused compute ports, OOB per node, head nodes, storage
     reachability, leaves without uplinks, and a compute fabric in parts."""
+    head, tail = completeness_of_index(ctx)
+    return head + management_presence(ctx) + tail
+
+
+def completeness_of_index(ctx: Context) -> tuple[list[Finding], list[Finding]]:
+    """The findings of :func:`check_completeness` before and after the head
+    nodes' (these read the index and its figures alone, not the settings)."""
     idx = ctx.index
     n = idx.n_devices
     if n < 2:
-        return []
+        return [], []
     cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
     cols = _Cols(idx, n, idx.a[cf], idx.b[cf], _touched(n, idx.a, idx.b))
     n_comp = int((idx.kind == KIND_COMPUTE).sum())
@@ -138,9 +145,16 @@ def check_completeness(ctx: Context) -> list[Finding]:
     out += _leaves_without_uplinks(cols)
     out += _through_the_nodes(cols)
     out += _management_links(cols)
-    out += _management_presence(ctx, cols, n_comp)
-    out += _storage_reach(cols)
-    return out
+    return out, _storage_reach(cols)
+
+
+def management_presence(ctx: Context) -> list[Finding]:
+    """The head node findings of :func:`check_completeness` (they read the
+    settings' purpose)."""
+    idx = ctx.index
+    if idx.n_devices < 2:
+        return []
+    return _management_presence(ctx, idx, int((idx.kind == KIND_COMPUTE).sum()))
 
 
 HEAD_NODES_SOURCE = (
@@ -149,11 +163,10 @@ HEAD_NODES_SOURCE = (
 )
 
 
-def _management_presence(ctx: Context, cols: _Cols, n_comp: int) -> list[Finding]:
+def _management_presence(ctx: Context, idx: DesignIndex, n_comp: int) -> list[Finding]:
     """NO_HEAD_NODE and NO_INBAND_NETWORK: a cluster of two or more compute
     nodes with no head node, or with no in-band link at all and no head node
     (a head node without its in-band link is HEAD_NODE_LINKS's)."""
-    idx = cols.idx
     if n_comp < 2:
         return []
     head = (idx.kind == KIND_MANAGEMENT) & _has_role(idx, "inband")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from math import ceil
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from designer.analysis.bisection import (
 from designer.analysis.context import Context
 from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.ends import EndTable, ends_of
-from designer.analysis.findings import all_findings
+from designer.analysis.findings import Kept, all_findings
 from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.index import (
     KIND_COMPUTE,
@@ -232,6 +232,10 @@ class _Figures:
     cable_counts: dict[str, int]
     switches: dict[str, int]
     physical: Any
+    findings: Kept = field(default_factory=dict)
+    """What the checks of the index alone found (:func:`all_findings`)."""
+    block: Bisection | None = None
+    """The report's bisection block of ``bis`` (its sides and cut as ids)."""
 
 
 def _fabric(index: DesignIndex, reuse: Reuse | None) -> tuple[ComputeGraph, Hierarchy]:
@@ -340,6 +344,8 @@ def analyze_stages(
         if reuse is not None:
             reuse.keep_facts(index, fig)
     g, h, nominal, names, bis = fig.g, fig.h, fig.nominal, fig.names, fig.bis
+    if fig.block is None:
+        fig.block = _bisection(index, g, bis)
     gpus = fig.gpus
     cost = cost_build_up(design, index, fig.modules, fig.cable_counts, gpus)
     tier = classify(gpus, design.settings.purpose)
@@ -372,7 +378,7 @@ def analyze_stages(
         cables=fig.cables,
         transceivers=int(sum(fig.modules.values())),
         transceivers_by_type=fig.modules,
-        bisection=_bisection(index, g, bis),
+        bisection=fig.block,
         oversubscription=fig.ratios,
         tiers=fig.tier_rows,
         switch_oversubscription=fig.per_switch,
@@ -382,7 +388,7 @@ def analyze_stages(
         rack_units=float(index.u_height.sum()),
         racks=len(index.rack_names),
         tier=tier,
-        findings=all_findings(ctx),
+        findings=all_findings(ctx, fig.findings),
         switch_floor=planes.floor,
         physical=fig.physical,
     )
@@ -396,7 +402,7 @@ def analyze_stages(
         report = report.model_copy(
             update={
                 "bisection": _bisection(index, g, better),
-                "findings": all_findings(ctx),
+                "findings": all_findings(ctx, fig.findings),
             }
         )
         yield report

@@ -87,13 +87,15 @@ a count, the devices in ``items``):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import networkx as nx
 import numpy as np
 
-from designer.analysis.completeness import check_completeness
+from designer.analysis.completeness import completeness_of_index, management_presence
 from designer.analysis.context import MAX_ITEMS, Context
-from designer.analysis.graph import components
+from designer.analysis.graph import ComputeGraph, components
 from designer.analysis.index import (
     KIND_COMPUTE,
     KIND_STORAGE,
@@ -107,8 +109,10 @@ from designer.analysis.report import Finding, Severity
 from designer.analysis.slurm_checks import check_slurm
 from designer.analysis.tree_checks import check_tree
 from designer.catalog.ports import device_ports_problems
-from designer.core.formatting import plural, verb
+from designer.core.formatting import plural, usd, usd_range, verb
 from designer.core.model import Purpose
+
+T = TypeVar("T")
 
 EXACT_SPOF_MAX_LINKS = 8_000
 TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
@@ -287,17 +291,35 @@ def _reason(idx: DesignIndex, link: int, what: str) -> str:
 
 def check_compute(ctx: Context) -> list[Finding]:
     """Unconnected nodes, rails, fabric speed, oversubscription, radix, SPOF."""
+    head, slow, tail = compute_of_index(ctx)
+    return head + _training_checks(ctx, slow) + tail
+
+
+def _training_checks(ctx: Context, slow: list[Finding] | None) -> list[Finding]:
+    """A slow fabric (found by :func:`compute_of_index`) and oversubscription,
+    for a training fabric with compute nodes (``slow`` None: none)."""
+    if slow is None or not _training(ctx):
+        return []
+    return slow + _oversubscribed(ctx)
+
+
+def compute_of_index(
+    ctx: Context,
+) -> tuple[list[Finding], list[Finding] | None, list[Finding]]:
+    """What :func:`check_compute` finds from the index and its figures alone:
+    the findings before the training checks, a slow fabric (a finding only
+    for training; None: no compute node, no training checks), and the
+    findings after the training checks."""
     out: list[Finding] = []
     idx, g = ctx.index, ctx.graph
     comp = np.flatnonzero(idx.kind == KIND_COMPUTE)
     if len(comp) == 0:
-        return [
-            _f(
-                "NO_COMPUTE",
-                Severity.WARNING,
-                "the design has no compute node (GPU server or NVL72 rack)",
-            )
-        ]
+        none = _f(
+            "NO_COMPUTE",
+            Severity.WARNING,
+            "the design has no compute node (GPU server or NVL72 rack)",
+        )
+        return [none], None, []  # and no training checks
     linked = np.zeros(g.n, dtype=np.bool_)
     linked[g.all_u] = True
     linked[g.all_v] = True
@@ -343,12 +365,13 @@ def check_compute(ctx: Context) -> list[Finding]:
                     _ids(ctx, mixed),
                 )
             )
-    if _training(ctx) and len(links):
+    slow_fabric: list[Finding] = []
+    if len(links):
         speed = idx.speed[links]
         slow = speed < 200
         if slow.any():
             nodes = np.unique(g.dev[node[slow]])
-            out.append(
+            slow_fabric.append(
                 _f(
                     "TRAINING_FABRIC_SLOW",
                     Severity.WARNING,
@@ -359,27 +382,7 @@ def check_compute(ctx: Context) -> list[Finding]:
                     _ids(ctx, nodes),
                 )
             )
-    if _training(ctx):
-        bad = {
-            t: r for t, r in ctx.tier_ratios.items() if r is not None and r > 1.0 + 1e-9
-        }
-        ratio = ctx.bisection.upper / ctx.bisection.full if ctx.bisection.full else 1.0
-        if not g.switch.any() or ctx.bisection.upper <= 0:
-            # no switch, or a fabric in parts: nothing is oversubscribed (the
-            # parts and unconnected nodes have findings of their own)
-            ratio = 1.0
-        if bad or ratio < 1.0 - 1e-9:
-            parts = [f"{t} {r:.2f}:1" for t, r in bad.items()]
-            if ratio < 1.0 - 1e-9:
-                parts.append(f"bisection {ratio:.2f} of full")
-            out.append(
-                _f(
-                    "OVERSUBSCRIBED",
-                    Severity.WARNING,
-                    "training fabrics should be non-blocking (1:1); this one is "
-                    f"oversubscribed: {', '.join(parts)}",
-                )
-            )
+    head, out = out, []
     if ctx.over_radix:
         n_p, t, limit = max(ctx.over_radix)
         out.append(
@@ -394,15 +397,63 @@ def check_compute(ctx: Context) -> list[Finding]:
             )
         )
     out.extend(_spof(ctx))
-    return out
+    return head, slow_fabric, out
+
+
+def _oversubscribed(ctx: Context) -> list[Finding]:
+    """OVERSUBSCRIBED (a training fabric): tiers' ratios and the bisection's."""
+    bad = {t: r for t, r in ctx.tier_ratios.items() if r is not None and r > 1.0 + 1e-9}
+    ratio = ctx.bisection.upper / ctx.bisection.full if ctx.bisection.full else 1.0
+    if not ctx.graph.switch.any() or ctx.bisection.upper <= 0:
+        # no switch, or a fabric in parts: nothing is oversubscribed (the
+        # parts and unconnected nodes have findings of their own)
+        ratio = 1.0
+    if not bad and ratio >= 1.0 - 1e-9:
+        return []
+    parts = [f"{t} {r:.2f}:1" for t, r in bad.items()]
+    if ratio < 1.0 - 1e-9:
+        parts.append(f"bisection {ratio:.2f} of full")
+    return [
+        _f(
+            "OVERSUBSCRIBED",
+            Severity.WARNING,
+            "training fabrics should be non-blocking (1:1); this one is "
+            f"oversubscribed: {', '.join(parts)}",
+        )
+    ]
 
 
 def _spof(ctx: Context) -> list[Finding]:
     g = ctx.graph
-    ep = g.endpoints
-    if len(ep) < 2:
+    if "spof" not in g.memo:  # the topology's: the same for any capacities
+        g.memo["spof"] = _spof_nodes(g)
+    spof, how = g.memo["spof"]
+    if not spof:
         return []
+    devs = sorted(int(g.dev[x]) for x in spof)
+    return [
+        _f(
+            "SINGLE_POINT_OF_FAILURE",
+            Severity.WARNING,
+            (
+                f"{len(devs)} switches are single points of failure: losing one "
+                if len(devs) != 1
+                else "1 switch is a single point of failure: losing it "
+            )
+            + f"cuts compute nodes off the rest of the fabric ({how})"
+            + _more(len(devs)),
+            _ids(ctx, devs),
+        )
+    ]
+
+
+def _spof_nodes(g: ComputeGraph) -> tuple[set[int], str]:
+    """Local ids of the switches whose loss cuts compute nodes off, and how
+    they were found."""
+    ep = g.endpoints
     spof: set[int] = set()
+    if len(ep) < 2:
+        return spof, ""
     if len(g.u) <= EXACT_SPOF_MAX_LINKS:
         graph = nx.Graph()
         graph.add_nodes_from(range(g.n))
@@ -428,23 +479,7 @@ def _spof(ctx: Context) -> list[Finding]:
         single = g.endpoint & (lo == hi)
         spof.update(lo[single].tolist())
         how = "single-homed compute nodes (large design: no full articulation search)"
-    if not spof:
-        return []
-    devs = sorted(int(g.dev[x]) for x in spof)
-    return [
-        _f(
-            "SINGLE_POINT_OF_FAILURE",
-            Severity.WARNING,
-            (
-                f"{len(devs)} switches are single points of failure: losing one "
-                if len(devs) != 1
-                else "1 switch is a single point of failure: losing it "
-            )
-            + f"cuts compute nodes off the rest of the fabric ({how})"
-            + _more(len(devs)),
-            _ids(ctx, devs),
-        )
-    ]
+    return spof, how
 
 
 def check_storage_and_ops(ctx: Context) -> list[Finding]:
@@ -567,13 +602,12 @@ def check_scale(ctx: Context) -> list[Finding]:
     lo, hi = ctx.tier.typical_cost_usd
     total = ctx.cost.total
     if ctx.gpus and (total < lo or (hi is not None and total > hi)):
-        rng = f"${lo / 1e6:,.1f}M-" + (f"${hi / 1e6:,.1f}M" if hi else "")
         out.append(
             _f(
                 "COST_OUTSIDE_TIER_RANGE",
                 Severity.INFO,
-                f"hardware capex ${total / 1e6:,.2f}M is outside the "
-                f"{ctx.tier.name} typical {rng}; the typical range is an all-in "
+                f"hardware capex {usd(total)} is outside the {ctx.tier.name} "
+                f"typical {usd_range(lo, hi)}; the typical range is an all-in "
                 "rule of thumb (~$100k/GPU incl. facility, power, support), the "
                 "build-up is hardware only",
             )
@@ -612,16 +646,44 @@ def check_scale(ctx: Context) -> list[Finding]:
     return out
 
 
-def all_findings(ctx: Context) -> list[Finding]:
-    """Every check, errors first."""
+Kept = dict[str, Any]
+"""What the checks that read only the index and its figures found, by check
+(see :func:`all_findings`)."""
+
+
+def all_findings(ctx: Context, kept: Kept | None = None) -> list[Finding]:
+    """Every check, errors first.
+
+    ``kept``: what the checks that read only the index and its figures (not
+    the settings, the cost or the tier) found earlier for the same figures,
+    filled here where missing (the checks that read the settings, the cost
+    or the bisection run every time). The caller keeps one per index and its
+    figures: a settings edit analyses the same index again and reruns only the
+    checks that read the settings.
+    """
+    store: Kept = {} if kept is None else kept
+
+    def once(name: str, check: Callable[[], T]) -> T:
+        if name not in store:
+            store[name] = check()
+        return cast(T, store[name])
+
+    compute_head, compute_slow, compute_tail = once(
+        "compute", lambda: compute_of_index(ctx)
+    )
+    head, tail = once("completeness", lambda: completeness_of_index(ctx))
     found = (
-        check_hardware(ctx)
-        + check_compute(ctx)
+        once("hardware", lambda: check_hardware(ctx))
+        + compute_head
+        + _training_checks(ctx, compute_slow)
+        + compute_tail
         + check_storage_and_ops(ctx)
-        + check_completeness(ctx)
-        + check_tree(ctx)
+        + head
+        + management_presence(ctx)
+        + tail
+        + once("tree", lambda: check_tree(ctx))
         + check_scale(ctx)
-        + check_physical(ctx.index)
+        + once("physical", lambda: check_physical(ctx.index))
         + check_slurm(ctx)
     )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

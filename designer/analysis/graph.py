@@ -9,7 +9,8 @@ nothing, so the bisection does not change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -46,6 +47,8 @@ class ComputeGraph:
     all_v: IntArray
     all_link: IntArray
     all_c: IntArray
+    memo: dict[str, Any] = field(default_factory=dict)
+    """What checks derive from the topology alone (:attr:`Topology.memo`)."""
 
     def place_pruned(self, side: BoolArray) -> None:
         """Put each pruned device on the side of the neighbour it hung from."""
@@ -74,6 +77,9 @@ class Topology:
     link: IntArray
     alive: BoolArray
     pruned: list[tuple[IntArray, IntArray]]
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What is derived from these arrays and the devices' kinds alone, by the
+    stage that derived it (a later state with the same topology reads it)."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +124,10 @@ def topology(index: DesignIndex, ends: FabricEnds | None = None) -> Topology:
     link, ga, gb, active = f.link, f.ga, f.gb, f.active
     ep = f.kind == KIND_COMPUTE
     # local id = position among the active devices (both ends are active)
-    u = np.searchsorted(active, ga)
-    v = np.searchsorted(active, gb)
     n = len(active)
+    local = np.zeros(int(active[-1]) + 1 if n else 0, dtype=np.int64)
+    local[active] = np.arange(n)  # a gather, not a search per link
+    u, v = local[ga], local[gb]
     alive = np.ones(len(u), dtype=np.bool_)
     pruned: list[tuple[IntArray, IntArray]] = []
     while True:
@@ -188,6 +195,7 @@ def compute_graph(index: DesignIndex, top: Topology | None = None) -> ComputeGra
         all_v=top.local_v,
         all_link=top.link,
         all_c=all_c,
+        memo=top.memo,
     )
 
 

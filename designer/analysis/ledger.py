@@ -125,8 +125,16 @@ class BoundLedger:
         same = [r for r in refs if r.table == links.table and r.fingerprint == fp]
         if not same:
             return None
-        capacity = _compute_capacity(links)
-        bounds = [r.carried(links, capacity) for r in same]
+        capacity: list[np.ndarray] = []  # computed once, when a bound needs it
+
+        def carried(r: _Reference) -> float:
+            if r.links is links:
+                return r.lower
+            if not capacity:
+                capacity.append(_compute_capacity(links))
+            return r.carried(links, capacity[0])
+
+        bounds = [carried(r) for r in same]
         self._carried = (links, [(id(r), b) for r, b in zip(same, bounds, strict=True)])
         return max(bounds)
 

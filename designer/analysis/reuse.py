@@ -14,9 +14,12 @@ a result back only when its inputs are the same:
   (its arrays are never written) and the physical block the same lists;
 - the end table (kinds of both ends of every link), when the devices are the
   same and the links' ends, port groups, fabrics, speeds and media are equal;
-- the fabric's topology (devices, links, pendants) and its levels and blocks,
-  when the compute links, their ends and the fabric's devices with their kinds
-  are equal arrays (a device dropped without links leaves them as they were);
+- the fabric's topology (devices, links, pendants), its levels and blocks and
+  what the checks derive from it alone (fat-tree ranks and up-port groups,
+  single points of failure), when the compute links, their ends and the
+  fabric's devices with their kinds are equal arrays to those of one of the
+  last few states (a device dropped without links leaves them as they were;
+  an undo returns to an earlier state's);
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
   bisection, for the same index object.
 
@@ -66,6 +69,11 @@ def _same_physical(a: object, b: object) -> bool:
     return type(a) is type(b) and all(getattr(a, f) is getattr(b, f) for f in fields)
 
 
+KEPT_TOPOLOGIES = 3
+"""Topologies kept (with their levels and what checks derived from them): an
+edit and its undo, and one more."""
+
+
 @dataclass
 class _Columns:
     devices: list[Device]
@@ -88,8 +96,8 @@ class Reuse:
         self._name_code: dict[str, int] = {}
         self._index: DesignIndex | None = None
         self._index_key: tuple[Any, ...] = ()
-        self._topology: tuple[FabricEnds, Topology] | None = None
-        self._hierarchy: tuple[Topology, Hierarchy] | None = None
+        self._topologies: list[tuple[FabricEnds, Topology]] = []
+        """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
 
     # --- index ------------------------------------------------------------------
@@ -206,27 +214,32 @@ class Reuse:
     # --- fabric -----------------------------------------------------------------
 
     def topology(self, index: DesignIndex) -> Topology:
-        """:func:`~designer.analysis.graph.topology`, reused for equal inputs."""
+        """:func:`~designer.analysis.graph.topology`, reused for equal inputs
+        (of the last few states: an undo returns to one of them)."""
         ends = fabric_ends(index)
-        last = self._topology
-        if last is not None and last[0].same_as(ends):
-            self.hits["topology"] += 1
-            return last[1]
+        for i, (known, top) in enumerate(self._topologies):
+            if known.same_as(ends):
+                self.hits["topology"] += 1
+                if i < len(self._topologies) - 1:
+                    self.hits["earlier topology"] += 1
+                self._topologies.append(self._topologies.pop(i))  # most recent
+                return top
         top = topology(index, ends)
-        self._topology = (ends, top)
+        self._topologies.append((ends, top))
+        del self._topologies[:-KEPT_TOPOLOGIES]
         return top
 
     def hierarchy(self, top: Topology) -> Hierarchy | None:
         """The levels and blocks found for ``top`` (None: not known yet)."""
-        last = self._hierarchy
-        if last is not None and last[0] is top:
+        known: Hierarchy | None = top.memo.get("hierarchy")
+        if known is not None:
             self.hits["hierarchy"] += 1
-            return last[1]
-        return None
+        return known
 
     def keep_hierarchy(self, top: Topology, h: Hierarchy) -> None:
-        """Remember the levels and blocks of ``top``."""
-        self._hierarchy = (top, h)
+        """Remember the levels and blocks of ``top`` (with it: a topology kept
+        for a later state keeps them, and what checks derived from it)."""
+        top.memo["hierarchy"] = h
 
     # --- figures of one index ---------------------------------------------------
 

@@ -24,16 +24,20 @@ links join tiers at random (a tenth or more of them miswired by these rules)
 is not one, and gets none of them.
 
 Tiers: the leaf tier is the switches that compute nodes are cabled to, except
-a switch whose links go mostly to other switches (a spine with a stray node
-link); every other switch is ranked by its distance in switch hops from the
+a switch with more links to such switches than to compute nodes (a spine with
+a stray node link; a partly filled leaf, with more uplinks than nodes, stays a
+leaf); every other switch is ranked by its distance in switch hops from the
 leaf tier (leaf 1, spine 2, core 3).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from designer.analysis.context import MAX_ITEMS, Context
+from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import IntArray
 from designer.analysis.report import Finding, Severity
 from designer.core.formatting import plural
@@ -41,10 +45,9 @@ from designer.core.formatting import plural
 __all__ = ["check_tree", "switch_ranks"]
 
 
-def switch_ranks(ctx: Context) -> IntArray:
+def switch_ranks(g: ComputeGraph) -> IntArray:
     """Tier of each local device of the compute graph: 0 for compute nodes,
     1 leaf, 2 spine, ...; -1 for a switch no leaf reaches."""
-    g = ctx.graph
     n = g.n
     rank = np.full(n, -1, dtype=np.int64)
     rank[g.endpoint] = 0
@@ -54,10 +57,15 @@ def switch_ranks(ctx: Context) -> IntArray:
     both = g.switch[u] & g.switch[v]
     at_node = g.endpoint[u] ^ g.endpoint[v]
     su, sv = u[both], v[both]
-    sw_deg = np.bincount(su, minlength=n) + np.bincount(sv, minlength=n)
     nu, nv = u[at_node], v[at_node]
     node_deg = np.bincount(np.where(g.endpoint[nu], nv, nu), minlength=n)
-    leaf = g.switch & (node_deg > 0) & (node_deg >= sw_deg)
+    # links to other switches that have compute nodes too: a spine's links go
+    # to leaves, a leaf's (partly filled or not) to spines
+    bearing = g.switch & (node_deg > 0)
+    to_bearing = np.bincount(su[bearing[sv]], minlength=n) + np.bincount(
+        sv[bearing[su]], minlength=n
+    )
+    leaf = bearing & (node_deg >= to_bearing)
     rank[leaf] = 1
     frontier = leaf
     level = 1
@@ -94,19 +102,32 @@ def _is_fat_tree(same: int, switch_links: int, high: int, node_links: int) -> bo
     return same <= max(2, switch_links // 10) and high <= max(2, node_links // 10)
 
 
-def check_tree(ctx: Context) -> list[Finding]:
-    """The three findings of the module doc (a fabric of two or more tiers)."""
-    g = ctx.graph
+@dataclass(frozen=True)
+class _Shape:
+    """What the checks read of the topology alone (no capacities, no names)."""
+
+    rank: IntArray
+    same_u: IntArray
+    same_v: IntArray
+    high_node: IntArray
+    high_switch: IntArray
+    up: IntArray
+    """Positions in the graph's ``all_*`` edges of the links one tier up."""
+    group: IntArray
+    """Per link of ``up``: its up-port group (a (switch, upper switch) pair)."""
+    owner: IntArray
+    """Per group: the lower switch."""
+
+
+def _shape(g: ComputeGraph) -> _Shape | None:
+    """The ranks, miswires and up-port groups of a fat tree (None: not one)."""
     u, v = g.all_u, g.all_v
     if not len(u) or not g.switch.any():
-        return []
-    rank = switch_ranks(ctx)
+        return None
+    rank = switch_ranks(g)
     if int(rank.max()) < 2:
-        return []  # one switch tier: not a fat tree
-    out: list[Finding] = []
+        return None  # one switch tier: not a fat tree
     both = g.switch[u] & g.switch[v]
-    cables = ctx.index.cables[g.all_link]
-    # leaf to leaf, spine to spine
     same = both & (rank[u] == rank[v]) & (rank[u] > 0)
     at_node = g.endpoint[u] ^ g.endpoint[v]
     node = np.where(g.endpoint[u], u, v)
@@ -115,15 +136,46 @@ def check_tree(ctx: Context) -> list[Finding]:
     if not _is_fat_tree(
         int(same.sum()), int(both.sum()), int(high.sum()), int(at_node.sum())
     ):
+        return None
+    up_a = np.flatnonzero(both & (rank[v] == rank[u] + 1) & (rank[u] > 0))
+    up_b = np.flatnonzero(both & (rank[u] == rank[v] + 1) & (rank[v] > 0))
+    lower = np.concatenate((u[up_a], v[up_b]))
+    upper = np.concatenate((v[up_a], u[up_b]))
+    n_local = max(1, g.n)
+    keys, group = np.unique(lower * n_local + upper, return_inverse=True)
+    return _Shape(
+        rank=rank,
+        same_u=u[same],
+        same_v=v[same],
+        high_node=node[high],
+        high_switch=sw[high],
+        up=np.concatenate((up_a, up_b)),
+        group=group.reshape(-1),
+        owner=keys // n_local,
+    )
+
+
+def check_tree(ctx: Context) -> list[Finding]:
+    """The three findings of the module doc (a fabric of two or more tiers)."""
+    g = ctx.graph
+    if "tree shape" not in g.memo:  # the topology's: the same for any cables
+        g.memo["tree shape"] = _shape(g)
+    shape: _Shape | None = g.memo["tree shape"]
+    if shape is None:
         return []
-    if same.any():
+    out: list[Finding] = []
+    rank = shape.rank
+    # leaf to leaf, spine to spine
+    if len(shape.same_u):
         pairs = sorted(
             {
                 tuple(sorted(_names(ctx, [int(a), int(b)])))
-                for a, b in zip(u[same].tolist(), v[same].tolist(), strict=True)
+                for a, b in zip(
+                    shape.same_u.tolist(), shape.same_v.tolist(), strict=True
+                )
             }
         )
-        tiers = sorted({int(r) for r in rank[u[same]].tolist()})
+        tiers = sorted({int(r) for r in rank[shape.same_u].tolist()})
         what = " and ".join(_TIER.get(t, f"tier-{t}") for t in tiers)
         text = _listed([f"{a} - {b}" for a, b in pairs])
         out.append(
@@ -140,18 +192,12 @@ def check_tree(ctx: Context) -> list[Finding]:
             )
         )
     # a compute node on a spine
-    if high.any():
-        nodes = sorted(set(_names(ctx, node[high].tolist())))
-        switches = sorted(set(_names(ctx, sw[high].tolist())))
-        pairs = sorted(
-            set(
-                zip(
-                    _names(ctx, node[high].tolist()),
-                    _names(ctx, sw[high].tolist()),
-                    strict=True,
-                )
-            )
-        )
+    if len(shape.high_node):
+        node_names = _names(ctx, shape.high_node.tolist())
+        switch_names = _names(ctx, shape.high_switch.tolist())
+        nodes = sorted(set(node_names))
+        switches = sorted(set(switch_names))
+        pairs = sorted(set(zip(node_names, switch_names, strict=True)))
         text = _listed([f"{a} on {b}" for a, b in pairs])
         out.append(
             Finding(
@@ -166,55 +212,55 @@ def check_tree(ctx: Context) -> list[Finding]:
                 items=[*nodes, *switches][:MAX_ITEMS],
             )
         )
-    # up-port groups: cables from a switch to each switch one tier up
-    up_a = both & (rank[v] == rank[u] + 1) & (rank[u] > 0)
-    up_b = both & (rank[u] == rank[v] + 1) & (rank[v] > 0)
-    lower = np.concatenate((u[up_a], v[up_b]))
-    upper = np.concatenate((v[up_a], u[up_b]))
-    count = np.concatenate((cables[up_a], cables[up_b]))
-    n_local = max(1, g.n)
+    out += _uneven_groups(ctx, shape)
+    return out
+
+
+def _uneven_groups(ctx: Context, shape: _Shape) -> list[Finding]:
+    """UPLINK_GROUPS_UNEVEN: up-port groups (the cables from a switch to each
+    switch one tier up) of different sizes within a tier."""
+    if not len(shape.up):
+        return []
+    g = ctx.graph
+    count = ctx.index.cables[g.all_link[shape.up]]
+    # one group per (switch, upper switch): its cables, summed in C
+    size = np.bincount(shape.group, weights=count, minlength=len(shape.owner))
+    size = size.astype(np.int64)
+    tier_of = shape.rank[shape.owner]
     odd: list[str] = []
     detail: list[str] = []
-    if len(lower):
-        # one group per (switch, upper switch): its cables, summed in C
-        pair = lower * n_local + upper
-        keys, inv = np.unique(pair, return_inverse=True)
-        size = np.bincount(inv.reshape(-1), weights=count).astype(np.int64)
-        owner = keys // n_local
-        tier_of = rank[owner]
-        for tier in np.unique(tier_of).tolist():
-            here = tier_of == tier
-            sizes, freq = np.unique(size[here], return_counts=True)
-            if len(sizes) < 2:
-                continue
-            common = int(sizes[np.argmax(freq)])
-            bad = sorted(
-                _names(ctx, np.unique(owner[here & (size != common)]).tolist())
-            )
-            odd += bad
-            shown = ", ".join(
-                f"{k} cable{'s' if k != 1 else ''}" for k in sizes.tolist()
-            )
-            detail.append(
-                f"{_TIER.get(tier, f'tier-{tier}')} switches have groups of {shown} "
-                f"(most have {common}; {_listed(bad)} differ)"
-            )
-    if odd:
-        out.append(
-            Finding(
-                code="UPLINK_GROUPS_UNEVEN",
-                severity=Severity.WARNING,
-                message=(
-                    "up-port groups of different sizes on switches of one tier: "
-                    + "; ".join(detail)
-                    + ". OpenSM's fat-tree router refuses such a fabric (ERR AB0B) "
-                    "and falls back to minhop: route it with up/down (opensm -R "
-                    "updn) instead of ftree, or even out the groups"
-                ),
-                items=odd[:MAX_ITEMS],
-            )
+    for tier in np.flatnonzero(np.bincount(tier_of)).tolist():
+        here = tier_of == tier
+        freq = np.bincount(size[here])  # sizes are small counts of cables
+        sizes = np.flatnonzero(freq)
+        if len(sizes) < 2:
+            continue
+        common = int(sizes[np.argmax(freq[sizes])])
+        bad = sorted(
+            _names(ctx, np.unique(shape.owner[here & (size != common)]).tolist())
         )
-    return out
+        odd += bad
+        shown = ", ".join(f"{k} cable{'s' if k != 1 else ''}" for k in sizes.tolist())
+        detail.append(
+            f"{_TIER.get(tier, f'tier-{tier}')} switches have groups of {shown} "
+            f"(most have {common}; {_listed(bad)} differ)"
+        )
+    if not odd:
+        return []
+    return [
+        Finding(
+            code="UPLINK_GROUPS_UNEVEN",
+            severity=Severity.WARNING,
+            message=(
+                "up-port groups of different sizes on switches of one tier: "
+                + "; ".join(detail)
+                + ". OpenSM's fat-tree router refuses such a fabric (ERR AB0B) "
+                "and falls back to minhop: route it with up/down (opensm -R "
+                "updn) instead of ftree, or even out the groups"
+            ),
+            items=odd[:MAX_ITEMS],
+        )
+    ]
 
 
 _TIER = {1: "leaf", 2: "spine", 3: "core"}

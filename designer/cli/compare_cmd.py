@@ -50,12 +50,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from designer.io import DesignFileError, load_design
     from designer.io.export._common import strict_json
     from designer.workload import EstimateInputError
-    from designer.workload.compare import (
-        column,
-        comparison,
-        format_comparison,
-        headers,
-    )
+    from designer.workload.compare import column, comparison, headers
+    from designer.workload.compare_rows import format_comparison
     from designer.workload.variants import VARIANTS, VariantError, apply_variant
 
     try:

@@ -15,7 +15,7 @@ import time
 from typing import TextIO
 
 from designer.core.formatting import plural
-from designer.view.paper import PAGE_SIZES, paper_from_environ
+from designer.view.pages.paper import PAGE_SIZES, paper_from_environ
 
 EXIT_OK, EXIT_INPUT = 0, 2
 OUTPUTS = (

@@ -86,10 +86,8 @@ def export_ib(
 ) -> None:
     """Write ``--ibnetdiscover`` and ``--opensm``; ValueError: no InfiniBand."""
     from designer.core.model import Design
-    from designer.io.export.ibnetdiscover import (
-        write_ibnetdiscover,
-        write_opensm_files,
-    )
+    from designer.io.export.ibnetdiscover import write_ibnetdiscover
+    from designer.io.export.opensm import write_opensm_files
 
     assert isinstance(design, Design)
     if topo:

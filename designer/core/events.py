@@ -166,44 +166,63 @@ def splice(
     return kept
 
 
-E = TypeVar("E", bound=Event)
+EVENT_TYPES: tuple[type[Event], ...] = (
+    *ROW_EVENTS,
+    GroupsChanged,
+    SettingsChanged,
+    WorkloadChanged,
+    PhysicalChanged,
+    DesignReplaced,
+)
+"""Every kind of event a command emits (a follower's :class:`Reads` names each)."""
+
 Handler = Callable[[Event], None]
 
 
-def dispatch(events: Iterable[Event], handlers: Mapping[type[Event], Handler]) -> None:
-    """Call the handler registered for each event's exact type, in order.
+def ignore(_event: Event) -> None:
+    """The handler of an event kind a follower has nothing to do for."""
 
-    An event type with no handler is an error: a follower states what it does
-    with every kind of edit (an explicit no-op included).
+
+class Reads:
+    """What one follower does with each kind of event: one handler per type.
+
+    The table names every type of :data:`EVENT_TYPES` (:func:`ignore` for the
+    ones it has nothing to do for) or it is refused when it is built, so a new
+    kind of event stops every follower that does not say what it does with it.
+    Calling it dispatches one step's events, in order, on their exact type.
     """
-    for event in events:
-        handler = handlers.get(type(event))
-        if handler is None:
-            raise TypeError(f"no handler for {type(event).__name__}")
-        handler(event)
+
+    __slots__ = ("_table", "follower")
+
+    def __init__(self, follower: str, table: Mapping[type[Event], Handler]) -> None:
+        missing = [t.__name__ for t in EVENT_TYPES if t not in table]
+        unknown = [t.__name__ for t in table if t not in EVENT_TYPES]
+        if missing or unknown:
+            said = []
+            if missing:
+                said.append("does not say what it does with " + ", ".join(missing))
+            if unknown:
+                said.append("names events no command emits: " + ", ".join(unknown))
+            raise TypeError(f"{follower} " + "; ".join(said))
+        self.follower = follower
+        self._table = dict(table)
+
+    def __call__(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self._table[type(event)](event)
+
+    def handler(self, kind: type[Event]) -> Handler:
+        """The handler of one kind of event."""
+        return self._table[kind]
 
 
-def of_type(events: Sequence[Event], kind: type[E]) -> list[E]:
-    """The events of exactly one type, in order."""
-    return [e for e in events if type(e) is kind]
-
-
-def ids_of(events: Sequence[Event], kind: type[_Rows]) -> set[str]:
-    """All ids named by the events of one row-event type."""
-    return {i for e in events if type(e) is kind for i in e.ids}
-
-
-def only(events: Sequence[Event], *kinds: type[Event]) -> bool:
-    """True when every event is of one of ``kinds`` (and there is at least one)."""
-    return bool(events) and all(type(e) in kinds for e in events)
-
-
-def replaced(events: Sequence[Event]) -> bool:
-    """True when the step replaced the whole design."""
-    return any(type(e) is DesignReplaced for e in events)
+def each(kinds: Iterable[type[Event]], handler: Handler) -> dict[type[Event], Handler]:
+    """One handler for several kinds (spelled out: ``{**each((A, B), h), C: g}``)."""
+    return dict.fromkeys(kinds, handler)
 
 
 __all__ = [
+    "EVENT_TYPES",
     "ROW_EVENTS",
     "DesignReplaced",
     "DevicesAdded",
@@ -215,12 +234,10 @@ __all__ = [
     "LinksChanged",
     "LinksRemoved",
     "PhysicalChanged",
+    "Reads",
     "SettingsChanged",
     "WorkloadChanged",
-    "dispatch",
-    "ids_of",
-    "of_type",
-    "only",
-    "replaced",
+    "each",
+    "ignore",
     "splice",
 ]

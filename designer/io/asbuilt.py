@@ -1,6 +1,6 @@
 """As-built verification: a design's InfiniBand fabrics against a live one.
 
-The design's fabrics come from :func:`designer.io.export.ibnetdiscover.ib_fabrics`
+The design's fabrics come from :func:`designer.io.export.ib_fabric.ib_fabrics`
 (the cabling plan's ports), the live fabric from ``ibnetdiscover`` output
 (:mod:`designer.io.ibdiscovered`). Devices are matched by NodeDescription
 (switch names; ``<hostname> mlx5_N`` for HCAs) and ports by number, never by
@@ -42,7 +42,7 @@ from typing import Any
 
 from designer.core.model import Design
 from designer.io.export._common import Catalog
-from designer.io.export.ibnetdiscover import (
+from designer.io.export.ib_fabric import (
     LANE_GBPS,
     IbFabric,
     IbLink,

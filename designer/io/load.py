@@ -91,7 +91,7 @@ def loads_design(
     # ports not chosen yet (a file of schema_version 4 or older, a design
     # saved before its links were pinned): chosen once, now, by the rule
     if design.links.pins_pending():
-        from designer.io.export.cabling import pin_kinds
+        from designer.io.export.cables import pin_kinds
 
         pin_pending(design, cat, kinds=pin_kinds(design, cat))
     return design

@@ -26,9 +26,10 @@ same rule, :func:`designer.physical.views.fit_problem`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from math import ceil
+from typing import Any
 
 import numpy as np
 
@@ -42,10 +43,16 @@ from designer.core.events import (
     DevicesChanged,
     DevicesRemoved,
     Event,
+    GroupsChanged,
     LinksAdded,
     LinksChanged,
     LinksRemoved,
     PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    each,
+    ignore,
 )
 from designer.core.link_arrays import LinkArrays
 from designer.core.links import LinkTable
@@ -163,6 +170,8 @@ class LiveRacks:
         self._order: dict[str, int] | None = None
         self._rows: list[RowView] | None = None
         self._design: Design | None = None
+        self._step = RackChanges()
+        self.reads = self._reads_table()
 
     # -- following the document -------------------------------------------------
 
@@ -195,28 +204,48 @@ class LiveRacks:
 
     def apply(self, design: Design, events: Sequence[Event]) -> RackChanges:
         """Follow one step's events (call right after the step, in order)."""
-        out = RackChanges()
         if design is not self._design:
             return self.reset(design)
-        for e in events:
-            if isinstance(e, DesignReplaced):
-                return self.reset(design)
-            if isinstance(e, PhysicalChanged):
-                out |= self._physical_changed(design, e)
-                if out.reset:
-                    return out
-            elif isinstance(e, DevicesChanged):
-                out |= self._devices_changed(e)
-            elif isinstance(e, DevicesAdded):
-                out |= self._devices_added(e.devices)
-            elif isinstance(e, DevicesRemoved):
-                out |= self._devices_removed(e.ids)
-            elif (
-                isinstance(e, LinksAdded | LinksRemoved | LinksChanged)
-                and self.phys is not None
-            ):
-                out |= RackChanges(cables=True)
-        return out
+        self._step = RackChanges()
+        self.reads(events)
+        return self._step
+
+    def _reads_table(self) -> Reads:
+        """What each kind of event does to the racks. Once a step has read the
+        whole design again (a new design, the block replaced), its later events
+        are in what was read."""
+
+        def step(change: Callable[[Any], RackChanges]) -> Callable[[Event], None]:
+            def handler(event: Event) -> None:
+                if not self._step.reset:
+                    self._step |= change(event)
+
+            return handler
+
+        def cables(_event: Event) -> RackChanges:
+            return RackChanges(cables=True) if self.phys is not None else RackChanges()
+
+        def replaced(_event: Event) -> RackChanges:
+            assert self._design is not None
+            return self.reset(self._design)
+
+        def physical(e: PhysicalChanged) -> RackChanges:
+            assert self._design is not None
+            return self._physical_changed(self._design, e)
+
+        return Reads(
+            "LiveRacks",
+            {
+                DesignReplaced: step(replaced),
+                PhysicalChanged: step(physical),
+                DevicesChanged: step(self._devices_changed),
+                DevicesAdded: step(lambda e: self._devices_added(e.devices)),
+                DevicesRemoved: step(lambda e: self._devices_removed(e.ids)),
+                **each((LinksAdded, LinksRemoved, LinksChanged), step(cables)),
+                # the racks read neither groups, settings nor the workload
+                **each((GroupsChanged, SettingsChanged, WorkloadChanged), ignore),
+            },
+        )
 
     def _read_geometry(self, design: Design) -> None:
         if design.physical is None:

@@ -1,7 +1,7 @@
 """The catalog palette: entries by category, searchable, draggable onto the canvas.
 
 The search itself (names, roles, synonyms such as "oob" or "IB") is
-:mod:`designer.view.catalog_search`; this panel shows its result.
+:mod:`designer.view.catalog.search`; this panel shows its result.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from PySide6.QtWidgets import (
 from designer.catalog.loader import Catalog
 from designer.catalog.schema import Category
 from designer.qt.resources import icon
-from designer.view.catalog_search import (
+from designer.view.catalog.search import (
     SearchEntry,
     group_title,
     matches,
     no_match_text,
     search_entry,
 )
-from designer.view.specs import entry_specs
+from designer.view.catalog.specs import entry_specs
 
 CATALOG_MIME = "application/x-gcd-catalog-item"
 

@@ -38,7 +38,7 @@ from designer.core.hostnames import (
 )
 from designer.core.model import Device, Purpose
 from designer.qt.link_properties import LinkEditor
-from designer.view.specs import entry_specs
+from designer.view.catalog.specs import entry_specs
 
 SCHEDULERS = ("", "Slurm", "Kubernetes", "Run:ai", "Base Command Manager", "LSF")
 

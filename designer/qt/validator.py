@@ -19,7 +19,7 @@ from designer.analysis.report import Report, Severity
 from designer.core import formatting as fmt
 from designer.core.model import Tier
 from designer.qt.resources import icon
-from designer.view.context_actions import findings_naming
+from designer.view.canvas.context_actions import findings_naming
 
 _ITEMS_ROLE = Qt.ItemDataRole.UserRole
 _NONE_NAMED = "No finding names the selected items."

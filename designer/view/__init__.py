@@ -1,6 +1,10 @@
-"""What the canvas shows, without Qt: geometry of devices and links, the
-quotient (group blocks and trunks), sizes and grid, and the canvas's edit builders;
-the Workload panel's fields and answers (``workload_fields``, ``workload_summary``).
+"""What the editor shows, without Qt, in one subpackage per thing shown.
 
-``designer.qt.canvas`` draws these; the tests check them without a window.
+``canvas`` (geometry, quotient, selection, labels, tooltips, edits and the
+right-click menu of the design canvas), ``catalog`` (the palette's search and the
+one-line specs of an entry), ``physical`` (rack elevations and the floor plan),
+``workload`` (the Workload panel's fields and answers, the compare dialog's
+table) and ``pages`` (paper size, an SU cut into strips for a printed page).
+
+``designer.qt`` draws these; the tests check them without a window.
 """

@@ -24,13 +24,13 @@ from designer.generate.parts import CatalogLike, entry, resolve
 from designer.workload.collectives import FabricView
 from designer.workload.presets import preset
 from designer.workload.serving import Load, ReplicaModel
-from designer.workload.serving_estimate import gpu_from_catalog
 from designer.workload.serving_facts import (
     OUTPUT_TOKENS,
     PROMPT_TOKENS,
     TPOT_MS,
     TTFT_MS,
 )
+from designer.workload.serving_inputs import gpu_from_catalog
 from designer.workload.serving_search import search
 
 SERVING_SYSTEMS: dict[str, tuple[str, str]] = {

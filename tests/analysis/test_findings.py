@@ -360,3 +360,15 @@ def test_two_rail_leaves_without_a_spine_say_traffic_crosses_the_nodes() -> None
         ],
     )
     assert "CROSS_RAIL_THROUGH_NODES" not in _codes(analyze(spined))
+
+
+def test_the_cost_finding_quotes_the_headline_figure() -> None:
+    """The tier-range finding names the capex as the summary does (three
+    significant figures, one formatter), not to another precision."""
+    from designer.core.formatting import usd, usd_range
+
+    report = analyze(CASES["COST_OUTSIDE_TIER_RANGE"]())
+    (finding,) = [f for f in report.findings if f.code == "COST_OUTSIDE_TIER_RANGE"]
+    lo, hi = report.tier.typical_cost_usd
+    assert f"hardware capex {usd(report.cost_usd.total)} is outside" in finding.message
+    assert usd_range(lo, hi) in finding.message

@@ -129,6 +129,40 @@ def test_reports_with_reuse_equal_reports_from_scratch(
         assert reuse.hits[stage] > 0, stage
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fat_tree("dgx-h100", 32, "qm9700"),
+        lambda: perturbed_fat_tree(256, 5),
+    ],
+    ids=["fat tree", "perturbed fat tree"],
+)
+def test_undo_and_redo_take_an_earlier_states_fabric_and_equal_from_scratch(
+    make: object, catalog: Catalog
+) -> None:
+    """The topologies of the last few states are kept with their levels and
+    what the checks derived from them (tree ranks, single points of failure):
+    an undo or redo comes back to one of them, and the report must still be
+    the one from scratch."""
+    doc = Document(make())  # type: ignore[operator]
+    rng = random.Random(5)
+    reuse = Reuse()
+    for step in range(30):
+        r = rng.random()
+        if step and r < 0.3 and doc.history.done:
+            doc.undo()
+        elif step and r < 0.45 and doc.history.undone:
+            doc.redo()
+        elif step:
+            doc.execute(_edit(rng, doc, step))
+        design, links = snapshot(doc.design)
+        assert _report(design, links, catalog, reuse) == _report(
+            design, links, catalog, None
+        ), f"step {step}"
+    assert reuse.hits["earlier topology"] > 0
+    assert reuse.hits["hierarchy"] > 0
+
+
 def test_a_cable_change_reuses_the_fabric_but_not_the_capacities(
     catalog: Catalog,
 ) -> None:

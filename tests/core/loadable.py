@@ -30,7 +30,7 @@ from designer.core.link_commands import RemoveLinks
 from designer.core.model import Design, Fabric, Placement
 from designer.core.physical_commands import EditRacks, PlaceDevices, remove_racks
 from designer.io import DesignFileError, dumps_design, load_design, loads_design
-from designer.view.editing import EditRefused, group_devices, place_devices
+from designer.view.canvas.editing import EditRefused, group_devices, place_devices
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 ENTERPRISE = SAMPLES / "minimum-viable-enterprise.json"

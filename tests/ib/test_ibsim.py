@@ -22,7 +22,7 @@ from designer import generate
 from designer.cli.main import main
 from designer.core.model import Design
 from designer.io import load_design, save_design
-from designer.io.export.ibnetdiscover import IbFabric, ib_fabrics
+from designer.io.export.ib_fabric import IbFabric, ib_fabrics
 from tests.ib.harness import (
     MISSING,
     SKIP_REASON,

@@ -13,13 +13,8 @@ from designer import generate
 from designer.cli.main import main
 from designer.io import load_design, save_design
 from designer.io.asbuilt import punch_list_csv, verify_fabric
-from designer.io.export.ibnetdiscover import (
-    IbEnd,
-    IbFabric,
-    IbLink,
-    ib_fabrics,
-    ibnetdiscover_text,
-)
+from designer.io.export.ib_fabric import IbEnd, IbFabric, IbLink, ib_fabrics
+from designer.io.export.ibnetdiscover import ibnetdiscover_text
 from designer.io.ibdiscovered import (
     DiscoveredFileError,
     node_name,

@@ -15,14 +15,10 @@ from designer.catalog.hosts import DesignHosts
 from designer.cli.main import main
 from designer.io import load_design
 from designer.io.export.cabling import cabling_rows
-from designer.io.export.ibnetdiscover import (
-    ib_fabrics,
-    ibnetdiscover_text,
-    link_rate,
-    write_ibnetdiscover,
-    write_opensm_files,
-)
+from designer.io.export.ib_fabric import ib_fabrics, link_rate
+from designer.io.export.ibnetdiscover import ibnetdiscover_text, write_ibnetdiscover
 from designer.io.export.netbox import write_netbox_csvs
+from designer.io.export.opensm import write_opensm_files
 from designer.io.ibdiscovered import parse_ibnetdiscover
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

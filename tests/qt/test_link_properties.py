@@ -80,7 +80,7 @@ def test_ninth_cable_is_refused_with_the_canvas_text(
     assert editor.refusal() == expected
     assert window.statusBar().currentMessage() == expected
     # the canvas gives the same text for a ninth cable on the same ends
-    assert not window.canvas.connect_devices("dgx-0", "leaf", cables=1)
+    assert not window.canvas.edits.connect_devices("dgx-0", "leaf", cables=1)
     assert window.canvas.canvas_message() == expected
     assert window.document.design.model_dump() == before
 

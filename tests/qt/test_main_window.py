@@ -161,14 +161,12 @@ def test_design_menu_actions_reach_the_canvas(
 
     window = main_window()
     calls: list[tuple[str, object]] = []
-    canvas = window.canvas
+    edits = window.canvas.edits
     for name in ("auto_layout", "wire_rail_optimized", "group_selection"):
         monkeypatch.setattr(
-            canvas, name, lambda *a, n=name: calls.append((n, a[0] if a else None))
+            edits, name, lambda *a, n=name: calls.append((n, a[0] if a else None))
         )
-    monkeypatch.setattr(
-        canvas, "connect_all_to_all", lambda k: calls.append(("a2a", k))
-    )
+    monkeypatch.setattr(edits, "connect_all_to_all", lambda k: calls.append(("a2a", k)))
     monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (3, True)))
     actions = window.actions_
     actions.auto_layout.trigger()

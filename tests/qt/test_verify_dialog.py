@@ -19,12 +19,8 @@ from PySide6.QtWidgets import QApplication
 from designer import generate
 from designer.io import save_design
 from designer.io.asbuilt import verify_fabric
-from designer.io.export.ibnetdiscover import (
-    IbEnd,
-    IbLink,
-    ib_fabrics,
-    ibnetdiscover_text,
-)
+from designer.io.export.ib_fabric import IbEnd, IbLink, ib_fabrics
+from designer.io.export.ibnetdiscover import ibnetdiscover_text
 from designer.io.ibdiscovered import parse_ibnetdiscover
 from designer.qt.verify_dialog import VerifyDialog, open_verify_dialog
 

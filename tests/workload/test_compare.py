@@ -16,19 +16,11 @@ from designer.analysis import analyze
 from designer.core.workload import Workload
 from designer.generate import fat_tree
 from designer.io import load_design
-from designer.workload import compare as compare_mod
 from designer.workload import estimate
-from designer.workload.compare import (
-    Column,
-    Comparison,
-    column,
-    compare,
-    format_comparison,
-    rows,
-)
+from designer.workload.compare import Column, Comparison, column, compare
+from designer.workload.compare_rows import format_comparison, rows
 from designer.workload.variants import VariantError, apply_variant, offered
 from tests.workload.conftest import SAMPLES, dgx_tree
-from tests.workload.fabric_aware import fabric_aware
 
 JOB = Workload(model="llama3-8b", tokens=1e12)
 
@@ -277,23 +269,27 @@ def test_json_keys_are_stable() -> None:
     assert set(ISSUE_KEYS) <= set(data["designs"][0])
 
 
-def test_afabric_aware_estimate_shows_without_a_change(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """When the estimate's days depend on the fabric (issue 17's step model),
-    the comparison shows its days, MFU, tokens/s and non-blocking days."""
-    monkeypatch.setattr(compare_mod, "estimate", fabric_aware)
+MOE_JOB = Workload(model="mixtral-8x7b", tokens=1e12, ep=8)
+"""A job whose all-to-all crosses the leaves, so a 4:1 leaf has a price."""
+
+
+def test_the_fabric_has_a_price_in_days_and_dollars() -> None:
+    """The step model's days depend on the fabric: a 4:1 leaf under an EP 8
+    MoE job shows more days, lower MFU and tokens/s, more dollars per run, and
+    the same days on a non-blocking fabric (the same GPUs)."""
     tree = dgx_tree(64)
     comp = compare(
-        [("1:1", tree), ("2:1", apply_variant(tree, "leaf-2:1")[0])], overrides=JOB
+        [("1:1", tree), ("4:1", apply_variant(tree, "leaf-4:1")[0])],
+        overrides=MOE_JOB,
     )
     base, v = comp.designs
-    assert v.days > base.days  # type: ignore[operator]
+    assert v.days > base.days * 1.05  # type: ignore[operator]
     assert v.mfu < base.mfu and v.mfu_source == "model"  # type: ignore[operator]
     assert v.tokens_per_s < base.tokens_per_s  # type: ignore[operator]
-    assert v.usd_per_run_owned > base.usd_per_run_owned * 0.99  # type: ignore[operator]
+    assert v.usd_per_run_owned > base.usd_per_run_owned  # type: ignore[operator]
     assert v.usd_per_run_cloud > base.usd_per_run_cloud  # type: ignore[operator]
     assert v.nonblocking_days == pytest.approx(base.days)
+    assert base.nonblocking_days == pytest.approx(base.days)
     keys = [r.key for r in rows(comp)]
     assert "nonblocking_days" in keys
     assert "Training time, non-blocking fabric" in format_comparison(comp)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from designer.core.workload import Job
-from designer.view.workload_summary import summary
+from designer.view.workload.summary import summary
 from designer.workload.presets import (
     PRESETS,
     ModelSpec,

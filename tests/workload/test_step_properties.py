@@ -154,10 +154,16 @@ def test_search_agrees_with_the_naive_search() -> None:
 def test_estimate_days_grow_with_oversubscription_and_say_the_non_blocking_days() -> (
     None
 ):
-    """Dense and MoE on a drawn 64-node fabric: a 2:1 and 4:1 leaf costs days;
-    the non-blocking figure stays put (same GPUs)."""
-    for model in ("llama3-70b", "mixtral-8x7b"):
-        ests = [run(dgx_tree(64, r), model=model, tokens=1e12) for r in (1.0, 2.0, 4.0)]
+    """On a drawn 64-node rail-optimized fabric. Dense: TP inside the node puts
+    each DP ring on one rail, and a ring crosses the leaf boundary on two links,
+    which a 4:1 leaf still carries at full rate: no price, the days stay put.
+    MoE with EP 8: the all-to-all sends most of its bytes up the leaves, so a
+    4:1 leaf costs days (more than 5 %). The non-blocking figure never moves."""
+    for model, extra in (("llama3-70b", {}), ("mixtral-8x7b", {"ep": 8})):
+        ests = [
+            run(dgx_tree(64, r), model=model, tokens=1e12, **extra)
+            for r in (1.0, 2.0, 4.0)
+        ]
         days = [e.days for e in ests]
         assert all(d is not None for d in days)
         assert days == sorted(days)  # type: ignore[type-var]
@@ -165,8 +171,15 @@ def test_estimate_days_grow_with_oversubscription_and_say_the_non_blocking_days(
             assert e.nonblocking_days is not None and e.days is not None
             assert e.nonblocking_days <= e.days * (1 + 1e-9)
             assert e.step.mfu_source == "model"
+            assert e.step.dp_crosses_leaves is True
         nb = [e.nonblocking_days for e in ests]
         assert max(nb) == pytest.approx(min(nb), rel=1e-6)  # type: ignore[type-var]
+        one, _, four = days
+        if model == "llama3-70b":
+            assert four == pytest.approx(one, rel=1e-9)
+        else:
+            assert four > one * 1.05  # type: ignore[operator]
+            assert ests[2].step.ep_comm_s > ests[0].step.ep_comm_s  # type: ignore[operator]
 
 
 def test_given_mfu_overrides_and_says_so() -> None:

@@ -1,6 +1,6 @@
 """Cable-count badges ("×8") on bundled links, drawn by the link layer at screen size.
 
-Which links get one is decided without Qt (:mod:`designer.view.cable_labels`):
+Which links get one is decided without Qt (:mod:`designer.view.canvas.cable_labels`):
 only when zoomed in, only bundles of more than one cable, at most a few
 hundred, none overlapping. Here they are measured and painted: all badges as
 one call, then one cached static text per distinct count.
@@ -15,12 +15,12 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QStaticText
 
 from designer.qt.canvas import style as st
-from designer.view.cable_labels import cable_label_rows, cable_text
+from designer.view.canvas.cable_labels import cable_label_rows, cable_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QFont
 
-    from designer.view.geometry import Geometry
+    from designer.view.canvas.geometry import Geometry
 
 _PAD_X, _PAD_Y = 3.0, 1.0
 _FILL = QColor(255, 255, 255, 235)

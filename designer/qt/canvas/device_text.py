@@ -1,5 +1,5 @@
-"""Device labels drawn whole at a readable size: Qt fonts for :mod:`designer.view.
-device_labels` and the drawing of what it chose.
+"""Device labels drawn whole at a readable size: Qt fonts for
+:mod:`designer.view.canvas.device_labels` and the drawing of what it chose.
 
 Sizes are whole device pixels, so the few fonts in use (7 to 13 px on screen)
 and every text width measured in them are remembered: a zoom step re-fits the
@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 
-from designer.view.device_labels import LabelFit, LabelForms, fit_label
+from designer.view.canvas.device_labels import LabelFit, LabelForms, fit_label
 
 _FONTS: dict[tuple[int, bool], tuple[QFont, QFontMetricsF]] = {}
 _WIDTHS: dict[tuple[int, bool, str], float] = {}
@@ -33,7 +33,8 @@ def device_font(px: int, bold: bool) -> tuple[QFont, QFontMetricsF]:
 
 
 class FontMetrics:
-    """:class:`designer.view.device_labels.Metrics` for a title and a detail font."""
+    """:class:`~designer.view.canvas.device_labels.Metrics` for a title and a
+    detail font."""
 
     def __init__(self, title_px: int, detail_px: int) -> None:
         self.title_px = title_px

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
     from designer.qt.canvas.items import BlockItem, DeviceItem, LabelItem
     from designer.qt.canvas.labels import TitleItem
-    from designer.view.geometry import Geometry
-    from designer.view.quotient import Quotient
+    from designer.view.canvas.geometry import Geometry
+    from designer.view.canvas.quotient import Quotient
 
 
 class DragTarget(Protocol):

@@ -13,12 +13,12 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 
 from designer.qt.canvas.items import FrameItem
-from designer.view import sizes as sz
-from designer.view.quotient import BLOCK_PAD
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.quotient import BLOCK_PAD
 
 if TYPE_CHECKING:
     from designer.core.model import Design
-    from designer.view.geometry import Geometry
+    from designer.view.canvas.geometry import Geometry
 
 _NO_MEMBERS = (np.zeros(0, np.int64),) * 3
 

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsLineItem
 
     from designer.qt.canvas.items import BlockItem, FrameItem, LabelItem
-    from designer.view.geometry import Geometry
-    from designer.view.quotient import Quotient
+    from designer.view.canvas.geometry import Geometry
+    from designer.view.canvas.quotient import Quotient
 
 
 @dataclass(frozen=True)

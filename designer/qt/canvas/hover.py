@@ -1,6 +1,6 @@
 """Hover tooltips of the canvas: the text for whatever a hit test found, shown.
 
-The texts come from :mod:`designer.view.tooltips`; this module gathers what
+The texts come from :mod:`designer.view.canvas.tooltips`; this module gathers what
 they need (the device, its group, the links it has) from the scene's arrays, so
 a hover over a device of a 100,000-GPU design counts its links in one pass over
 two integer columns.
@@ -24,8 +24,8 @@ from designer.qt.canvas.hits import (
     LinkHit,
     TrunkHit,
 )
-from designer.view.quotient import block_summary
-from designer.view.tooltips import device_tooltip, group_tooltip, link_tooltip
+from designer.view.canvas.quotient import block_summary
+from designer.view.canvas.tooltips import device_tooltip, group_tooltip, link_tooltip
 
 if TYPE_CHECKING:
     from designer.core.model import Design

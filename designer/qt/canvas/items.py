@@ -23,8 +23,8 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from designer.qt.canvas import style as st
 from designer.qt.canvas.device_text import draw_fit
 from designer.qt.canvas.device_text import fit as fit_text
-from designer.view import sizes as sz
-from designer.view.device_labels import (
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.device_labels import (
     MIN_LABEL_PX,
     NOTHING,
     PAD_PX,
@@ -102,7 +102,7 @@ class DeviceItem(QGraphicsItem):
     """One device: a coloured box, its label when zoomed in, a selected outline.
 
     The label is drawn at a readable size that follows the zoom, whole or in a
-    shorter form (:mod:`designer.view.device_labels`), never cut off.
+    shorter form (:mod:`designer.view.canvas.device_labels`), never cut off.
     """
 
     def __init__(self, device_id: str, fill: QColor, title: str, subtitle: str) -> None:

@@ -21,14 +21,14 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from designer.qt.canvas import style as st
 from designer.qt.canvas.items import font, render_options
-from designer.view import sizes as sz
-from designer.view.trunk_overlap import own_ends
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.trunk_overlap import own_ends
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsLineItem
 
     from designer.qt.canvas.items import BlockItem, FrameItem, LabelItem
-    from designer.view.quotient import Trunk
+    from designer.view.canvas.quotient import Trunk
 
 #: Widest an outside title may be (reference pixels); longer lines are elided.
 TITLE_MAX_PX = 300.0

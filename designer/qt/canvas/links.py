@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from designer.qt.canvas import style as st
 from designer.qt.canvas.cables import CableBadges, CableLabel
 from designer.qt.canvas.items import cosmetic, font
-from designer.view import sizes as sz
+from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
-    from designer.view.geometry import Geometry
+    from designer.view.canvas.geometry import Geometry
 
 
 def _blend(colour: QColor, keep: float) -> QColor:
@@ -38,9 +38,20 @@ def _blend(colour: QColor, keep: float) -> QColor:
 class LinkSource(Protocol):
     """What the link layer draws from: the links shown, and when they change."""
 
-    link_state: int
-    text_scale: float
-    overview: bool
+    @property
+    def link_state(self) -> int:
+        """Bumped whenever the links drawn or their highlights change."""
+        ...
+
+    @property
+    def text_scale(self) -> float:
+        """Device px per reference px of the painter (exports)."""
+        ...
+
+    @property
+    def overview(self) -> bool:
+        """Whether the quotient of the whole design is drawn."""
+        ...
 
     def drawn_links(
         self,

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsLineItem
 
     from designer.qt.canvas.items import BlockItem, DeviceItem, LabelItem
-    from designer.view.geometry import Geometry
-    from designer.view.quotient import Quotient
-    from designer.view.selection import Selection
+    from designer.view.canvas.geometry import Geometry
+    from designer.view.canvas.quotient import Quotient
+    from designer.view.canvas.selection import Selection
 
 TRUNK_PEN = QColor(74, 90, 117, 200)
 MIXED_BLOCK = QColor("#b9a6d6")

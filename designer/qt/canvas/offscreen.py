@@ -22,9 +22,9 @@ from designer.core.model import Design
 from designer.core.snapshot import copy
 from designer.qt.canvas.items import REFERENCE_DPI
 from designer.qt.canvas.scene import DesignScene
-from designer.view import sizes as sz
-from designer.view.device_labels import MIN_LABEL_PX
-from designer.view.selection import Cut
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.device_labels import MIN_LABEL_PX
+from designer.view.canvas.selection import Cut
 
 
 def text_scale_of(painter: QPainter) -> float:

@@ -1,4 +1,4 @@
-"""Colours and stacking order of the canvas (sizes: :mod:`designer.view.sizes`)."""
+"""Colours and stacking order of the canvas (sizes: ``designer.view.canvas.sizes``)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
 from designer.qt.canvas import style as st
 from designer.qt.canvas.items import LabelItem
 from designer.qt.canvas.labels import trunk_fraction
-from designer.view.quotient import Trunk
+from designer.view.canvas.quotient import Trunk
 
 TrunkItems = list[tuple[QGraphicsLineItem, LabelItem]]
 

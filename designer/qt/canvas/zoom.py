@@ -18,7 +18,7 @@ from PySide6.QtGui import QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
 from designer.qt.canvas import style as st
-from designer.view import sizes as sz
+from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
     from designer.qt.canvas.scene import DesignScene

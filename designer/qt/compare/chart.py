@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from designer.core import formatting as fmt
 from designer.qt.charts import _plot
-from designer.view.compare_table import Bars
-from designer.workload.compare import days_text
+from designer.view.workload.compare_table import Bars
+from designer.workload.compare_rows import days_text
 
 DAYS_COLOUR = "#4a7fb5"
 OWNED_COLOUR = "#4c9f70"

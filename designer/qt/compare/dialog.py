@@ -57,8 +57,9 @@ from designer.core.snapshot import snapshot
 from designer.core.workload import Workload
 from designer.qt.compare.chart import CompareChart
 from designer.qt.compare.runner import CompareRunner, Outcome, Scenario
-from designer.view.compare_table import bars, table
-from designer.workload.compare import Comparison, comparison, unknown_lines
+from designer.view.workload.compare_table import bars, table
+from designer.workload.compare import Comparison, comparison
+from designer.workload.compare_rows import unknown_lines
 from designer.workload.variants import VARIANTS
 
 FILE_FILTER = "Cluster designs (*.json);;All files (*)"

@@ -1,7 +1,7 @@
 """File > Export: format, page size, sections, scope and output path, with progress.
 
 The page size starts at the one chosen last time, else the locale's paper
-(Letter in the US, Canada, Mexico..., A4 elsewhere: :mod:`designer.view.paper`).
+(Letter in the US, Canada, Mexico..., A4 elsewhere: :mod:`designer.view.pages.paper`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from designer.qt.export.page_size import (
     remember_page_size,
 )
 from designer.qt.export.pdf import SECTIONS, write_pdf
-from designer.view.paper import A4, LETTER, PAGE_SIZES
+from designer.view.pages.paper import A4, LETTER, PAGE_SIZES
 from designer.workload import Estimate
 
 #: (key, label, file suffix, file-dialog filter)

@@ -19,8 +19,8 @@ from designer.catalog.schema import CatalogEntry
 from designer.core.model import Design
 from designer.qt.canvas import style as st
 from designer.qt.canvas.offscreen import OffscreenRenderer
-from designer.view.device_labels import PRINT_MIN_LABEL_PX
-from designer.view.selection import Cut
+from designer.view.canvas.device_labels import PRINT_MIN_LABEL_PX
+from designer.view.canvas.selection import Cut
 
 Catalog = Mapping[str, CatalogEntry]
 

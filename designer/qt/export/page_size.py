@@ -1,7 +1,7 @@
 """Page size of the PDF report: the locale's paper unless the user chose one.
 
 The rule (Letter in the CLDR US-Letter territories, A4 elsewhere) is
-:mod:`designer.view.paper`; here it meets the Qt locale, the page layouts and
+:mod:`designer.view.pages.paper`; here it meets the Qt locale, the page layouts and
 the export dialog's remembered choice (QSettings ``export/page_size``).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale, QMarginsF, QSettings
 from PySide6.QtGui import QPageLayout, QPageSize
 
-from designer.view.paper import A4, LETTER, PAGE_SIZES, paper_for_territory
+from designer.view.pages.paper import A4, LETTER, PAGE_SIZES, paper_for_territory
 
 PAGE_SIZE_IDS = {A4: QPageSize.PageSizeId.A4, LETTER: QPageSize.PageSizeId.Letter}
 MARGIN_PT = 36.0

@@ -50,7 +50,7 @@ from designer.qt.export.page_size import page_layouts as _page_layouts
 from designer.qt.export.physical_pages import physical_pages
 from designer.qt.export.su_pages import su_detail_pages
 from designer.qt.export.workload_page import workload_pages
-from designer.view.sizes import DEVICE_H, DEVICE_W
+from designer.view.canvas.sizes import DEVICE_H, DEVICE_W
 from designer.workload import Estimate
 
 #: Sections of the report, in order; the drawing sits on page 1. "workload" is
@@ -381,7 +381,7 @@ def write_pdf(
     page); returning False cancels and removes the partial file. A design with
     a workload block gets the "Workload fit" pages from ``estimate`` (computed
     here when not given). ``page_size`` None: the paper of the locale (Letter in
-    the US, Canada, Mexico..., A4 elsewhere; :mod:`designer.view.paper`).
+    the US, Canada, Mexico..., A4 elsewhere; :mod:`designer.view.pages.paper`).
     """
     out = Path(path)
     layouts = _page_layouts(page_size or locale_page_size())

@@ -2,10 +2,10 @@
 
 Only for a placed design (one with a ``physical`` block). The floor plan
 draws every hall, row and rack to scale, each rack in its kW colour
-(:func:`designer.view.floor.kw_bands`), with a legend and a scale bar. The
+(:func:`designer.view.physical.floor.kw_bands`), with a legend and a scale bar. The
 elevations fold racks of one layout (same entries at the same units) into one
 drawing, lay them out at a unit height that keeps every label at least 6 pt
-(:func:`designer.view.elevation.print_plan`), several per page and as many
+(:func:`designer.view.physical.elevation.print_plan`), several per page and as many
 pages as needed, then list which racks each drawing stands for. The drawing
 is the editor's own (:mod:`designer.qt.physical.paint`).
 """
@@ -35,14 +35,14 @@ from designer.qt.physical.paint import (
     row_label,
     row_label_spot,
 )
-from designer.view.elevation import (
+from designer.view.physical.elevation import (
     LABEL_PT,
     ElevationLayout,
     alike_racks,
     load_text,
     print_plan,
 )
-from designer.view.floor import kw_bands, kw_colour, label_room, scale_length
+from designer.view.physical.floor import kw_bands, kw_colour, label_room, scale_length
 
 MAX_LAYOUTS = 48
 """Most rack layouts drawn (the table after them lists every rack)."""

@@ -9,7 +9,7 @@ import math
 from PySide6.QtGui import QColor
 
 from designer.qt.export.workload_charts import MARK, Chart
-from designer.view.serving_summary import sweep_series
+from designer.view.workload.serving import sweep_series
 from designer.workload import Estimate
 from designer.workload.serving_estimate import limit_text
 

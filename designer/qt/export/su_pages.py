@@ -3,8 +3,8 @@
 Page 1 shows the whole design, too small to name a device. Each detail page
 draws one unit (its devices and the links among them) as large as the page
 allows: a long unit is cut between device columns into strips stacked down the
-page (:mod:`designer.view.strips`). Device labels are never smaller than 6 pt
-(:data:`designer.view.device_labels.PRINT_MIN_LABEL_PX`); a box too small for a
+page (:mod:`designer.view.pages.strips`). Device labels are never smaller than 6 pt
+(:data:`designer.view.canvas.device_labels.PRINT_MIN_LABEL_PX`); a box too small for a
 device's whole name shows a shorter form, and the key under the drawing lists
 the names of the unit's devices by model.
 """
@@ -22,8 +22,8 @@ from designer.core.model import Design
 from designer.core.names import device_name
 from designer.qt.export.drawing import legend
 from designer.qt.export.layout import MUTED, RULE, Flow, font, text_layout
-from designer.view.device_labels import label_range
-from designer.view.strips import plan_strips
+from designer.view.canvas.device_labels import label_range
+from designer.view.pages.strips import plan_strips
 
 #: draw(painter, target, ids, source): the unit's devices, ``source`` scene rect.
 DrawStrip = Callable[..., None]

@@ -1,7 +1,7 @@
 """The workload charts drawn with QPainter (vector in the PDF): training days
 against GPU count and owned vs cloud cost per busy GPU-hour against
 utilisation. The points are the Workload panel's
-(:mod:`designer.view.workload_summary`), so the page and the panel show the
+(:mod:`designer.view.workload.summary`), so the page and the panel show the
 same curves."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
 
 from designer.qt.export.layout import MUTED, RULE, TEXT, font
-from designer.view.workload_summary import cost_points, days_points
+from designer.view.workload.summary import cost_points, days_points
 from designer.workload import Estimate
 
 DAYS = QColor("#4a7fb5")

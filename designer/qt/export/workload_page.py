@@ -19,7 +19,7 @@ from designer.qt.export.workload_charts import (
     days_chart,
     paint_chart,
 )
-from designer.view.workload_summary import (
+from designer.view.workload.summary import (
     ESTIMATE_MARK,
     assumption_texts,
     summary,

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from designer.core.commands import Command
 from designer.core.document import Stage
-from designer.core.events import Event
+from designer.core.events import Event, Reads
 from designer.physical.live import LiveRacks, RackChanges
 from designer.qt.physical.cables import CableRunner
 from designer.qt.physical.elevation import ElevationPanel
@@ -76,6 +76,11 @@ class PhysicalDocks(QObject):
         self.cables.ready.connect(self.floor.set_cables)
         self.elevation_dock.visibilityChanged.connect(lambda _: self.flush())
         self.floor_dock.visibilityChanged.connect(lambda _: self.flush())
+
+    @property
+    def reads(self) -> Reads:
+        """What each kind of event does to the docks: the live racks' table."""
+        return self.live.reads
 
     # -- the model -------------------------------------------------------------------
 

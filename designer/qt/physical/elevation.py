@@ -45,7 +45,7 @@ from designer.core.formatting import plural
 from designer.physical.views import DeviceSlot, RackView
 from designer.qt.canvas import style as st
 from designer.qt.physical.paint import RackFonts, paint_rack
-from designer.view.elevation import ElevationLayout, ElevationStyle, limit_text
+from designer.view.physical.elevation import ElevationLayout, ElevationStyle, limit_text
 
 if TYPE_CHECKING:
     from designer.physical.live import LiveRacks

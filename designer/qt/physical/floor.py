@@ -48,7 +48,7 @@ from designer.qt.physical.paint import (
     row_label,
     row_label_spot,
 )
-from designer.view.floor import (
+from designer.view.physical.floor import (
     KwBand,
     kw_bands,
     kw_colour,

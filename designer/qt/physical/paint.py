@@ -1,8 +1,8 @@
 """Painting of rack elevations and floor plans, shared by the editor and the PDF.
 
 One drawing for screen and print: the editor's items and the report's pages
-call these functions with the geometry of :mod:`designer.view.elevation` /
-:mod:`designer.view.floor` and fonts of their own (pixels in the scene,
+call these functions with the geometry of :mod:`designer.view.physical.elevation` /
+:mod:`designer.view.physical.floor` and fonts of their own (pixels in the scene,
 points on the page).
 """
 
@@ -18,13 +18,13 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from designer.physical.views import RackView
 from designer.qt.canvas import style as st
-from designer.view.elevation import (
+from designer.view.physical.elevation import (
     ElevationLayout,
     load_text,
     over_limit,
     short_name,
 )
-from designer.view.floor import EMPTY_COLOUR, KwBand, kw_colour
+from designer.view.physical.floor import EMPTY_COLOUR, KwBand, kw_colour
 
 OVER = QColor("#c0392b")
 RACK_FRAME = QColor("#3d4654")

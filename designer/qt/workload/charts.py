@@ -1,7 +1,7 @@
 """The Workload panel's two charts (pyqtgraph): training days against GPU count
 with this design marked, and owned vs cloud cost per busy GPU-hour against
 utilisation with the break-even marked. The points come from
-:mod:`designer.view.workload_summary`, the same the report page draws."""
+:mod:`designer.view.workload.summary`, the same the report page draws."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from designer.core import formatting as fmt
 from designer.qt.charts import _plot
-from designer.view.workload_summary import cost_points, days_points
+from designer.view.workload.summary import cost_points, days_points
 from designer.workload import Estimate
 
 DAYS_COLOUR = "#4a7fb5"

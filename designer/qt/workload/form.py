@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from designer.core.commands import SetWorkload
 from designer.core.document import Document
 from designer.core.workload import CloudRate, Workload
-from designer.view.workload_fields import (
+from designer.view.workload.fields import (
     FIELDS,
     GROUPS,
     JOBS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel
 
-from designer.view.workload_summary import Line, sources_of
+from designer.view.workload.summary import Line, sources_of
 from designer.workload import Estimate
 
 

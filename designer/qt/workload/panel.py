@@ -25,14 +25,30 @@ from PySide6.QtWidgets import (
 )
 
 from designer.core.document import Document
-from designer.core.events import DesignReplaced, Event, WorkloadChanged
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    each,
+    ignore,
+)
 from designer.qt.workload.charts import WorkloadCharts
 from designer.qt.workload.form import WorkloadForm
 from designer.qt.workload.lines import fill_lines
 from designer.qt.workload.results import FiguresTree, FindingsList
 from designer.qt.workload.runner import EstimateRunner
 from designer.qt.workload.serving import ServingView
-from designer.view.workload_summary import ESTIMATE_MARK, Line, summary
+from designer.view.workload.summary import ESTIMATE_MARK, Line, summary
 from designer.workload import Estimate
 
 NO_BLOCK = (
@@ -149,6 +165,8 @@ class WorkloadPanel(QWidget):
         runner.estimate_ready.connect(self.show_estimate)
         runner.failed.connect(self._on_failed)
         runner.cleared.connect(self._on_cleared)
+        self._refill = self._opened = False
+        self.reads = self._reads_table()
         document.subscribe(self._on_changes)
         if document.design.workload is None:
             self._on_cleared()
@@ -158,12 +176,45 @@ class WorkloadPanel(QWidget):
     # --- followers -------------------------------------------------------------
 
     def _on_changes(self, events: list[Event]) -> None:
-        if any(isinstance(e, WorkloadChanged | DesignReplaced) for e in events):
+        self._refill = self._opened = False
+        self.reads(events)
+        if self._refill:
             self.form.refresh()
             self.serving.refresh()
-        opened = any(isinstance(e, DesignReplaced) for e in events)
-        if opened and self.document.design.workload is not None:
+        if self._opened and self.document.design.workload is not None:
             self.tabs.setCurrentIndex(0)  # a design with a workload: its answers
+
+    def _reads_table(self) -> Reads:
+        """The form shows the workload block: only its edits and a new design
+        change what it shows (the estimate's figures come from the runner)."""
+
+        def workload(_event: Event) -> None:
+            self._refill = True
+
+        def opened(_event: Event) -> None:
+            self._refill = self._opened = True
+
+        return Reads(
+            "WorkloadPanel",
+            {
+                **each(
+                    (
+                        DevicesAdded,
+                        DevicesRemoved,
+                        DevicesChanged,
+                        LinksAdded,
+                        LinksRemoved,
+                        LinksChanged,
+                        GroupsChanged,
+                        SettingsChanged,
+                        PhysicalChanged,
+                    ),
+                    ignore,
+                ),
+                WorkloadChanged: workload,
+                DesignReplaced: opened,
+            },
+        )
 
     def _on_started(self) -> None:
         self.state.setText("Estimating…")

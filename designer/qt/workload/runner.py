@@ -19,6 +19,8 @@ step model, not the analysis.
 from __future__ import annotations
 
 import dataclasses
+import enum
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -26,7 +28,22 @@ from PySide6.QtCore import QObject, Signal
 
 from designer.catalog.loader import Catalog
 from designer.core.document import Document, Stage
-from designer.core.events import DevicesChanged, Event, WorkloadChanged, only, replaced
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    each,
+)
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot, with_links
 from designer.qt.jobs import Debounce, Jobs, Ticket
@@ -38,6 +55,20 @@ DESIGN_DEBOUNCE_MS = 150
 RESET_DELAY_MS = 80
 """Wait after a new design is loaded (the window builds and paints it first)."""
 _UNREAD_FIELDS = frozenset({"x", "y", "label"})
+
+
+class _Owed(enum.IntEnum):
+    """What one step asks of the estimate, least to most."""
+
+    NOTHING = 0
+    WORKLOAD = 1
+    """the workload block alone: the design's facts stand"""
+    DESIGN = 2
+    """the design's facts changed: wait for the analysis of the new state"""
+    RESET = 3
+    """another design"""
+
+
 """Device fields the estimate never reads: moving or renaming keeps it."""
 
 
@@ -144,6 +175,8 @@ class EstimateRunner(QObject):
         self._cache = FactsCache()
         self._jobs = Jobs(self)
         self._debounce = Debounce(self, self._start_job)
+        self._owed = _Owed.NOTHING
+        self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         if analysis is not None:
             analysis.report_ready.connect(self._on_report)
@@ -210,23 +243,54 @@ class EstimateRunner(QObject):
             return self.latest
         return None
 
+    def _reads_table(self) -> Reads:
+        """What each kind of event asks of the estimate (the most of a step wins)."""
+
+        def owe(what: _Owed) -> Callable[[Event], None]:
+            def handler(_event: Event) -> None:
+                self._owed = max(self._owed, what)
+
+            return handler
+
+        def devices_changed(event: Event) -> None:
+            assert isinstance(event, DevicesChanged)
+            if not event.fields <= _UNREAD_FIELDS:  # moves, relabels: not read
+                self._owed = max(self._owed, _Owed.DESIGN)
+
+        return Reads(
+            "EstimateRunner",
+            {
+                **each(
+                    (
+                        DevicesAdded,
+                        DevicesRemoved,
+                        LinksAdded,
+                        LinksRemoved,
+                        LinksChanged,
+                        GroupsChanged,
+                        SettingsChanged,
+                        PhysicalChanged,
+                    ),
+                    owe(_Owed.DESIGN),
+                ),
+                DevicesChanged: devices_changed,
+                WorkloadChanged: owe(_Owed.WORKLOAD),
+                DesignReplaced: owe(_Owed.RESET),
+            },
+        )
+
     def _on_changes(self, events: list[Event]) -> None:
-        if not events:
+        self._owed = _Owed.NOTHING
+        self.reads(events)
+        owed = self._owed
+        if owed is _Owed.NOTHING:
             return
-        if only(events, DevicesChanged) and all(
-            e.fields <= _UNREAD_FIELDS  # type: ignore[attr-defined]
-            for e in events
-        ):
-            return  # moves and relabels: the estimate reads neither
-        if replaced(events):
+        if owed is not _Owed.WORKLOAD:  # the design's facts changed
             self.design_key += 1
             if not self._wait_for_report():
-                self.schedule(RESET_DELAY_MS)
-            return
-        if not only(events, WorkloadChanged):
-            self.design_key += 1
-            if not self._wait_for_report():
-                self.schedule(DESIGN_DEBOUNCE_MS)
+                self.schedule(
+                    RESET_DELAY_MS if owed is _Owed.RESET else DESIGN_DEBOUNCE_MS
+                )
             return
         if self._waiting:
             self._jobs.bump()  # the report's job will read this workload too

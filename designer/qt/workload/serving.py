@@ -4,7 +4,7 @@ disaggregated pools, the target), the throughput vs latency chart of the batch
 sweep with the TPOT limit drawn, and the serving findings.
 
 The figures are the estimate's ``inference`` object, written by
-:mod:`designer.view.serving_summary` (the PDF page's words); every input edit
+:mod:`designer.view.workload.serving` (the PDF page's words); every input edit
 is one :class:`~designer.core.commands.SetWorkload`, as in the Inputs tab.
 """
 
@@ -35,8 +35,7 @@ from designer.core.workload import Workload
 from designer.qt.charts import _plot
 from designer.qt.resources import icon
 from designer.qt.workload.lines import fill_lines
-from designer.view.serving_summary import NOT_INFERENCE, serving_lines, sweep_series
-from designer.view.workload_fields import (
+from designer.view.workload.fields import (
     FieldError,
     FieldSpec,
     Kind,
@@ -44,6 +43,7 @@ from designer.view.workload_fields import (
     parse,
     updated,
 )
+from designer.view.workload.serving import NOT_INFERENCE, serving_lines, sweep_series
 from designer.workload import Estimate
 from designer.workload.serving_estimate import limit_text
 

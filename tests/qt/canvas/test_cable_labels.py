@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from designer.core.model import Design, Link, LinkTable, Tier
 from designer.generate import superpod
-from designer.view.sizes import LOD_CABLE_LABELS, MAX_CABLE_LABELS
+from designer.view.canvas.sizes import LOD_CABLE_LABELS, MAX_CABLE_LABELS
 from tests.qt.canvas.helpers import dev
 from tests.qt.helpers import settle, window_png
 

@@ -244,7 +244,7 @@ def test_canvas_entries(make_view, qtbot: QtBot) -> None:
     menu = view.context_menu_at(QPointF(-400, -300))
     assert not _action(menu, "paste").isEnabled()
     view.select_ids(["filer"], center=False)
-    view.copy_selection()
+    view.edits.copy_selection()
     menu = view.context_menu_at(QPointF(-400, -300))
     _action(menu, "paste").trigger()
     assert len(view.document.design.devices) == 13

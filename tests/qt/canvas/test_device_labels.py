@@ -15,9 +15,9 @@ from designer.io import load_design
 from designer.qt.canvas import CanvasView, items
 from designer.qt.canvas.device_text import device_font
 from designer.qt.canvas.items import DeviceItem
-from designer.view import sizes as sz
-from designer.view.device_labels import MIN_LABEL_PX, PAD_PX, label_px
-from designer.view.specs import entry_specs
+from designer.view.canvas import sizes as sz
+from designer.view.canvas.device_labels import MIN_LABEL_PX, PAD_PX, label_px
+from designer.view.catalog.specs import entry_specs
 from tests.qt.canvas.helpers import vp
 
 SAMPLE = Path(__file__).resolve().parents[3] / "samples" / "dgx-h100-superpod-4su.json"

@@ -22,7 +22,7 @@ def test_canvas_racks_and_report_use_one_name(qtbot: Any, main_window: Any) -> N
     window = main_window()
     assert window.open_path(SAMPLE)
     settle(qtbot, window)
-    item = window.canvas.design_scene._items["dgx-0004"]
+    item = window.canvas.design_scene.state.items["dgx-0004"]
     assert item.title == "dgx-0004"
     docks = window.physical_docks
     rack = docks.live.rack_of("dgx-0004")
@@ -34,7 +34,7 @@ def test_canvas_racks_and_report_use_one_name(qtbot: Any, main_window: Any) -> N
     key = unit_key(design, members, default_catalog())
     assert "dgx-0001 – 0031" in key and "#" not in key.split("·")[1]
     # a switch's own label still names it everywhere
-    leaf = window.canvas.design_scene._items["leaf-su01-r0"]
+    leaf = window.canvas.design_scene.state.items["leaf-su01-r0"]
     assert leaf.title == "Leaf SU1 rail 0"
 
 
@@ -49,7 +49,7 @@ def test_a_dropped_appliance_and_head_node_are_named_by_their_ids(
     cat = default_catalog()
     for catalog_id in ("lustre-appliance", "head-node"):
         d = devices[catalog_id]
-        title = window.canvas.design_scene._items[d.id].title
+        title = window.canvas.design_scene.state.items[d.id].title
         assert title == d.id == f"{catalog_id}-1"
         assert "(" not in title
         assert cat[catalog_id].model not in title

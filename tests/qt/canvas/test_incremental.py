@@ -19,8 +19,8 @@ from designer.core.device_commands import (
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas.items import FrameItem
-from designer.view.geometry import Geometry
-from designer.view.quotient import BLOCK_PAD, Quotient, quotient
+from designer.view.canvas.geometry import Geometry
+from designer.view.canvas.quotient import BLOCK_PAD, Quotient, quotient
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
 
@@ -214,13 +214,13 @@ def test_edits_in_one_turn_are_applied_in_one_pass(make_view, monkeypatch) -> No
     scene = view.design_scene
     doc = view.document
     passes: list[int] = []
-    original = type(scene)._apply
+    original = type(scene.follower)._apply
 
     def counting(self, changes):
         passes.append(len(changes))
         return original(self, changes)
 
-    monkeypatch.setattr(type(scene), "_apply", counting)
+    monkeypatch.setattr(type(scene.follower), "_apply", counting)
     d = doc.design.devices[0]
     for k in range(6):
         doc.execute(move_devices({d.id: (d.x + 16 * (k + 1), d.y)}))

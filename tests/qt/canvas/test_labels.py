@@ -60,7 +60,7 @@ def _text_rects(scene) -> list[tuple[str, QRectF]]:
     for key, item in scene.titles().items():
         if item.isVisible():
             out.append((str(key), item.boundingRect().translated(tr.map(item.pos()))))
-    for _, label in scene._trunk_items:
+    for _, label in scene.state.trunk_items:
         if label.isVisible():
             out.append(
                 (label.text, label.boundingRect().translated(tr.map(label.pos())))
@@ -149,13 +149,13 @@ def test_trunk_labels_slide_along_the_trunk_rather_than_drop(
 
     def shown(s: float) -> int:
         scene.declutter_labels(QTransform.fromScale(s, s))
-        return sum(label.isVisible() for _, label in scene._trunk_items)
+        return sum(label.isVisible() for _, label in scene.state.trunk_items)
 
     with_slots = [shown(s) for s in (0.1, 0.4, 1.0)]
     monkeypatch.setattr(labels, "TRUNK_SLOTS", ())
     fixed = [shown(s) for s in (0.1, 0.4, 1.0)]
     assert all(a > b for a, b in zip(with_slots, fixed, strict=True))
-    assert with_slots[-1] == len(scene._trunk_items) == 4
+    assert with_slots[-1] == len(scene.state.trunk_items) == 4
 
 
 def _su_frames() -> Design:
@@ -227,7 +227,7 @@ def test_a_text_only_change_reuses_titles_only_while_the_text_still_fits(
         block.set_block(block.group_id, block.rect, title, summary)
         scene.declutter_labels(transform)
         edited = _placement(scene)
-        scene._label_memo.clear()
+        scene.state.label_memo.clear()
         scene.declutter_labels(transform)
         assert edited == _placement(scene), (title[:10], summary[:10])
         if title == block.title and summary.startswith("x"):
@@ -275,7 +275,7 @@ def test_fit_to_view_leaves_room_to_name_every_top_level_frame(make_view) -> Non
     view.relabel()  # as the view does after a zoom: titles inside the window
     scene = view.design_scene
     assert not scene.overview
-    top = [f for f in scene._frame_items if f.isVisible() and f.depth == 0]
+    top = [f for f in scene.state.frame_items if f.isVisible() and f.depth == 0]
     assert {f.title for f in top} >= {"Storage", "Management"}
     shown = {k[1] for k, item in scene.titles().items() if item.isVisible()}
     for frame in top:

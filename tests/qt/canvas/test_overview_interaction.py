@@ -87,7 +87,7 @@ def _trunk_point(view: CanvasView) -> tuple[int, QPointF]:
     """A trunk and a scene point on it that picks it."""
     scene = view.design_scene
     tol = view.pick_tolerance()
-    for k, (line, _) in enumerate(scene._trunk_items):
+    for k, (line, _) in enumerate(scene.state.trunk_items):
         seg = line.line()
         for f in (0.45, 0.3, 0.6):
             p = seg.pointAt(f)
@@ -138,7 +138,7 @@ def test_clicking_a_trunk_selects_its_links(make_view, qtbot) -> None:
     assert selections[-1] == want_ids
     assert view.selected_ids() == want_ids
     assert messages[-1] == want_text
-    line, _ = view.design_scene._trunk_items[k]
+    line, _ = view.design_scene.state.trunk_items[k]
     assert line.pen().color().name() == "#1a73e8"  # drawn as selected
 
 
@@ -185,7 +185,7 @@ def test_dragging_a_block_moves_its_trunks_during_the_drag(make_view, qtbot) -> 
     )
     block = scene.block_items()[b]
     touching = [k for k, t in enumerate(q.trunks) if b in t.ends]
-    before = {k: scene._trunk_items[k][0].line() for k in touching}
+    before = {k: scene.state.trunk_items[k][0].line() for k in touching}
     start = block.rect.center()
     a = vp(view, start.x(), start.y())
     w = view.viewport()
@@ -197,7 +197,7 @@ def test_dragging_a_block_moves_its_trunks_during_the_drag(make_view, qtbot) -> 
     assert dx > 0
     for k in touching:
         t = q.trunks[k]
-        now, was = scene._trunk_items[k][0].line(), before[k]
+        now, was = scene.state.trunk_items[k][0].line(), before[k]
         moved_end = now.p1() if t.ends[0] == b else now.p2()
         kept_end = now.p2() if t.ends[0] == b else now.p1()
         old_moved = was.p1() if t.ends[0] == b else was.p2()
@@ -226,7 +226,7 @@ def test_a_trunk_label_picks_its_trunk(make_view) -> None:
     scene = view.design_scene
     shown = [
         (k, label)
-        for k, (line, label) in enumerate(scene._trunk_items)
+        for k, (line, label) in enumerate(scene.state.trunk_items)
         if label.isVisible()
     ]
     assert shown

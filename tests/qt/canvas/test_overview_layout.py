@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from designer.core.model import Design, Group, GroupKind, Tier
-from designer.view.quotient import Block, spread
+from designer.view.canvas.quotient import Block, spread
 from tests.qt.canvas.helpers import dev
 
 

@@ -38,7 +38,7 @@ def test_pod_titles_stay_in_their_blocks_in_the_overview(
     settle(qtbot, window)
     scene = window.canvas.design_scene
     assert scene.overview
-    blocks = [b for b in scene._block_items if b.title.startswith("Pod")]
+    blocks = [b for b in scene.state.block_items if b.title.startswith("Pod")]
     assert len(blocks) >= 20
     transform = window.canvas.viewportTransform()
     for b in blocks:

@@ -182,7 +182,7 @@ def test_link_layer_clips_its_strokes_to_what_the_device_shows(catalog) -> None:
 
     s = DesignScene(Document(synthetic_fat_tree(64)), catalog)
     try:
-        layer = s._links
+        layer = s.state.links
         image = QImage(200, 100, QImage.Format.Format_RGB32)
         option = QStyleOptionGraphicsItem()
         option.exposedRect = layer.boundingRect()

@@ -36,7 +36,7 @@ def _rect(r: QRectF) -> tuple[float, float, float, float]:
 def snapshot(scene: DesignScene) -> dict[str, object]:
     """Everything the scene draws or answers hit tests with, as plain values."""
     scene.flush()
-    g = scene._geom
+    g = scene.state.geom
     out: dict[str, object] = {
         "overview": scene.overview,
         "scene_rect": _rect(scene.sceneRect()),
@@ -44,13 +44,13 @@ def snapshot(scene: DesignScene) -> dict[str, object]:
         "link_ids": list(g.link_ids),
         "xy": g.xy.tolist(),
         "mask": scene.link_mask().tolist(),
-        "hidden": scene._hidden.tolist(),
+        "hidden": scene.state.hidden.tolist(),
     }
     for name in ("la", "lb", "fabric", "cables", "speed"):
         out[name] = getattr(g, name).tolist()
     every = np.ones(g.la.size, bool)
     out["boxes"] = g.segments_in_rect(every, (-1e9, -1e9, 1e9, 1e9)).tolist()
-    q = scene._quotient
+    q = scene.state.quotient
     out["link_trunk"] = q.link_trunk.tolist()
     out["rep"] = q.rep.tolist()
     # stacking order matters where items of one z overlap: compare it per kind

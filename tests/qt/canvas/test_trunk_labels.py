@@ -13,7 +13,7 @@ from designer.catalog import Catalog
 from designer.core.model import Design
 from designer.generate import fat_tree
 from designer.qt.canvas.offscreen import OffscreenRenderer
-from designer.view.trunk_overlap import own_ends
+from designer.view.canvas.trunk_overlap import own_ends
 
 
 @cache

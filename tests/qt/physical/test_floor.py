@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from designer.core.physical import Facility
 from designer.core.physical_commands import EditRacks, SetFacility
-from designer.view.floor import EMPTY_COLOUR, kw_bands, kw_colour
+from designer.view.physical.floor import EMPTY_COLOUR, kw_bands, kw_colour
 from tests.qt.physical.helpers import open_window
 
 

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QScrollArea
 
 from designer.core.workload import Job
-from designer.view.workload_fields import FIELDS, field_label
-from designer.view.workload_summary import summary, value_text
+from designer.view.workload.fields import FIELDS, field_label
+from designer.view.workload.summary import summary, value_text
 from tests.qt.helpers import settle
 from tests.qt.workload.helpers import SAMPLES, wait_estimate
 from tests.workload.conftest import dgx_tree, run
