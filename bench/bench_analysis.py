@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from designer.analysis import analyze_index, build_index
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
-from designer.core.commands import Document, RemoveLinks, UpdateLink
+from designer.core.document import Document
+from designer.core.link_commands import RemoveLinks, UpdateLink
 from designer.core.model import Design, Fabric
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree

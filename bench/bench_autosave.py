@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QTimer
 
-from designer.core.commands import Document, move_devices
+from designer.core.device_commands import move_devices
+from designer.core.document import Document
 from designer.generate import fat_tree
 from designer.io import save_design
 

@@ -35,16 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog import default_catalog
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    RemoveDevices,
-    RemoveLinks,
-    UpdateLinks,
-    move_devices,
-)
+from designer.core.commands import Command
+from designer.core.device_commands import AddDevices, RemoveDevices, move_devices
+from designer.core.document import Document
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device, Fabric, Link, LinkTable
 from designer.generate import fat_tree
 from designer.qt.canvas import CanvasView

@@ -29,13 +29,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from designer.core.commands import (
-    Command,
-    Document,
-    Macro,
-    SetGroups,
-    UpdateDevices,
-)
+from designer.core.commands import Command, Macro, SetGroups
+from designer.core.device_commands import UpdateDevices
+from designer.core.document import Document
 from designer.core.formatting import plural
 from designer.core.model import Design, Group, GroupKind
 from designer.generate import fat_tree

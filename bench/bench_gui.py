@@ -31,16 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QEventLoop, QStandardPaths, QTimer
 
-from designer.core.commands import (
+from designer.core.commands import Command, SetSettings
+from designer.core.device_commands import (
     AddDevices,
-    Command,
     RemoveDevices,
-    RemoveLinks,
-    SetSettings,
     UpdateDevices,
-    UpdateLink,
     move_devices,
 )
+from designer.core.link_commands import RemoveLinks, UpdateLink
 from designer.core.model import Design, Device, Purpose
 from designer.generate import fat_tree
 from designer.io import save_design

@@ -109,10 +109,13 @@ def _write_valid(path: Path, gpus: int) -> None:
 
     design = fat_tree("dgx-h100", -(-gpus // 8), "qm9700")
     try:  # a file as the program saves it: every cable's ports pinned
-        from designer.io.export.cabling import pinned_design
-    except ImportError:  # a tree from before pinned ports
-        pass
-    else:
+        from designer.io.export.cables import pinned_design
+    except ImportError:
+        try:  # a tree from before pinned_design moved to io.export.cables
+            from designer.io.export.cabling import pinned_design
+        except ImportError:  # a tree from before pinned ports
+            pinned_design = None
+    if pinned_design is not None:
         design = pinned_design(design)
     save_design(design, path)
 

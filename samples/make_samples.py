@@ -36,7 +36,7 @@ from designer.core.workload import Job, Precision, Workload
 from designer.generate import fat_tree, superpod
 from designer.generate.layout import arrange_side
 from designer.io import save_design
-from designer.io.export.cabling import pinned_design
+from designer.io.export.cables import pinned_design
 from designer.physical import PlaceOptions, place
 
 HERE = Path(__file__).resolve().parent

@@ -50,7 +50,7 @@ def test_the_docs_list_every_subscriber_in_the_code() -> None:
 
 
 def test_the_docs_list_the_followers_of_a_main_window(qtbot: Any) -> None:
-    from designer.core.commands import Stage
+    from designer.core.document import Stage
     from designer.qt.main_window import MainWindow
 
     window = MainWindow(persist=False, autosave=False)
@@ -65,6 +65,53 @@ def test_the_docs_list_the_followers_of_a_main_window(qtbot: Any) -> None:
         # the table is in Stage order: the order the document calls them in
         stages = [Stage[s] for _, s, _ in rows.values()]
         assert stages == sorted(stages)
+    finally:
+        window.document.mark_clean()
+        window.close()
+
+
+STEP_FOLLOWERS = {
+    "PropertiesPanel",
+    "HistoryPanel",
+    "MainWindow",
+    "Autosaver",
+    "CompareDialog",
+}
+"""Followers that act on every step whatever it changed (re-read, reschedule):
+they have no table of event kinds."""
+
+
+def test_every_follower_that_reads_events_says_what_it_does_with_each_kind(
+    qtbot: Any,
+) -> None:
+    """A follower either acts on every step alike, or holds a ``Reads`` table
+    naming every kind of event (built when the follower is, so a new kind of
+    event stops each one that does not say what it does with it)."""
+    from designer.core.events import EVENT_TYPES, Reads
+    from designer.qt.main_window import MainWindow
+
+    window = MainWindow(persist=False, autosave=False)
+    try:
+        followers = {
+            type(listener.__self__).__name__: listener.__self__
+            for _, listener in window.document._listeners
+        }
+        readers = {n: f for n, f in followers.items() if n not in STEP_FOLLOWERS}
+        # the compare dialog follows only while it is open
+        assert set(followers) - set(readers) == STEP_FOLLOWERS - {"CompareDialog"}
+        assert set(readers) == {
+            "AnalysisRunner",
+            "EstimateRunner",
+            "SceneFollower",
+            "CanvasView",
+            "WorkloadPanel",
+            "PhysicalDocks",
+        }
+        for name, follower in readers.items():
+            reads = getattr(follower, "reads", None)
+            assert isinstance(reads, Reads), f"{name} has no table of event kinds"
+            for kind in EVENT_TYPES:
+                assert callable(reads.handler(kind))
     finally:
         window.document.mark_clean()
         window.close()

@@ -14,14 +14,9 @@ import numpy.typing as npt
 
 from designer.analysis.index import DesignIndex
 from designer.catalog.schema import CatalogEntry
-from designer.core.checks import (
-    media_problem,
-    oob_problem,
-    role_problem,
-    speed_problem,
-)
 from designer.core.errors import over_budget
 from designer.core.model import FABRIC_CODE, FABRICS, Device, Fabric
+from designer.core.rules import media_problem, oob_problem, role_problem, speed_problem
 from designer.core.specs import (
     DeviceSpec,
     PortGroupSpec,

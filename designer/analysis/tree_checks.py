@@ -24,8 +24,9 @@ links join tiers at random (a tenth or more of them miswired by these rules)
 is not one, and gets none of them.
 
 Tiers: the leaf tier is the switches that compute nodes are cabled to, except
-a switch whose links go mostly to other switches (a spine with a stray node
-link); every other switch is ranked by its distance in switch hops from the
+a switch with more links to such switches than to compute nodes (a spine with
+a stray node link; a partly filled leaf, with more uplinks than nodes, stays a
+leaf); every other switch is ranked by its distance in switch hops from the
 leaf tier (leaf 1, spine 2, core 3).
 """
 
@@ -56,10 +57,15 @@ def switch_ranks(g: ComputeGraph) -> IntArray:
     both = g.switch[u] & g.switch[v]
     at_node = g.endpoint[u] ^ g.endpoint[v]
     su, sv = u[both], v[both]
-    sw_deg = np.bincount(su, minlength=n) + np.bincount(sv, minlength=n)
     nu, nv = u[at_node], v[at_node]
     node_deg = np.bincount(np.where(g.endpoint[nu], nv, nu), minlength=n)
-    leaf = g.switch & (node_deg > 0) & (node_deg >= sw_deg)
+    # links to other switches that have compute nodes too: a spine's links go
+    # to leaves, a leaf's (partly filled or not) to spines
+    bearing = g.switch & (node_deg > 0)
+    to_bearing = np.bincount(su[bearing[sv]], minlength=n) + np.bincount(
+        sv[bearing[su]], minlength=n
+    )
+    leaf = bearing & (node_deg >= to_bearing)
     rank[leaf] = 1
     frontier = leaf
     level = 1

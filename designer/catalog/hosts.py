@@ -42,7 +42,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from designer.catalog.schema import CatalogEntry, Category, HostSpec
+from designer.catalog.schema import CatalogEntry, Category
+from designer.catalog.specs import HostSpec
 from designer.core.hostnames import (
     HOSTNAME_MAX,
     is_hostname,

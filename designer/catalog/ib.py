@@ -19,7 +19,7 @@ live fabric by NodeDescription and port number.
 from __future__ import annotations
 
 from designer.catalog.schema import CatalogEntry, IbNumbering, Interface
-from designer.core.pins import split_lane
+from designer.core.occupancy import split_lane
 
 LANES_ASSUMED = (
     "breakout lanes: lane k of port n split s ways taken as IB port s(n-1)+k "

@@ -3,8 +3,9 @@
 A NetBox device type (netbox-community/devicetype-library) has the physical
 facts (U, depth, airflow, weight, power inlets, one interface per port) but
 nothing the analysis needs beyond them. :func:`import_device_type` keeps the
-NetBox fields as given and adds an ``x-designer`` block filled where it can be
-inferred:
+NetBox fields as given (cleaned by :mod:`designer.catalog.netbox_clean`) and
+adds an ``x-designer`` block filled where it can be inferred (interfaces
+grouped by :mod:`designer.catalog.netbox_ports`):
 
 - port groups: interfaces of the same NetBox type and name pattern
   (``P0.0 .. P31.1``, ``sw1p1 .. sw72p2``, ``swp1 .. swp48``); twin-port
@@ -39,29 +40,24 @@ import yaml
 from pydantic import ValidationError
 
 from designer.catalog.netbox import NetboxDeviceType, expand_names
+from designer.catalog.netbox_clean import normalize_netbox
+from designer.catalog.netbox_ports import (
+    InterfaceGroup,
+    compress,
+    group_interfaces,
+    missing_in_sequence,
+    stem,
+    twin_cages,
+    twin_module,
+)
 from designer.catalog.optics import Optics
-from designer.catalog.schema import CatalogEntry, Category, Media
+from designer.catalog.schema import CatalogEntry, Category
 
 IMPORT_TAG = "import-netbox"
 """How the importer's lines in ``x-designer.estimates`` start their derivation."""
 
-_SPEED = re.compile(r"^(\d+(?:\.\d+)?)(g?)base-")
-_IB = {
-    "infiniband-sdr": 10,
-    "infiniband-ddr": 20,
-    "infiniband-qdr": 40,
-    "infiniband-fdr10": 40,
-    "infiniband-fdr": 56,
-    "infiniband-edr": 100,
-    "infiniband-hdr": 200,
-    "infiniband-ndr": 400,
-    "infiniband-xdr": 800,
-}
-_MGMT = re.compile(r"(mgmt|eth0|eth1|bmc|ipmi|oob|fnm|console)", re.IGNORECASE)
 _COMPUTE_HINT = re.compile(r"(dgx|hgx|nvl|gpu|gb200|gb300|h100|h200|b200|b300)", re.I)
 _STORAGE_HINT = re.compile(r"(storage|nas|filer|lustre|weka|vast|gpfs|exascaler)", re.I)
-_TWO = re.compile(r"^(\D*?)(\d+)(\D+)(\d+)$")
-_ONE = re.compile(r"^(\D*?)(\d+)$")
 
 
 @dataclass
@@ -79,8 +75,8 @@ class ImportResult:
     gaps: list[str] = field(default_factory=list)
     """What the NetBox file lacks or gets wrong."""
     cleaned: list[str] = field(default_factory=list)
-    """What :func:`normalize_netbox` did: fields dropped, the manufacturer mapped
-    (or not)."""
+    """What :func:`~designer.catalog.netbox_clean.normalize_netbox` did: fields
+    dropped, the manufacturer mapped (or not)."""
 
     @property
     def loadable(self) -> bool:
@@ -117,259 +113,8 @@ class NetboxImportError(ValueError):
     """A file that is not a NetBox device type; the message names file and field."""
 
 
-MANUFACTURER_ALIASES = {
-    "nvidia": "NVIDIA",
-    "nvidiacorporation": "NVIDIA",
-    "nvidianetworking": "NVIDIA",
-    "mellanox": "NVIDIA",
-    "mellanoxtechnologies": "NVIDIA",
-}
-"""Library manufacturer names and slugs (normalised) -> the catalog's name.
-
-Mellanox is NVIDIA's networking business since 2020; the library files its
-older switches under ``Mellanox`` and newer ones under ``Nvidia``."""
-
-_COMPONENT_LISTS = (
-    "interfaces",
-    "power-ports",
-    "console-ports",
-    "console-server-ports",
-    "power-outlets",
-    "front-ports",
-    "rear-ports",
-    "module-bays",
-    "device-bays",
-    "inventory-items",
-)
-NEWER_NETBOX_FIELDS = {
-    "": frozenset(
-        (
-            "default_platform",
-            "cooling_method",
-            "end_of_life",
-            "exclude_from_utilization",
-            "cooling-intakes",
-            "cooling-outflows",
-            "port-mappings",
-        )
-    ),
-    "interfaces": frozenset(("channels", "channel_id", "parent", "rf_role")),
-}
-"""Fields NetBox 4.7's Export > YAML writes that the device-type library's schema
-has not: dropped on import (named when they hold a value). Any other unknown
-field is refused, as the library's schema refuses it."""
-
-
-def _given(value: Any) -> bool:
-    """NetBox's exports write a field it has no value for as null or ''."""
-    return value is not None and value != ""
-
-
-def normalize_netbox(
-    raw: Mapping[str, Any], catalog: Mapping[str, CatalogEntry] | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """A device type as NetBox's Export > YAML or the library writes it, cleaned.
-
-    Nulls and empty strings mean "not given" and are dropped (top level and in
-    components); fields of newer NetBox versions the library schema lacks
-    (``default_platform``, ``cooling_method``, ``end_of_life``, an interface's
-    ``rf_role`` ...) are dropped and named when they hold a value; the
-    manufacturer (a name, a slug, or NetBox's ``{name, slug}``) is mapped to
-    the catalog's spelling (:data:`MANUFACTURER_ALIASES`, then the catalog's
-    own names) and left as given, said so, when nothing maps. Returns the
-    cleaned mapping and the notes.
-    """
-    notes: list[str] = []
-    out: dict[str, Any] = {}
-    dropped: list[str] = []
-    for key, value in raw.items():
-        if not _given(value) or value == [] or key == "x-designer":
-            if key == "x-designer":
-                out[key] = value
-            continue
-        if key in NEWER_NETBOX_FIELDS[""]:
-            dropped.append(key)
-            continue
-        if key in _COMPONENT_LISTS and isinstance(value, list):
-            newer = NEWER_NETBOX_FIELDS.get(key, frozenset())
-            items = []
-            for item in value:
-                if not isinstance(item, Mapping):
-                    items.append(item)
-                    continue
-                clean = {}
-                for k, v in item.items():
-                    if not _given(v):
-                        continue
-                    if k in newer:
-                        dropped.append(f"{key}[].{k}")
-                        continue
-                    clean[k] = v
-                items.append(clean)
-            value = items
-        out[key] = value
-    if dropped:
-        notes.append(
-            "NetBox fields the device-type library has not, dropped: "
-            + ", ".join(sorted(set(dropped)))
-        )
-    maker = out.get("manufacturer")
-    if isinstance(maker, Mapping):
-        maker = maker.get("name") or maker.get("slug")
-    if isinstance(maker, str):
-        mapped = map_manufacturer(maker, catalog)
-        if mapped is None:
-            known = sorted({e.manufacturer for e in (catalog or {}).values()})
-            notes.append(
-                f"manufacturer {maker!r} is not one of the catalog's"
-                + (f" ({', '.join(known)})" if known else "")
-                + ": kept as given"
-            )
-        elif mapped != maker:
-            notes.append(f"manufacturer {maker!r} mapped to the catalog's {mapped!r}")
-            maker = mapped
-        out["manufacturer"] = maker
-    if isinstance(out.get("u_height"), float) and out["u_height"].is_integer():
-        out["u_height"] = int(out["u_height"])
-    return out, notes
-
-
-def map_manufacturer(
-    name: str, catalog: Mapping[str, CatalogEntry] | None = None
-) -> str | None:
-    """The catalog's spelling of a manufacturer name or slug (None: no match)."""
-    key = re.sub(r"[^a-z0-9]", "", name.lower())
-    for e in (catalog or {}).values():
-        if re.sub(r"[^a-z0-9]", "", e.manufacturer.lower()) == key:
-            return e.manufacturer
-    return MANUFACTURER_ALIASES.get(key)
-
-
-def speed_of(netbox_type: str) -> tuple[int, Media] | None:
-    """(native Gb/s, link layer) of a NetBox interface type (None: not a data port)."""
-    if netbox_type in _IB:
-        return _IB[netbox_type], Media.INFINIBAND
-    m = _SPEED.match(netbox_type)
-    if m is None:
-        return None
-    value = float(m.group(1))
-    gbps = value if m.group(2) else value / 1000
-    if gbps < 1 or gbps != int(gbps):
-        return None
-    return int(gbps), Media.ETHERNET
-
-
-def _stem(name: str) -> str:
-    return re.sub(r"\d+", "#", name)
-
-
-def _compress(names: list[str]) -> str | list[str]:
-    """A pattern such as ``P[0-31].[0-1]`` when it expands to exactly ``names``."""
-    if len(names) == 1:
-        return names[0]
-    two = [_TWO.match(n) for n in names]
-    if names and all(two):
-        parts = [m.groups() for m in two if m]
-        heads = {(p[0], p[2]) for p in parts}
-        if len(heads) == 1:
-            ((head, sep),) = heads
-            a = sorted({int(p[1]) for p in parts})
-            b = sorted({int(p[3]) for p in parts})
-            pattern = f"{head}[{a[0]}-{a[-1]}]{sep}[{b[0]}-{b[-1]}]"
-            if _expands(pattern, names):
-                return pattern
-    one = [_ONE.match(n) for n in names]
-    if names and all(one):
-        parts1 = [m.groups() for m in one if m]
-        if len({p[0] for p in parts1}) == 1:
-            nums = [int(p[1]) for p in parts1]
-            pattern = f"{parts1[0][0]}[{min(nums)}-{max(nums)}]"
-            if _expands(pattern, names):
-                return pattern
-    return names[0] if len(names) == 1 else names
-
-
-def _expands(pattern: str, names: list[str]) -> bool:
-    try:
-        return expand_names(pattern) == names
-    except ValueError:
-        return False
-
-
-def _missing_in_sequence(names: list[str]) -> list[str]:
-    """Names a complete numbered grid of these names would have but they lack."""
-    two = [_TWO.match(n) for n in names]
-    if len(names) >= 4 and all(two):
-        parts = [m.groups() for m in two if m]
-        if len({(p[0], p[2]) for p in parts}) == 1:
-            head, sep = parts[0][0], parts[0][2]
-            a = sorted({int(p[1]) for p in parts})
-            b = sorted({int(p[3]) for p in parts})
-            have = set(names)
-            return [
-                f"{head}{x}{sep}{y}"
-                for x in range(a[0], a[-1] + 1)
-                for y in range(b[0], b[-1] + 1)
-                if f"{head}{x}{sep}{y}" not in have
-            ]
-    one = [_ONE.match(n) for n in names]
-    if len(names) >= 4 and all(one):
-        parts1 = [m.groups() for m in one if m]
-        if len({p[0] for p in parts1}) == 1:
-            nums = {int(p[1]) for p in parts1}
-            head = parts1[0][0]
-            return [
-                f"{head}{x}" for x in range(min(nums), max(nums) + 1) if x not in nums
-            ]
-    return []
-
-
-def _twin(names: list[str]) -> bool:
-    """Two-level names with exactly two ports in every cage."""
-    two = [_TWO.match(n) for n in names]
-    if len(names) < 4 or not all(two):
-        return False
-    per: dict[int, int] = {}
-    for m in two:
-        assert m is not None
-        per[int(m.group(2))] = per.get(int(m.group(2)), 0) + 1
-    return set(per.values()) == {2}
-
-
-@dataclass
-class _Group:
-    stem: str
-    type: str
-    names: list[str]
-    speed: int
-    media: Media
-    mgmt: bool
-
-
-def _groups(nb: NetboxDeviceType) -> tuple[list[_Group], list[str]]:
-    """Interfaces grouped by (type, name pattern); and the types skipped."""
-    by: dict[tuple[str, str], _Group] = {}
-    skipped: list[str] = []
-    for i in nb.netbox_interfaces:
-        got = speed_of(i.type)
-        if got is None:
-            skipped.append(f"{i.name} ({i.type})")
-            continue
-        mgmt = (
-            bool(i.mgmt_only)
-            or bool(_MGMT.search(i.name))
-            or bool(i.description and _MGMT.search(i.description))
-        )
-        key = (i.type, "mgmt" if mgmt else _stem(i.name))
-        g = by.get(key)
-        if g is None:
-            g = by[key] = _Group(_stem(i.name), i.type, [], got[0], got[1], mgmt)
-        g.names.append(i.name)
-    return list(by.values()), skipped
-
-
 def _category(
-    nb: NetboxDeviceType, groups: list[_Group], known: CatalogEntry | None
+    nb: NetboxDeviceType, groups: list[InterfaceGroup], known: CatalogEntry | None
 ) -> tuple[Category, str]:
     if known is not None:
         return known.category, f"as the catalog's {known.slug!r} of the same model"
@@ -383,17 +128,6 @@ def _category(
     if _STORAGE_HINT.search(text):
         return Category.STORAGE, "the model or comments name storage"
     return Category.MANAGEMENT, "few data ports and no GPU or storage named"
-
-
-def _twin_module(optics: Optics, speed: int, media: Media) -> str | None:
-    """A twin-port module for the speed and link layer (multimode first)."""
-    like = [
-        t
-        for t in optics.transceivers
-        if t.links == 2 and t.speed_gbps == speed and media in t.media
-    ]
-    like.sort(key=lambda t: t.medium.value != "multimode")
-    return like[0].id if like else None
 
 
 def import_device_type(
@@ -427,7 +161,7 @@ def import_device_type(
 
         optics = default_optics()
     known = _same_model(nb, catalog or {})
-    groups, skipped = _groups(nb)
+    groups, skipped = group_interfaces(nb)
     guessed: list[str] = []
     needs: list[str] = []
     gaps: list[str] = []
@@ -461,20 +195,20 @@ def import_device_type(
             )
         group: dict[str, Any] = {
             "name": name,
-            "ports": _compress(g.names),
+            "ports": compress(g.names),
             "speeds_gbps": speeds,
             "media": media.value,
             "role": role,
         }
-        missing = _missing_in_sequence(g.names)
-        if _twin(g.names + missing) and missing:
+        missing = missing_in_sequence(g.names)
+        if twin_cages(g.names + missing) and missing:
             gaps.append(
                 f"port group {name!r}: cages of two ports, but {len(missing)} "
                 "port(s) missing, so the cages are not set (each listed port "
                 "counts as its own cage)"
             )
-        elif _twin(g.names):
-            module = _twin_module(optics, g.speed, media)
+        elif twin_cages(g.names):
+            module = twin_module(optics, g.speed, media)
             if module is not None:
                 group["ports_per_cage"] = 2
                 group["transceiver"] = module
@@ -494,13 +228,13 @@ def import_device_type(
     for g in mgmt:
         name = "bmc" if cat is not Category.SWITCH else "mgmt"
         if name in names_used:
-            name = f"{name}-{_stem(g.names[0]).replace('#', '')}".rstrip("-")
+            name = f"{name}-{stem(g.names[0]).replace('#', '')}".rstrip("-")
         names_used.add(name)
         role = "oob" if g.speed <= 10 else "inband"
         port_groups.append(
             {
                 "name": name,
-                "ports": _compress(g.names),
+                "ports": compress(g.names),
                 "speeds_gbps": [g.speed],
                 "media": g.media.value,
                 "role": role,
@@ -630,7 +364,11 @@ def _norm(text: str) -> str:
 
 
 def _name_role(
-    cat: Category, rank: int, g: _Group, groups: list[_Group], used: set[str]
+    cat: Category,
+    rank: int,
+    g: InterfaceGroup,
+    groups: list[InterfaceGroup],
+    used: set[str],
 ) -> tuple[str, str]:
     """Group name and role by the catalog's conventions (README), guessed."""
     if cat is Category.SWITCH:
@@ -680,5 +418,4 @@ __all__ = [
     "NetboxImportError",
     "check_entry",
     "import_device_type",
-    "speed_of",
 ]

@@ -5,7 +5,9 @@ one ``interfaces`` entry per physical port) plus an ``x-designer`` block with
 what NetBox has no field for. Its ``port_groups`` are what the analysis works
 with: each group names its physical ports (NetBox interface names, patterns
 allowed) and adds speeds, breakout, media, role, cages and transceiver; the
-group's ``count`` and ``type`` come from the ports it lists.
+group's ``count`` and ``type`` come from the ports it lists
+(:mod:`designer.catalog.group_ports`). The hardware inside a device (GPUs,
+host, trays, storage, HCA names) is :mod:`designer.catalog.specs`.
 
 In memory, ``CatalogEntry.interfaces`` and ``interface(name)`` are the port
 groups (the API the rest of the designer uses); the physical ports are
@@ -20,8 +22,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from designer.catalog.netbox import NetboxDeviceType, expand_names
-from designer.catalog.netbox_types import INTERFACE_TYPES
+from designer.catalog.group_ports import interface_types, resolve_group
+from designer.catalog.netbox import NetboxDeviceType
+from designer.catalog.specs import Gpu, HcaNames, HostSpec, StorageSpec, Trays
 
 
 class Category(StrEnum):
@@ -236,98 +239,6 @@ def common_media(a: Interface, b: Interface) -> Media | None:
     return None
 
 
-class PeakTflops(_Strict):
-    """Dense (no sparsity) peak TFLOP/s of one GPU per precision, with a source."""
-
-    bf16: float | None = Field(default=None, gt=0)
-    fp8: float | None = Field(default=None, gt=0)
-    fp4: float | None = Field(default=None, gt=0)
-    source: str = Field(min_length=1)
-
-
-class Gpu(_Strict):
-    """GPUs of a compute entry."""
-
-    model: str
-    count: int = Field(ge=1)
-    memory_gb: float = Field(gt=0)
-    nvlink_gbytes_s: float = Field(
-        ge=0, description="NVLink bandwidth per GPU, GB/s bidirectional"
-    )
-    nvlink_domain: int = Field(ge=1, description="GPUs in one NVLink domain")
-    tdp_w: float | None = Field(default=None, gt=0)
-    peak_tflops: PeakTflops | None = Field(
-        default=None, description="dense peak per GPU and precision (no sparsity)"
-    )
-
-
-class HostSpec(_Strict):
-    """One host as its ``slurmd`` reports it: a server, or one compute tray.
-
-    ``memory_gb`` is the installed system memory (not GPU memory) in GB as
-    memory is sold (a 64 GB DIMM holds 64 GiB). For a rack of trays
-    (:class:`Trays`) every figure is per tray.
-    """
-
-    sockets: int = Field(ge=1, le=16)
-    cores_per_socket: int = Field(ge=1, le=1024)
-    threads_per_core: int = Field(default=1, ge=1, le=8)
-    memory_gb: float = Field(gt=0, le=1_000_000)
-
-    @property
-    def cores(self) -> int:
-        """CPU cores of the host."""
-        return self.sockets * self.cores_per_socket
-
-    @property
-    def cpus(self) -> int:
-        """Logical CPUs (hardware threads): Slurm's ``CPUs``."""
-        return self.cores * self.threads_per_core
-
-
-class Trays(_Strict):
-    """A rack of compute trays, each its own host (GB200/GB300, Vera Rubin NVL72).
-
-    ``port_prefix`` names the interfaces of tray ``n`` (``tray{n}-``: the
-    ports of tray 3 are ``tray3-osfp1``, ``tray3-qsfp112-1``, ...). Ports of
-    no tray (the rack's OOB uplinks) belong to the rack, not to a host.
-    """
-
-    count: int = Field(ge=2, le=256)
-    port_prefix: str = Field(default="tray{n}-", pattern=r"^[^{}]*\{n\}[^{}]*$")
-
-    def prefix(self, tray: int) -> str:
-        """Interface-name prefix of tray ``tray`` (1-based)."""
-        return self.port_prefix.format(n=tray)
-
-
-class StorageSpec(_Strict):
-    """Throughput and capacity of one storage unit."""
-
-    kind: str = Field(pattern=r"^(parallel-fs|nfs|object)$")
-    read_gbytes_s: float = Field(ge=0)
-    write_gbytes_s: float = Field(ge=0)
-    capacity_tb: float = Field(gt=0)
-
-
-class HcaNames(_Strict):
-    """The RDMA device names a host reports for its InfiniBand ports.
-
-    ``names`` maps a NetBox interface name to the device (``osfp1/1: mlx5_11``
-    on a DGX H100, as its user guide's network-module table gives it); in a
-    rack of trays the keys leave out the tray prefix (``osfp1: mlx5_0``) and
-    hold for every tray. ``assumed`` says the map is not published and taken
-    by analogy (``source`` says from what). An InfiniBand port missing from
-    the map is ``mlx5_<k>`` in interface order, also assumed.
-    """
-
-    names: dict[str, Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,32}$")]] = Field(
-        min_length=1
-    )
-    source: str = Field(min_length=1)
-    assumed: bool = False
-
-
 class Extension(_Strict):
     """Our additions to the NetBox device type."""
 
@@ -372,78 +283,6 @@ class Extension(_Strict):
     )
 
 
-def _port_group_names(ports: Any) -> dict[str, str]:
-    """NetBox interface name -> type, from a raw ``interfaces`` list."""
-    out: dict[str, str] = {}
-    dup: list[str] = []
-    if isinstance(ports, list):
-        for p in ports:
-            if isinstance(p, dict) and isinstance(p.get("name"), str):
-                if p["name"] in out:
-                    dup.append(p["name"])
-                out.setdefault(p["name"], str(p.get("type")))
-    if dup:
-        raise ValueError(f"interfaces: names repeat: {', '.join(dup[:5])}")
-    return out
-
-
-def _resolve_group(
-    place: str, group: dict[str, Any], types: dict[str, str], owner: dict[str, str]
-) -> dict[str, Any]:
-    """A raw port group with ``ports`` expanded and ``count``/``type`` filled in."""
-    spec = group.get("ports")
-    if spec is None:
-        raise ValueError(
-            f"{place}.ports: missing; list the NetBox interface names of the "
-            "group (patterns such as osfp[1-32]/[1-2] allowed)"
-        )
-    items = [spec] if isinstance(spec, str) else spec
-    texts = isinstance(items, list | tuple) and all(isinstance(x, str) for x in items)
-    if not texts:
-        raise ValueError(
-            f"{place}.ports: expected a name, a pattern or a list of them, got {spec!r}"
-        )
-    names: list[str] = []
-    for item in items:
-        try:
-            names.extend(expand_names(item))
-        except ValueError as exc:
-            raise ValueError(f"{place}.ports: {exc}") from None
-    missing = [n for n in names if n not in types]
-    if missing:
-        listed = list(types)
-        have = f"{listed[0]} ... {listed[-1]}" if listed else "none"
-        raise ValueError(
-            f"{place}.ports: {', '.join(map(repr, missing[:3]))}"
-            f"{' ...' if len(missing) > 3 else ''} not among the file's NetBox "
-            f"interfaces ({len(listed)} listed: {have})"
-        )
-    if not names:
-        raise ValueError(f"{place}.ports: the group lists no port")
-    for n in names:
-        if n in owner:
-            raise ValueError(
-                f"{place}.ports: {n!r} is also in port group {owner[n]!r}; a "
-                "physical port belongs to one group"
-            )
-        owner[n] = str(group.get("name"))
-    kinds = sorted({types[n] for n in names})
-    # a type NetBox does not know is reported at its interface, not here
-    if len(kinds) > 1 and set(kinds) <= INTERFACE_TYPES:
-        raise ValueError(
-            f"{place}.ports: the ports have different NetBox types "
-            f"({', '.join(kinds)}); a port group is one kind of port"
-        )
-    derived = {"count": len(names), "type": kinds[0]}
-    for key, value in derived.items():
-        if key in group and group[key] != value:
-            raise ValueError(
-                f"{place}.{key}: {group[key]!r}, but the ports listed give "
-                f"{value!r} (leave {key} out: it comes from the ports)"
-            )
-    return {**group, "ports": tuple(names), **derived}
-
-
 class CatalogEntry(NetboxDeviceType):
     """One device type: the NetBox fields plus our ``x-designer`` block."""
 
@@ -462,10 +301,10 @@ class CatalogEntry(NetboxDeviceType):
         groups = ext.get("port_groups") if isinstance(ext, dict) else None
         if not isinstance(ext, dict) or not isinstance(groups, list):
             return data
-        types = _port_group_names(data.get("interfaces", data.get("netbox_interfaces")))
+        types = interface_types(data.get("interfaces", data.get("netbox_interfaces")))
         owner: dict[str, str] = {}
         resolved = [
-            _resolve_group(f"x-designer.port_groups[{i}]", g, types, owner)
+            resolve_group(f"x-designer.port_groups[{i}]", g, types, owner)
             if isinstance(g, dict)
             else g
             for i, g in enumerate(groups)

@@ -264,7 +264,7 @@ def _cmd_generate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             design = place(design, options=options_from(args))
         except ValueError as exc:
             raise _Failure(f"cannot place {args.kind}: {exc}") from None
-    from designer.io.export.cabling import pinned_design
+    from designer.io.export.cables import pinned_design
 
     design = pinned_design(design)  # the file holds every cable's ports
     if args.output == "-":

@@ -1,6 +1,7 @@
 """``cluster-designer import-netbox FILE_OR_DIR [-o DIR]``: NetBox device types in;
 ``cluster-designer import-netbox --site NAME DIR_OR_URL [-o DESIGN.json]``: a
-design rebuilt from a NetBox site (:mod:`designer.io.netbox_site`).
+design rebuilt from a NetBox site (:mod:`designer.io.netbox_site`,
+:mod:`designer.io.netbox_rebuild`).
 
 Each ``.yaml``/``.yml`` file (one, or every one under a folder) becomes a
 catalog entry ``DIR/<category>/<slug>.yaml`` with an ``x-designer`` block
@@ -88,12 +89,8 @@ def run_site(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from designer.core.formatting import plural
     from designer.io import save_design
     from designer.io.export.netbox import _slug
-    from designer.io.netbox_site import (
-        NetboxSiteError,
-        design_from_site,
-        read_folder,
-        read_rest,
-    )
+    from designer.io.netbox_rebuild import design_from_site
+    from designer.io.netbox_site import NetboxSiteError, read_folder, read_rest
 
     t0 = time.perf_counter()
     source = str(args.path)

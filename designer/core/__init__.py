@@ -1,9 +1,12 @@
 """Design model, connection rules, commands and history (no Qt).
 
 Modules: ``model`` (pydantic design, column-wise links), ``commands`` (undoable
-edits, History, Document), ``edits`` (group/paste/duplicate builders),
-``rules`` (connection rules with typed errors; ``specs`` and ``errors`` hold
-its parts), ``wiring`` (bulk wiring commands), ``ids`` (fresh ids).
+edits; ``device_commands``, ``link_commands``), ``document`` (History,
+Document), ``edits`` (group/paste/duplicate builders),
+``rules`` (the connection rules of one link), ``checks`` (the rules and the
+port budget applied to an edit or a design), ``errors`` (typed refusals),
+``specs`` (hardware lookups), ``wiring`` (bulk wiring commands), ``ids`` (the
+id type, fresh ids).
 """
 
 from designer.core.model import (

@@ -5,12 +5,13 @@ connect, bulk wiring, paste) or :func:`check_link_updates` (Properties edits of
 cables, speed, fabric or ports) before it builds its command, and
 :func:`check_design` (the CLI and the validator) applies the same row checks
 and the same port budget to a design as loaded. A refusal is a
-:class:`ConnectionRefused` subclass whose message is the reason alone, without
-a prefix naming the entry point, so the same bad edit reads the same from
-everywhere. The checks, in order: both devices exist and differ, their catalog
-entries and port groups exist, each group's role fits the fabric, the groups
-share a link layer and run the speed (:func:`pair_check`), and no port group
-ends up with more native ports in use than it has (breakouts counted).
+:class:`~designer.core.errors.ConnectionRefused` subclass whose message is the
+reason alone, without a prefix naming the entry point, so the same bad edit
+reads the same from everywhere. The checks, in order: both devices exist and
+differ, their catalog entries and port groups exist, each group's role fits the
+fabric, the groups share a link layer and run the speed (the rules of one pair
+of ends: :mod:`designer.core.rules`), and no port group ends up with more
+native ports in use than it has (breakouts counted).
 """
 
 from __future__ import annotations
@@ -24,24 +25,17 @@ from pydantic import ValidationError
 
 from designer.core.errors import (
     ConnectionRefused,
-    FabricMismatch,
     InvalidLink,
-    MediaMismatch,
-    OutOfBandMismatch,
     PortBudgetExceeded,
     SelfLink,
-    SpeedMismatch,
     UnknownCatalogEntry,
-    UnknownDevice,
     UnknownLink,
     UnknownPortGroup,
-    device_name,
     over_budget,
 )
 from designer.core.model import LINK_COLUMNS, Design, Device, Fabric, Link, LinkTable
+from designer.core.rules import link_problem, resolve
 from designer.core.specs import (
-    MANAGEMENT_ROLE,
-    MEDIA_NAMES,
     ROLE_FABRIC,
     DeviceSpec,
     Lookup,
@@ -49,12 +43,10 @@ from designer.core.specs import (
     PortUsage,
     as_lookup,
     effective_count,
-    is_management_switch,
     ports_in_use,
 )
 
 __all__ = [
-    "OOB_RULE",
     "LinkLimits",
     "cabled_ends",
     "check_design",
@@ -62,275 +54,15 @@ __all__ = [
     "check_link_update",
     "check_link_updates",
     "check_links",
-    "end_kind",
     "free_links",
     "link_limits",
-    "link_problem",
-    "media_problem",
-    "oob_problem",
-    "pair_check",
-    "resolve",
-    "role_problem",
-    "speed_problem",
 ]
 
-_name = device_name
 _FEW_DEVICES = 64
 """Up to this many touched devices, port usage is counted from their rows only."""
 
 Kind = tuple[str, str, str, str, int, str]
 """(catalog a, port a, catalog b, port b, speed, fabric): pass or fail alike."""
-
-
-def _speeds(group: PortGroupSpec) -> str:
-    return "/".join(str(s) for s in group.speeds_gbps)
-
-
-def _media(group: PortGroupSpec) -> str:
-    return " or ".join(MEDIA_NAMES.get(m, m) for m in group.medias)
-
-
-def role_problem(
-    da: Device,
-    ga: PortGroupSpec,
-    db: Device,
-    gb: PortGroupSpec,
-    fabric: Fabric,
-    link_id: str | None = None,
-) -> ConnectionRefused | None:
-    """A port group meant for another fabric than ``fabric`` (a's end first)."""
-    for dev, grp in ((da, ga), (db, gb)):
-        meant = ROLE_FABRIC.get(grp.role)
-        if meant is not None and meant is not fabric:
-            return FabricMismatch(
-                f"{_name(dev)} port group '{grp.name}' is for the {meant.value} "
-                f"fabric, not the {fabric.value} fabric",
-                link_id=link_id,
-                devices=(da.id, db.id),
-            )
-    return None
-
-
-def media_problem(
-    da: Device,
-    ga: PortGroupSpec,
-    db: Device,
-    gb: PortGroupSpec,
-    link_id: str | None = None,
-) -> ConnectionRefused | None:
-    """InfiniBand on one end and Ethernet on the other (VPI alternatives count)."""
-    if set(ga.medias).intersection(gb.medias):
-        return None
-    return MediaMismatch(
-        f"{_name(da)} port group '{ga.name}' is {_media(ga)} but {_name(db)} "
-        f"port group '{gb.name}' is {_media(gb)}; a link joins InfiniBand to "
-        "InfiniBand or Ethernet to Ethernet",
-        link_id=link_id,
-        devices=(da.id, db.id),
-    )
-
-
-def speed_problem(
-    da: Device,
-    ga: PortGroupSpec,
-    db: Device,
-    gb: PortGroupSpec,
-    speed: int,
-    link_id: str | None = None,
-) -> ConnectionRefused | None:
-    """A speed one of the port groups cannot run (a's end first)."""
-    for dev, grp in ((da, ga), (db, gb)):
-        if speed not in grp.speeds_gbps:
-            return SpeedMismatch(
-                f"{speed} Gb/s is not supported by {_name(dev)} port group "
-                f"'{grp.name}' (runs at {_speeds(grp)} Gb/s)",
-                link_id=link_id,
-                devices=(da.id, db.id),
-            )
-    return None
-
-
-OOB_RULE = (
-    "an out-of-band link joins a management port (a BMC or a switch's mgmt "
-    "port) to a management switch's access port"
-)
-"""The out-of-band rule, as every refusal of it starts."""
-
-
-def end_kind(spec: DeviceSpec, group: PortGroupSpec) -> str:
-    """What a port group is on the out-of-band network.
-
-    ``management``: a BMC or a switch's management port; ``access``: a
-    management switch's data ports; ``uplink``: a management switch's
-    management-role uplinks (SN2201 4 x 100G); ``data``: anything else.
-    """
-    mgmt_switch = is_management_switch(spec)
-    if group.role == MANAGEMENT_ROLE:
-        return "uplink" if mgmt_switch else "management"
-    return "access" if mgmt_switch else "data"
-
-
-_OOB_PAIRS = frozenset(
-    {
-        frozenset({"management", "access"}),
-        frozenset({"access"}),  # two management switches chained
-        frozenset({"uplink", "access"}),
-        frozenset({"uplink"}),
-    }
-)
-
-
-def oob_problem(
-    da: Device,
-    sa: DeviceSpec,
-    ga: PortGroupSpec,
-    db: Device,
-    sb: DeviceSpec,
-    gb: PortGroupSpec,
-    link_id: str | None = None,
-) -> ConnectionRefused | None:
-    """Why an out-of-band link between these port groups makes no physical
-    sense (None: it does). A management switch's uplinks may also go to any
-    other switch's data ports (the in-band spines aggregate the OOB switches)."""
-    ka, kb = end_kind(sa, ga), end_kind(sb, gb)
-    pair = frozenset({ka, kb})
-    if pair in _OOB_PAIRS:
-        return None
-    a = f"{_name(da)} port group '{ga.name}'"
-    b = f"{_name(db)} port group '{gb.name}'"
-    if pair == frozenset({"uplink", "data"}):
-        other, spec = (db, sb) if ka == "uplink" else (da, sa)
-        if spec.category == "switch":
-            return None
-        why = (
-            f"{_name(other)} is not a switch: a management switch's uplinks "
-            "go to another switch"
-        )
-    elif ka == kb == "management":
-        why = (
-            f"{a} and {b} are both management ports; cable each to a "
-            "management switch (such as an SN2201)"
-        )
-    elif ka == kb == "data":
-        why = (
-            f"{a} and {b} are data ports, and neither device is a management "
-            "switch; link them on the compute, storage or in-band fabric"
-        )
-    elif pair == frozenset({"management", "data"}):
-        mgmt, other = (a, db) if ka == "management" else (b, da)
-        why = (
-            f"{mgmt} is a management port but {_name(other)} is not a management "
-            "switch (its ports carry data)"
-        )
-    elif pair == frozenset({"management", "uplink"}):
-        mgmt, up = (a, b) if ka == "management" else (b, a)
-        why = f"{up} is an uplink; cable {mgmt} to the management switch's access ports"
-    else:  # access to data
-        acc, rest = (a, b) if ka == "access" else (b, a)
-        why = (
-            f"{acc} is an access port but {rest} is not a management port; a "
-            "management switch reaches the rest of the network through its uplinks"
-        )
-    return OutOfBandMismatch(
-        f"{OOB_RULE}: {why}", link_id=link_id, devices=(da.id, db.id)
-    )
-
-
-def link_problem(
-    da: Device,
-    sa: DeviceSpec,
-    ga: PortGroupSpec,
-    db: Device,
-    sb: DeviceSpec,
-    gb: PortGroupSpec,
-    fabric: Fabric,
-    speed: int | None,
-    link_id: str | None = None,
-) -> tuple[int, ConnectionRefused | None, int]:
-    """:func:`pair_check`, then the out-of-band rule for an ``oob`` link
-    (stage 4: compatible ports, refused by :func:`oob_problem`)."""
-    stage, err, chosen = pair_check(da, ga, db, gb, fabric, speed, link_id)
-    if err is None and fabric is Fabric.OOB:
-        err = oob_problem(da, sa, ga, db, sb, gb, link_id)
-        if err is not None:
-            return 4, err, 0
-    return stage, err, chosen
-
-
-def pair_check(
-    da: Device,
-    ga: PortGroupSpec,
-    db: Device,
-    gb: PortGroupSpec,
-    fabric: Fabric,
-    speed: int | None,
-    link_id: str | None = None,
-) -> tuple[int, ConnectionRefused | None, int]:
-    """Fabric, media and speed compatibility of two port groups (no budget).
-
-    Returns (stage reached, error or None, speed). Stages: 0 fabric, 1 media,
-    2 speed, 3 compatible. With ``speed`` None the highest common speed is used.
-    """
-    err = role_problem(da, ga, db, gb, fabric, link_id)
-    if err is not None:
-        return 0, err, 0
-    err = media_problem(da, ga, db, gb, link_id)
-    if err is not None:
-        return 1, err, 0
-    if speed is None:
-        common = set(ga.speeds_gbps).intersection(gb.speeds_gbps)
-        if common:
-            return 3, None, max(common)
-        return (
-            2,
-            SpeedMismatch(
-                f"{_name(da)} port group '{ga.name}' runs at {_speeds(ga)} Gb/s and "
-                f"{_name(db)} port group '{gb.name}' at {_speeds(gb)} Gb/s: no "
-                "common speed",
-                link_id=link_id,
-                devices=(da.id, db.id),
-            ),
-            0,
-        )
-    err = speed_problem(da, ga, db, gb, speed, link_id)
-    if err is not None:
-        return 2, err, 0
-    return 3, None, speed
-
-
-def resolve(
-    devices: Mapping[str, Device],
-    device_id: str,
-    port: str | None,
-    lookup: Lookup,
-    link_id: str | None = None,
-) -> tuple[Device, DeviceSpec, PortGroupSpec | None]:
-    """Device, spec and port group for an endpoint, or a typed error."""
-    device = devices.get(device_id)
-    if device is None:
-        raise UnknownDevice(
-            f"device {device_id!r} is not in the design",
-            link_id=link_id,
-            devices=(device_id,),
-        )
-    spec = lookup(device.catalog_id)
-    if spec is None:
-        raise UnknownCatalogEntry(
-            f"{device.id}: catalog id {device.catalog_id!r} is not in the catalog",
-            link_id=link_id,
-            devices=(device_id,),
-        )
-    if port is None:
-        return device, spec, None
-    group = spec.port_group(port)
-    if group is None:
-        names = ", ".join(f"'{g.name}'" for g in spec.port_groups) or "none"
-        raise UnknownPortGroup(
-            f"{_name(device)} has no port group '{port}' (it has {names})",
-            link_id=link_id,
-            devices=(device_id,),
-        )
-    return device, spec, group
 
 
 def _row_problem(
@@ -585,7 +317,8 @@ def check_link_updates(
     """
     edited = [_edited(design, lid, fields) for lid, fields in updates.items()]
     check_links(design, edited, lookup)
-    from designer.core.pins import check_pins, repin_update
+    from designer.core.pin_checks import check_pins
+    from designer.core.pins import repin_update
 
     for link_id, fields in updates.items():
         if "a_pins" in fields or "b_pins" in fields:
@@ -677,7 +410,7 @@ def check_design(
             return out
     _budget_problems(design, look, devices, out, cap)
     # pins are kept right by the commands (PortTaken) and checked when a file
-    # is opened (designer.core.pins.pin_problems), not on every analysis
+    # is opened (designer.core.pin_checks.pin_problems), not on every analysis
     return out
 
 

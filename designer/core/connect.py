@@ -26,13 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.core.checks import (
-    cabled_ends,
-    check_links,
-    free_links,
-    link_problem,
-    resolve,
-)
+from designer.core.checks import cabled_ends, check_links, free_links
 from designer.core.errors import (
     ConnectionRefused,
     FabricMismatch,
@@ -43,6 +37,7 @@ from designer.core.errors import (
 )
 from designer.core.ids import new_id
 from designer.core.model import Design, Device, Fabric, Link
+from designer.core.rules import link_problem, resolve
 from designer.core.specs import (
     FABRIC_ORDER,
     MANAGEMENT_ROLE,

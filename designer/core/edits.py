@@ -13,17 +13,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from designer.core.checks import check_links
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Macro,
-    SetGroups,
-    UpdateDevices,
-)
+from designer.core.commands import Command, Macro, SetGroups
+from designer.core.device_commands import AddDevices, UpdateDevices
 from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base
 from designer.core.limits import LABEL_MAX, clamp_coord, fit_label
+from designer.core.link_commands import AddLinks
 from designer.core.model import Design, Device, Group, Link, LinkTable, Settings
 
 __all__ = [
@@ -305,7 +300,8 @@ def _pasted_pins(links: list[Link], devices: list[Device], lookup: Any) -> list[
     """The pasted links with the ports they had (the pasted devices are new,
     so every one is free); pins that do not fit the pasted devices (a
     clipboard from another design or catalog) wait for ports instead."""
-    from designer.core.pins import PortTaken, check_pins
+    from designer.core.errors import PortTaken
+    from designer.core.pin_checks import check_pins
 
     probe = Design.model_construct(
         settings=Settings(), groups=[], devices=devices, links=LinkTable()

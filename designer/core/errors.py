@@ -17,6 +17,7 @@ __all__ = [
     "NothingToWire",
     "OutOfBandMismatch",
     "PortBudgetExceeded",
+    "PortTaken",
     "RailMismatch",
     "RailsTaken",
     "SelfLink",
@@ -155,6 +156,24 @@ class PortBudgetExceeded(ConnectionRefused):
 class RailsTaken(RailMismatch, PortBudgetExceeded):
     """A node's compute ports are taken by links that rail wiring would have to
     replace; ``wire_rail_optimized(..., replace=True)`` rewires it."""
+
+
+class PortTaken(ConnectionRefused):
+    """A port a link asks for is another link's (or not one of the group's)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        device: str,
+        port: str,
+        link_id: str | None = None,
+        holder: str | None = None,
+    ) -> None:
+        super().__init__(message, link_id=link_id, devices=(device,))
+        self.device = device
+        self.port = port
+        self.holder = holder
 
 
 def device_name(device: Device) -> str:

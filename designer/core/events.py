@@ -1,7 +1,7 @@
 """What an edit changed, as typed events that commands emit and views apply.
 
 Every command's ``do`` and ``undo`` return the events of that step, in the order
-they happened, and :class:`~designer.core.commands.Document` hands them to its
+they happened, and :class:`~designer.core.document.Document` hands them to its
 followers. Positions are exact: they are the rows the command itself touched,
 so a follower never searches ids and never second-guesses an event.
 
@@ -176,7 +176,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 )
 """Every kind of event a command emits (a follower's :class:`Reads` names each)."""
 
-E = TypeVar("E", bound=Event)
 Handler = Callable[[Event], None]
 
 
@@ -222,39 +221,6 @@ def each(kinds: Iterable[type[Event]], handler: Handler) -> dict[type[Event], Ha
     return dict.fromkeys(kinds, handler)
 
 
-def dispatch(events: Iterable[Event], handlers: Mapping[type[Event], Handler]) -> None:
-    """Call the handler registered for each event's exact type, in order.
-
-    An event type with no handler is an error: a follower states what it does
-    with every kind of edit (an explicit no-op included).
-    """
-    for event in events:
-        handler = handlers.get(type(event))
-        if handler is None:
-            raise TypeError(f"no handler for {type(event).__name__}")
-        handler(event)
-
-
-def of_type(events: Sequence[Event], kind: type[E]) -> list[E]:
-    """The events of exactly one type, in order."""
-    return [e for e in events if type(e) is kind]
-
-
-def ids_of(events: Sequence[Event], kind: type[_Rows]) -> set[str]:
-    """All ids named by the events of one row-event type."""
-    return {i for e in events if type(e) is kind for i in e.ids}
-
-
-def only(events: Sequence[Event], *kinds: type[Event]) -> bool:
-    """True when every event is of one of ``kinds`` (and there is at least one)."""
-    return bool(events) and all(type(e) in kinds for e in events)
-
-
-def replaced(events: Sequence[Event]) -> bool:
-    """True when the step replaced the whole design."""
-    return any(type(e) is DesignReplaced for e in events)
-
-
 __all__ = [
     "EVENT_TYPES",
     "ROW_EVENTS",
@@ -271,12 +237,7 @@ __all__ = [
     "Reads",
     "SettingsChanged",
     "WorkloadChanged",
-    "dispatch",
     "each",
-    "ids_of",
     "ignore",
-    "of_type",
-    "only",
-    "replaced",
     "splice",
 ]

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from designer.core.commands import Command, Macro, UpdateDevices
+from designer.core.commands import Command, Macro
+from designer.core.device_commands import UpdateDevices
 from designer.core.events import Event, PhysicalChanged
 from designer.core.model import Design, Device, Placement, placement_refs
 from designer.core.physical import (

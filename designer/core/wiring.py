@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from designer.core.checks import check_links, resolve
-from designer.core.commands import AddLinks, Command, Macro, RemoveLinks
+from designer.core.checks import check_links
+from designer.core.commands import Command, Macro
 from designer.core.connect import PortChoice, choose_ports, fabric_hint
 from designer.core.errors import (
     NothingToWire,
@@ -28,7 +28,9 @@ from designer.core.errors import (
 )
 from designer.core.formatting import plural
 from designer.core.ids import IdAllocator, id_base, new_id
+from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Design, Device, Fabric, LinkTable
+from designer.core.rules import resolve
 from designer.core.specs import (
     DeviceSpec,
     Lookup,

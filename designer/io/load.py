@@ -24,7 +24,8 @@ from designer.catalog.loader import default_catalog
 from designer.catalog.schema import CatalogEntry
 from designer.core.model import LINK_COLUMNS, SCHEMA_VERSION, Design
 from designer.core.model import reference_problems as model_reference_problems
-from designer.core.pins import pin_pending, pin_problems
+from designer.core.pin_checks import pin_problems
+from designer.core.pins import pin_pending
 from designer.io.errors import DesignFileError, MigrationError, Problem
 from designer.io.messages import translate
 from designer.io.migrate import (
@@ -93,7 +94,7 @@ def loads_design(
     # ports not chosen yet (a file of schema_version 4 or older, a design
     # saved before its links were pinned): chosen once, now, by the rule
     if design.links.pins_pending():
-        from designer.io.export.cabling import pin_kinds
+        from designer.io.export.cables import pin_kinds
 
         pin_pending(design, cat, kinds=pin_kinds(design, cat))
     return design

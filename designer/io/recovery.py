@@ -40,7 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import History
+from designer.core.document import History
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import with_links
 from designer.io.errors import DesignFileError

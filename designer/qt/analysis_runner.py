@@ -18,8 +18,9 @@ computes is written back into state the GUI thread owns.
 
 from __future__ import annotations
 
+import enum
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -30,13 +31,22 @@ from designer.analysis.index import DesignIndex
 from designer.analysis.ledger import BoundLedger
 from designer.analysis.reuse import Reuse
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
     DevicesChanged,
+    DevicesRemoved,
     Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
     WorkloadChanged,
-    only,
-    replaced,
+    each,
 )
 from designer.core.model import Design, LinkArrays, LinkTable
 from designer.core.snapshot import snapshot
@@ -48,6 +58,18 @@ RESET_DELAY_MS = 50
 """Wait after a new design is loaded before analysing it."""
 _UNANALYSED_FIELDS = frozenset({"x", "y", "label"})
 """Device fields the analysis never reads: moving or renaming keeps the report."""
+
+
+class _Owed(enum.IntEnum):
+    """What one step asks of the analysis, least to most."""
+
+    NOTHING = 0
+    """the workload block alone: the analysis never reads it"""
+    REPLAY = 1
+    """moves and relabels: the index did not change, nor does the report"""
+    ANALYSE = 2
+    RESET = 3
+    """another design: analysed after the window has painted it"""
 
 
 @dataclass(frozen=True)
@@ -143,6 +165,8 @@ class AnalysisRunner(QObject):
         self.refining = False
         """The bisection bounds shown are being refined in the background."""
         self._debounce = Debounce(self, self._start_job)
+        self._owed = _Owed.NOTHING
+        self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
 
     @property
@@ -166,16 +190,50 @@ class AnalysisRunner(QObject):
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         self.run_now()
 
+    def _reads_table(self) -> Reads:
+        """What each kind of event asks of the analysis (the most of a step wins)."""
+
+        def owe(what: _Owed) -> Callable[[Event], None]:
+            def handler(_event: Event) -> None:
+                self._owed = max(self._owed, what)
+
+            return handler
+
+        def devices_changed(event: Event) -> None:
+            assert isinstance(event, DevicesChanged)
+            unread = event.fields <= _UNANALYSED_FIELDS
+            self._owed = max(self._owed, _Owed.REPLAY if unread else _Owed.ANALYSE)
+
+        return Reads(
+            "AnalysisRunner",
+            {
+                **each(
+                    (
+                        DevicesAdded,
+                        DevicesRemoved,
+                        LinksAdded,
+                        LinksRemoved,
+                        LinksChanged,
+                        GroupsChanged,
+                        SettingsChanged,
+                        PhysicalChanged,
+                    ),
+                    owe(_Owed.ANALYSE),
+                ),
+                DevicesChanged: devices_changed,
+                WorkloadChanged: owe(_Owed.NOTHING),
+                DesignReplaced: owe(_Owed.RESET),
+            },
+        )
+
     def _on_changes(self, events: list[Event]) -> None:
-        if not events:
-            return  # nothing changed (the saved state was re-marked)
-        if only(events, WorkloadChanged):
-            return  # the analysis never reads the workload block
-        if (
-            only(events, DevicesChanged)
-            and all(e.fields <= _UNANALYSED_FIELDS for e in events)  # type: ignore[attr-defined]
-            and self._report_generation == self.generation
-            and self._last_report is not None
+        self._owed = _Owed.NOTHING
+        self.reads(events)
+        owed = self._owed
+        if owed is _Owed.NOTHING:
+            return  # nothing changed (the saved state re-marked), or the workload
+        if owed is _Owed.REPLAY and (
+            self._report_generation == self.generation and self._last_report is not None
         ):
             # Moves and relabels: the index (and settings) did not change, so
             # neither does the report; show the last one again, no job.
@@ -184,7 +242,7 @@ class AnalysisRunner(QObject):
             report = self._last_report
             QTimer.singleShot(0, lambda: self._replay(generation, report))
             return
-        if replaced(events):
+        if owed is _Owed.RESET:
             # A new design: let the window build and paint it first, so the
             # worker does not compete with that for the GIL.
             self._jobs.bump()

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import Event
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.events import Event
 
 _STEP_ROLE = Qt.ItemDataRole.UserRole

@@ -1,14 +1,14 @@
 """The link page of the Properties panel: ports, cables, speed and fabric of one link.
 
 Every edit is checked by the connection rules before its command runs
-(:func:`designer.core.rules.check_link_update`): a refused edit leaves the model
+(:func:`designer.core.checks.check_link_update`): a refused edit leaves the model
 as it was, puts the widget back and shows the rules' reason, the same text the
 canvas gives for the same link. The Ports table shows the port every cable is
 pinned to at both ends (:mod:`designer.core.pins`) and lets the user move a
 cable to another port; a port another link holds is offered with its holder's
 name and refused with the reason paste, the CLI and the loader give. The
 widgets offer only what
-:func:`designer.core.rules.link_limits` allows (the cables spin box stops at the
+:func:`designer.core.checks.link_limits` allows (the cables spin box stops at the
 ports free at both ends); asking for more than that (the up arrow at the
 maximum, a larger number typed) is answered with the reason too.
 """
@@ -30,11 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, UpdateLink
+from designer.core.checks import LinkLimits, check_link_update, link_limits
+from designer.core.document import Document
 from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import UpdateLink
 from designer.core.model import Fabric, Link
-from designer.core.pins import port_choices
-from designer.core.rules import LinkLimits, check_link_update, link_limits
+from designer.core.occupancy import port_choices
 
 MAX_CABLES = 100_000
 """The spin box's range when the hardware is unknown (no limits to read)."""

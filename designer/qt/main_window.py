@@ -1,6 +1,7 @@
 """The main window: palette, canvas, properties, validator, charts; undo.
 
-Opening, saving and closing files is :mod:`designer.qt.window_files`.
+Opening, saving and closing files is the window's ``files``
+(:class:`designer.qt.window_files.WindowFiles`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 from designer.analysis.report import Report
 from designer.catalog.loader import Catalog, default_catalog
 from designer.core import formatting as fmt
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import Event
 from designer.io.filenames import export_folder
 from designer.qt.analysis_runner import AnalysisRunner
@@ -50,11 +51,13 @@ from designer.qt.resources import icon
 from designer.qt.status import one_line, show_message
 from designer.qt.validator import ValidatorPanel
 from designer.qt.window_actions import WindowActions
-from designer.qt.window_files import WindowFilesMixin
+from designer.qt.window_files import WindowFiles
 from designer.qt.workload import EstimateRunner, WorkloadPanel
 from designer.view.canvas.sizes import PLACE_STEP_X
 
 if TYPE_CHECKING:
+    from designer.core.model import Design
+    from designer.io.recovery import RecoveryEntry
     from designer.qt.compare import CompareDialog
 
 APP_NAME = "GPU Cluster Designer"
@@ -101,8 +104,12 @@ def _available_geometry(widget: QWidget) -> QRect:
     return screen.availableGeometry() if screen is not None else QRect(0, 0, 1600, 1000)
 
 
-class MainWindow(QMainWindow, WindowFilesMixin):
+class MainWindow(QMainWindow):
     """The editor window around one :class:`Document`.
+
+    Its ``files`` open, save and close the design; ``open_path``, ``save_to``,
+    ``new_design``, ``adopt_generated`` and ``restore_recovered`` are the
+    entry points the app, crash recovery and scripts call.
 
     ``report_shown(report)`` fires after a fresh analysis is on screen.
     """
@@ -124,6 +131,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self.latest_report: Report | None = None
         self.compare_dialog: CompareDialog | None = None
         self.headless = False  # errors go to stderr instead of dialogs
+        self.files = WindowFiles(self)
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
@@ -228,7 +236,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         self._checked_canvas_share = False
         if persist:
             self._restore_settings()
-        self._update_title()
+        self.update_title()
         self.runner.run_now()
         self.estimate_runner.run_now()
 
@@ -309,13 +317,14 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         """File name, or the design's name when it was never saved."""
         return self.path.name if self.path else self.document.design.settings.name
 
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
+        """Title (file name, unsaved mark) and the undo actions' state."""
         self.setWindowTitle(f"{self.display_name()}[*] — {APP_NAME}")
         self.setWindowModified(not self.document.history.is_clean)
         self.actions_.update_undo_state()
 
     def _on_changes(self, events: list[Event]) -> None:
-        self._update_title()
+        self.update_title()
 
     def export(self, selection_only: bool = False) -> None:
         """File > Export (the export dialog lives in designer.qt.export)."""
@@ -342,7 +351,9 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             catalog=self.catalog,
             # next to the design, else where the user last worked; never a
             # sample's folder inside the installation
-            directory=str(export_folder(self.path, self.last_folder(), _documents())),
+            directory=str(
+                export_folder(self.path, self.files.last_folder(), _documents())
+            ),
             estimate=self.estimate_runner.current(),
             selection_only=selection_only,
         )
@@ -362,12 +373,34 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             self.document,
             self.catalog,
             name=self.display_name,
-            folder=str(self.path.parent) if self.path else self.last_folder(),
+            folder=str(self.path.parent) if self.path else self.files.last_folder(),
             parent=self,
         )
         dialog.resize(max(900, self.width() * 4 // 5), max(620, self.height() * 4 // 5))
         dialog.show()
         self.compare_dialog = dialog
+
+    # --- files (the entry points others call; the work is ``files``) ----------
+
+    def open_path(self, path: str | Path) -> bool:
+        """Load ``path`` without prompting; on failure explain and keep the design."""
+        return self.files.open_path(path)
+
+    def save_to(self, path: str | Path) -> bool:
+        """Write the design atomically to ``path``; explain failures."""
+        return self.files.save_to(path)
+
+    def new_design(self) -> None:
+        """File > New (asks about unsaved changes)."""
+        self.files.new_design()
+
+    def adopt_generated(self, design: Design) -> None:
+        """Show a generated design as a new, unsaved document."""
+        self.files.adopt_generated(design)
+
+    def restore_recovered(self, entry: RecoveryEntry) -> None:
+        """Show a design recovered after a crash as an unsaved document."""
+        self.files.restore_recovered(entry)
 
     # --- drag and drop of files ----------------------------------------------
 
@@ -395,12 +428,12 @@ class MainWindow(QMainWindow, WindowFilesMixin):
             super().dropEvent(event)
             return
         event.acceptProposedAction()
-        if self.maybe_save():
-            self.open_path(path)
+        if self.files.maybe_save():
+            self.files.open_path(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask about unsaved changes, then persist the layout and stop the worker."""
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             event.ignore()
             return
         if self.persist:
@@ -420,7 +453,7 @@ class MainWindow(QMainWindow, WindowFilesMixin):
         centre = QPointF(self.canvas.mapToScene(self.canvas.viewport().rect().center()))
         # the row of ``count`` is centred on the view, not started there
         centre.setX(centre.x() - (max(count, 1) - 1) * PLACE_STEP_X / 2)
-        self.canvas.drop_catalog_item(catalog_mime(catalog_id, count), centre)
+        self.canvas.edits.drop_catalog_item(catalog_mime(catalog_id, count), centre)
 
     def select_items(self, ids: list[str]) -> None:
         """Select and centre devices/links (e.g. those of a finding)."""

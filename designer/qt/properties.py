@@ -25,11 +25,9 @@ from PySide6.QtWidgets import (
 
 from designer.catalog.hosts import DesignHosts, device_hostnames
 from designer.catalog.loader import Catalog
-from designer.core.commands import (
-    Document,
-    SetSettings,
-    UpdateDevices,
-)
+from designer.core.commands import SetSettings
+from designer.core.device_commands import UpdateDevices
+from designer.core.document import Document
 from designer.core.events import Event
 from designer.core.formatting import plural, usd
 from designer.core.hostnames import (

@@ -14,15 +14,17 @@ from PySide6.QtWidgets import QInputDialog, QMainWindow, QMenu, QStyle, QToolBar
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
 
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.qt.canvas import CanvasView
+    from designer.qt.canvas.edits import CanvasEdits
     from designer.qt.properties import PropertiesPanel
+    from designer.qt.window_files import WindowFiles
 
 Key = QKeySequence.StandardKey
 
 
 class ActionHost(Protocol):
-    """What the actions act on: the main window's panels, docks and file commands."""
+    """What the actions act on: the main window's panels, docks and files."""
 
     canvas: CanvasView
     document: Document
@@ -34,17 +36,10 @@ class ActionHost(Protocol):
     workload_dock: QDockWidget
     charts_dock: QDockWidget
 
+    files: WindowFiles
+
     def show_status(self, text: str) -> None: ...
-    def new_design(self) -> None: ...
-    def new_from_template(self) -> None: ...
-    def open_dialog(self) -> None: ...
-    def open_recent(self, path: str) -> None: ...
-    def recent_files(self) -> list[str]: ...
-    def clear_recent_files(self) -> None: ...
-    def save(self) -> bool: ...
-    def save_as(self) -> bool: ...
     def export(self, selection_only: bool = False) -> None: ...
-    def close_design(self) -> bool: ...
     def set_show_cut(self, on: bool) -> None: ...
     def compare_with(self) -> None: ...
 
@@ -82,20 +77,23 @@ class WindowActions:
         def canvas() -> CanvasView:  # read at trigger time
             return h.canvas
 
+        def edits() -> CanvasEdits:
+            return h.canvas.edits
+
         # File
-        self.new = act("&New", h.new_design, Key.New, "Start an empty design")
+        self.new = act("&New", h.files.new_design, Key.New, "Start an empty design")
         self.new.setIcon(style.standardIcon(sp.SP_FileIcon))
         self.new_template = act(
             "New from &Template…",
-            h.new_from_template,
+            h.files.new_from_template,
             "Ctrl+Shift+N",
             "Generate a SuperPOD, fat tree, k-ary or NVL72 design",
         )
-        self.open = act("&Open…", h.open_dialog, Key.Open, "Open a design file")
+        self.open = act("&Open…", h.files.open_dialog, Key.Open, "Open a design file")
         self.open.setIcon(style.standardIcon(sp.SP_DialogOpenButton))
-        self.save = act("&Save", h.save, Key.Save, "Save the design")
+        self.save = act("&Save", h.files.save, Key.Save, "Save the design")
         self.save.setIcon(style.standardIcon(sp.SP_DialogSaveButton))
-        self.save_as = act("Save &As…", h.save_as, Key.SaveAs)
+        self.save_as = act("Save &As…", h.files.save_as, Key.SaveAs)
         self.export = act(
             "&Export…", h.export, "Ctrl+E", "Export PDF, SVG, PNG, BOM, cabling plan"
         )
@@ -110,7 +108,7 @@ class WindowActions:
         )
         self.close = act(
             "&Close",
-            h.close_design,
+            h.files.close_design,
             # Ctrl+W everywhere (the platform's Close key is Ctrl+F4 on some)
             [QKeySequence("Ctrl+W"), QKeySequence("Ctrl+F4")],
             "Close the design (asks to save changes) and start an empty one",
@@ -129,14 +127,14 @@ class WindowActions:
         )
         self.redo.setIcon(style.standardIcon(sp.SP_ArrowForward))
         self.cut = act("Cu&t", self._cut, Key.Cut)
-        self.copy = act("&Copy", lambda: canvas().copy_selection(), Key.Copy)
-        self.paste = act("&Paste", lambda: canvas().paste(), Key.Paste)
+        self.copy = act("&Copy", lambda: edits().copy_selection(), Key.Copy)
+        self.paste = act("&Paste", lambda: edits().paste(), Key.Paste)
         self.duplicate = act(
-            "D&uplicate", lambda: canvas().duplicate_selection(), "Ctrl+D"
+            "D&uplicate", lambda: edits().duplicate_selection(), "Ctrl+D"
         )
         self.delete = act(
             "&Delete",
-            lambda: canvas().delete_selection(),
+            lambda: edits().delete_selection(),
             [QKeySequence(Key.Delete), QKeySequence("Backspace")],
         )
         self.select_all = act("Select &All", self._select_all, Key.SelectAll)
@@ -182,24 +180,24 @@ class WindowActions:
         )
         self.connect_oob = act(
             "Connect &Out-of-Band",
-            lambda: canvas().connect_selected_out_of_band(),
+            lambda: edits().connect_selected_out_of_band(),
             None,
             "Join the two selected devices by their management ports "
             "(or hold Ctrl/Cmd when releasing a connect drag)",
         )
         self.rail = act(
             "Wire &Rail-Optimized",
-            lambda: canvas().wire_rail_optimized(),
+            lambda: edits().wire_rail_optimized(),
             "Ctrl+Shift+R",
             "Wire the selected nodes to the selected rail leaves: add the rails "
             "they miss, or offer to rewire them",
         )
         self.group_su = act(
-            "Group as Scalable &Unit", lambda: canvas().group_selection("su")
+            "Group as Scalable &Unit", lambda: edits().group_selection("su")
         )
-        self.group_pod = act("Group as &Pod", lambda: canvas().group_selection("pod"))
+        self.group_pod = act("Group as &Pod", lambda: edits().group_selection("pod"))
         self.auto_layout = act(
-            "Auto-&Layout by Tier", lambda: canvas().auto_layout(), "Ctrl+L"
+            "Auto-&Layout by Tier", lambda: edits().auto_layout(), "Ctrl+L"
         )
         self.settings = act("Design &Settings…", self._design_settings)
         self.compare = act(
@@ -304,8 +302,8 @@ class WindowActions:
         self.host.show_status(text)
 
     def _cut(self) -> None:
-        self.host.canvas.copy_selection()
-        self.host.canvas.delete_selection()
+        self.host.canvas.edits.copy_selection()
+        self.host.canvas.edits.delete_selection()
 
     def _select_all(self) -> None:
         self.host.canvas.select_ids(
@@ -322,7 +320,7 @@ class WindowActions:
             64,
         )
         if ok:
-            self.host.canvas.connect_all_to_all(cables)
+            self.host.canvas.edits.connect_all_to_all(cables)
 
     def _design_settings(self) -> None:
         self.host.canvas.select_ids([], center=False)
@@ -334,15 +332,17 @@ class WindowActions:
     def _fill_recent(self) -> None:
         menu = self.recent_menu
         menu.clear()
-        files = self.host.recent_files()
+        files = self.host.files.recent_files()
         for i, f in enumerate(files, start=1):
             a = menu.addAction(f"&{i % 10} {Path(f).name}")
             a.setToolTip(f)
-            a.triggered.connect(lambda _=False, f=f: self.host.open_recent(f))
+            a.triggered.connect(lambda _=False, f=f: self.host.files.open_recent(f))
         if not files:
             menu.addAction("(none)").setEnabled(False)
         menu.addSeparator()
-        menu.addAction("Clear List").triggered.connect(self.host.clear_recent_files)
+        menu.addAction("Clear List").triggered.connect(
+            self.host.files.clear_recent_files
+        )
 
 
 def _open_verify(window: QMainWindow) -> None:

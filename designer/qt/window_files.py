@@ -13,50 +13,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QStandardPaths
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from designer.core import formatting as fmt
 from designer.core.model import Design
 from designer.io import DesignFileError, load_design, save_design
-from designer.io.export.cabling import pinned_design
+from designer.io.export.cables import pinned_design
 from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt import heap
 
 if TYPE_CHECKING:
-    from designer.catalog.loader import Catalog
-    from designer.core.commands import Document
     from designer.io.recovery import RecoveryEntry
-    from designer.qt.autosave import Autosaver
-    from designer.qt.canvas import CanvasView
-    from designer.qt.history_panel import HistoryPanel
+    from designer.qt.main_window import MainWindow
 
 MAX_RECENT = 10
 FILE_FILTER = "Cluster designs (*.json);;All files (*)"
 LAST_FOLDER_KEY = "files/last_folder"
 
 
-class WindowFilesMixin:
-    """Files for :class:`designer.qt.main_window.MainWindow` (a QMainWindow)."""
+class WindowFiles:
+    """Opening, saving and closing the design of a main window (``window.files``).
 
-    if TYPE_CHECKING:  # provided by the window
-        document: Document
-        catalog: Catalog
-        path: Path | None
-        autosave: Autosaver
-        canvas: CanvasView
-        history_panel: HistoryPanel
-        headless: bool
-        latest_report: object
+    The window keeps the state every panel reads (the document, the file's
+    ``path``); this object is what the File menu does with them.
+    """
 
-        def display_name(self) -> str: ...
-        def set_show_cut(self, on: bool) -> None: ...
-        def _update_title(self) -> None: ...
-        def _show_message(self, text: str) -> None: ...
-
-    def _widget(self) -> QWidget:
-        """The window, as the parent of its dialogs."""
-        assert isinstance(self, QWidget)
-        return self
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
 
     def last_folder(self) -> str | None:
         """The folder a design was last opened from or saved to."""
@@ -84,12 +67,12 @@ class WindowFilesMixin:
 
     def maybe_save(self) -> bool:
         """Ask Save / Discard / Cancel when there are unsaved changes; True to go on."""
-        if self.document.history.is_clean:
+        if self.window.document.history.is_clean:
             return True
         answer = QMessageBox.question(
-            self._widget(),
+            self.window,
             "Unsaved changes",
-            f"“{self.display_name()}” has unsaved changes. Save them first?",
+            f"“{self.window.display_name()}” has unsaved changes. Save them first?",
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
@@ -100,20 +83,20 @@ class WindowFilesMixin:
         return answer == QMessageBox.StandardButton.Discard
 
     def _replace_design(self, design: Design, path: Path | None, origin: str) -> None:
-        self.path = path
-        self.autosave.path = path
-        self.autosave.saved_at = _modified(path)
-        self.set_show_cut(False)
-        self.latest_report = None
-        self.history_panel.origin = origin  # the reset below refreshes the list
+        self.window.path = path
+        self.window.autosave.path = path
+        self.window.autosave.saved_at = _modified(path)
+        self.window.set_show_cut(False)
+        self.window.latest_report = None
+        self.window.history_panel.origin = origin  # the reset below refreshes the list
         # every cable's ports chosen now (a generated design, a recovered one),
         # so no later edit of another link decides where they go
-        design = pinned_design(design, self.catalog)
-        self.document.reset(design)
+        design = pinned_design(design, self.window.catalog)
+        self.window.document.reset(design)
         # The scene keeps no selection across designs; the status bar follows.
-        self.canvas.select_ids([], center=False)
-        self.canvas.fit_all()
-        self._update_title()
+        self.window.canvas.select_ids([], center=False)
+        self.window.canvas.fit_all()
+        self.window.update_title()
         heap.settle_soon()  # the old design's objects go, the new one's freeze
 
     def new_design(self) -> None:
@@ -123,11 +106,11 @@ class WindowFilesMixin:
 
     def close_design(self) -> bool:
         """File > Close: ask about unsaved changes, then leave an empty design."""
-        name = self.display_name()
+        name = self.window.display_name()
         if not self.maybe_save():
             return False
         self._replace_design(Design(), None, "New design")
-        self._show_message(f"Closed {name}")
+        self.window.show_status(f"Closed {name}")
         return True
 
     def new_from_template(self) -> None:
@@ -136,16 +119,16 @@ class WindowFilesMixin:
 
         if not self.maybe_save():
             return
-        dialog = TemplateDialog(self.catalog, self._widget())
+        dialog = TemplateDialog(self.window.catalog, self.window)
         if dialog.exec() and dialog.design is not None:
             self.adopt_generated(dialog.design)
 
     def adopt_generated(self, design: Design) -> None:
         """Show a generated design as a new, unsaved document."""
         self._replace_design(design, None, f"From template: {design.settings.name}")
-        self.document.mark_unsaved()  # never saved: closing asks
-        self.autosave.sync()
-        self._update_title()
+        self.window.document.mark_unsaved()  # never saved: closing asks
+        self.window.autosave.sync()
+        self.window.update_title()
 
     def restore_recovered(self, entry: RecoveryEntry) -> None:
         """Show a design recovered after a crash as an unsaved document."""
@@ -154,19 +137,19 @@ class WindowFilesMixin:
         original = found.original_path if found is not None else None
         path = Path(original) if original else None
         self._replace_design(entry.design, path, f"Recovered {entry.name}")
-        self.autosave.saved_at = found.saved_at if found is not None else None
-        self.document.mark_unsaved()
-        self.autosave.adopt(entry)  # the copy stays until saved or discarded
-        self._update_title()
-        self._show_message(f"Recovered {entry.name}: not saved yet")
+        self.window.autosave.saved_at = found.saved_at if found is not None else None
+        self.window.document.mark_unsaved()
+        self.window.autosave.adopt(entry)  # the copy stays until saved or discarded
+        self.window.update_title()
+        self.window.show_status(f"Recovered {entry.name}: not saved yet")
 
     def open_dialog(self) -> None:
         """File > Open."""
         if not self.maybe_save():
             return
-        start = open_dialog_folder(self.path, self.last_folder(), _documents())
+        start = open_dialog_folder(self.window.path, self.last_folder(), _documents())
         name, _ = QFileDialog.getOpenFileName(
-            self._widget(), "Open design", str(start), FILE_FILTER
+            self.window, "Open design", str(start), FILE_FILTER
         )
         if name:
             self.open_path(name)
@@ -180,25 +163,25 @@ class WindowFilesMixin:
         """Load ``path`` without prompting; on failure explain and keep the design."""
         p = Path(path)
         try:
-            design = load_design(p, catalog=self.catalog)
+            design = load_design(p, catalog=self.window.catalog)
         except DesignFileError as exc:
             self._show_open_error(p, str(exc))
             return False
         self._replace_design(design, p, f"Opened {p.name}")
         self._add_recent(p)
         self._remember_folder(p)
-        self._show_message(
+        self.window.show_status(
             f"Opened {p.name}: {fmt.plural(len(design.devices), 'device')}"
         )
         return True
 
     def _show_open_error(self, path: Path, detail: str) -> None:
-        self._show_message(f"Could not open {path.name}")
-        if self.headless:
+        self.window.show_status(f"Could not open {path.name}")
+        if self.window.headless:
             print(f"cluster-designer: {detail}", file=sys.stderr)
             return
         QMessageBox.critical(
-            self._widget(),
+            self.window,
             "Cannot open design",
             f"“{path.name}” could not be opened; the current design is unchanged."
             f"\n\n{detail}",
@@ -206,16 +189,16 @@ class WindowFilesMixin:
 
     def save(self) -> bool:
         """File > Save (asks for a name the first time)."""
-        if self.path is None:
+        if self.window.path is None:
             return self.save_as()
-        return self.save_to(self.path)
+        return self.save_to(self.window.path)
 
     def save_dialog_start(self) -> Path:
         """Where Save As starts: the design's file, else a clean name (from the
         design's name) in the last folder used."""
         return save_dialog_path(
-            self.document.design.settings.name,
-            self.path,
+            self.window.document.design.settings.name,
+            self.window.path,
             self.last_folder(),
             _documents(),
         )
@@ -224,7 +207,7 @@ class WindowFilesMixin:
         """File > Save As."""
         start = str(self.save_dialog_start())
         name, _ = QFileDialog.getSaveFileName(
-            self._widget(), "Save design", start, FILE_FILTER
+            self.window, "Save design", start, FILE_FILTER
         )
         if not name:
             return False
@@ -238,22 +221,22 @@ class WindowFilesMixin:
         p = Path(path)
         try:
             # checked against the catalog the window opens files with
-            save_design(self.document.design, p, catalog=self.catalog)
+            save_design(self.window.document.design, p, catalog=self.window.catalog)
         except (OSError, DesignFileError) as exc:
             QMessageBox.critical(
-                self._widget(),
+                self.window,
                 "Cannot save design",
                 f"“{p}” could not be written:\n\n{exc}",
             )
             return False
-        self.path = p
-        self.document.mark_clean()
-        self.autosave.path, self.autosave.saved_at = p, time.time()
-        self.autosave.sync()  # saved: the recovery copy goes
+        self.window.path = p
+        self.window.document.mark_clean()
+        self.window.autosave.path, self.window.autosave.saved_at = p, time.time()
+        self.window.autosave.sync()  # saved: the recovery copy goes
         self._add_recent(p)
         self._remember_folder(p)
-        self._update_title()
-        self._show_message(f"Saved {p.name}")
+        self.window.update_title()
+        self.window.show_status(f"Saved {p.name}")
         return True
 
 

@@ -9,19 +9,15 @@ import pytest
 
 from designer.analysis import analyze_index, build_index
 from designer.analysis.ledger import BoundLedger
-from designer.core.commands import (
+from designer.core.commands import Command, Macro, SetSettings
+from designer.core.device_commands import (
     AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    Macro,
     RemoveDevices,
-    RemoveLinks,
-    SetSettings,
     UpdateDevices,
-    UpdateLink,
     move_devices,
 )
+from designer.core.document import Document
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLink
 from designer.core.model import Design, Device, Fabric, Link, Purpose
 from designer.generate import fat_tree
 from tests.analysis.builders import oracle_bisection, random_design

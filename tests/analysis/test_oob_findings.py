@@ -13,8 +13,9 @@ from __future__ import annotations
 from designer.analysis import analyze
 from designer.analysis.report import Report, Severity
 from designer.catalog import default_catalog
-from designer.core.checks import OOB_RULE, check_design
+from designer.core.checks import check_design
 from designer.core.model import Design, Fabric, Tier
+from designer.core.rules import OOB_RULE
 from tests.analysis.builders import Spec, make_design
 
 OOB = Fabric.OOB

@@ -18,18 +18,15 @@ from designer.analysis import index as index_module
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
-from designer.core.commands import (
+from designer.core.commands import Command, SetSettings
+from designer.core.device_commands import (
     AddDevices,
-    AddLinks,
-    Command,
-    Document,
     RemoveDevices,
-    RemoveLinks,
-    SetSettings,
     UpdateDevices,
-    UpdateLink,
     move_devices,
 )
+from designer.core.document import Document
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLink
 from designer.core.model import Design, Device, Purpose
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree

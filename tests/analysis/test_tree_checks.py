@@ -115,3 +115,32 @@ def test_a_mesh_sketch_is_no_fat_tree_and_gets_none_of_them(
         "COMPUTE_ABOVE_LEAF",
         "UPLINK_GROUPS_UNEVEN",
     }, codes
+
+
+def test_a_partly_filled_leaf_is_a_leaf_and_a_spine_with_a_node_is_not() -> None:
+    """Two-tier: leaf l0 full (4 hosts), leaf l1 with 1 host, each cabled to all
+    3 spines. l1 has more uplinks than nodes and is still a leaf (OpenSM ranks
+    it from the roots like l0: the 100K-GPU fat tree's last SU of 20 nodes on
+    32 spines got a false ERR AB26 finding); a spine given one host is still a
+    spine, since its links go to leaves."""
+    from tests.analysis.builders import Spec, make_design
+
+    def design(extra: list[tuple[str, str, str, str, int, int]]) -> Design:
+        specs = [Spec(f"l{i}", "generic-switch", ports={"ports": 16}) for i in (0, 1)]
+        specs += [
+            Spec(f"s{j}", "generic-switch", ports={"ports": 16}) for j in range(3)
+        ]
+        specs += [Spec(f"h{k}", "generic-host") for k in range(6)]
+        rows = [(f"h{k}", "compute", "l0", "ports", 1, 400) for k in range(4)]
+        rows += [("h4", "compute", "l1", "ports", 1, 400)]
+        rows += [
+            (f"l{i}", "ports", f"s{j}", "ports", 1, 400)
+            for i in (0, 1)
+            for j in range(3)
+        ]
+        return make_design(specs, rows + extra)
+
+    assert "COMPUTE_ABOVE_LEAF" not in _codes(design([]))
+    found = _codes(design([("h5", "compute", "s0", "ports", 1, 400)]))
+    assert "COMPUTE_ABOVE_LEAF" in found
+    assert "h5 on s0" in found["COMPUTE_ABOVE_LEAF"].message

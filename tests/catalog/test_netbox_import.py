@@ -15,8 +15,8 @@ from designer.catalog.netbox_import import (
     NetboxImportError,
     check_entry,
     import_device_type,
-    speed_of,
 )
+from designer.catalog.netbox_ports import speed_of
 from designer.catalog.schema import Media
 from designer.cli.main import main
 from tests.catalog.test_netbox import validator

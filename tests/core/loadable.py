@@ -21,18 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from designer.catalog import Catalog, default_catalog
-from designer.core.commands import (
-    Document,
-    RemoveDevices,
-    RemoveLinks,
-    Stage,
-    UpdateDevices,
-)
+from designer.core.connect import plan_connection
+from designer.core.device_commands import RemoveDevices, UpdateDevices
+from designer.core.document import Document, Stage
 from designer.core.edits import copy_selection, duplicate, paste, remove_group
 from designer.core.events import Event
+from designer.core.link_commands import RemoveLinks
 from designer.core.model import Design, Fabric, Placement
 from designer.core.physical_commands import EditRacks, PlaceDevices, remove_racks
-from designer.core.rules import plan_connection
 from designer.io import DesignFileError, dumps_design, load_design, loads_design
 from designer.view.canvas.editing import EditRefused, group_devices, place_devices
 
@@ -111,7 +107,7 @@ def random_step(rng: random.Random, doc: Document, catalog: Catalog) -> str:
         a, b = rng.sample(ids, 2)
         oob = rng.random() < 0.3
         link = plan_connection(d, a, b, catalog, fabric=Fabric.OOB if oob else None)
-        from designer.core.commands import AddLinks
+        from designer.core.link_commands import AddLinks
 
         command = AddLinks([link.link])
     elif kind == "unlink" and len(d.links):

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from designer.core.commands import (
+from designer.core.commands import Command, Macro, ReplaceDesign, SetGroups, SetSettings
+from designer.core.device_commands import (
     AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    Macro,
     RemoveDevices,
-    RemoveLinks,
-    ReplaceDesign,
-    SetGroups,
-    SetSettings,
     UpdateDevices,
-    UpdateLink,
-    UpdateLinks,
     move_devices,
 )
+from designer.core.document import Document
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,
@@ -30,6 +22,7 @@ from designer.core.events import (
     LinksChanged,
     LinksRemoved,
 )
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLink, UpdateLinks
 from designer.core.model import (
     Design,
     Device,

@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog.loader import default_catalog
+from designer.core.checks import check_design
+from designer.core.connect import plan_connection
+from designer.core.errors import ConnectionRefused, MediaMismatch, PortBudgetExceeded
 from designer.core.model import Design, Device, Fabric, Link
-from designer.core.rules import (
-    ConnectionRefused,
-    MediaMismatch,
-    PortBudgetExceeded,
-    check_design,
-    plan_connection,
-)
 
 CATALOG = default_catalog()
 DEVICES = {

@@ -6,13 +6,9 @@ import json
 
 import pytest
 
-from designer.core.commands import (
-    AddDevices,
-    Document,
-    SetGroups,
-    SetSettings,
-    move_devices,
-)
+from designer.core.commands import SetGroups, SetSettings
+from designer.core.device_commands import AddDevices, move_devices
+from designer.core.document import Document
 from designer.core.edits import (
     add_group,
     copy_selection,

@@ -14,17 +14,13 @@ from collections.abc import Callable
 import pytest
 
 from designer.catalog.loader import default_catalog
-from designer.core.checks import OOB_RULE, end_kind, oob_problem
+from designer.core.checks import check_design, check_link_update
+from designer.core.connect import plan_connection
 from designer.core.edits import copy_selection, paste
-from designer.core.errors import OutOfBandMismatch
+from designer.core.errors import ConnectionRefused, OutOfBandMismatch
 from designer.core.model import Design, Device, Fabric, Link, Tier
-from designer.core.rules import (
-    ConnectionRefused,
-    as_lookup,
-    check_design,
-    check_link_update,
-    plan_connection,
-)
+from designer.core.rules import OOB_RULE, end_kind, oob_problem
+from designer.core.specs import as_lookup
 from designer.core.wiring import connect_all_to_all
 
 CATALOG = default_catalog()

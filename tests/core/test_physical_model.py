@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.events import DevicesChanged, PhysicalChanged
 from designer.core.model import Design, Device, Placement
 from designer.core.physical import (
@@ -257,7 +257,7 @@ def test_set_physical_and_facility() -> None:
 
 
 def test_adding_a_device_refuses_an_unknown_rack() -> None:
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
 
     d = _design()
     bad = Device(id="new", catalog_id="dgx-h100", placement=Placement(rack="zz", u=1))

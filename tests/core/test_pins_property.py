@@ -8,7 +8,7 @@ reopen). After every step:
 - every link the step did not edit holds exactly the ports it held before;
 - an undo gives every link back the ports it had before the undone step;
 - no port of any device is held twice, and every pin names a port of its
-  group (:func:`designer.core.pins.pin_problems` finds nothing);
+  group (:func:`designer.core.pin_checks.pin_problems` finds nothing);
 - a saved file reopens with the same pins, link for link.
 
 A model swap (UpdateDevices of ``catalog_id``) is an edit of every link on that
@@ -24,20 +24,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    RemoveDevices,
-    RemoveLinks,
-    UpdateDevices,
-    UpdateLinks,
-)
+from designer.core.commands import Command
+from designer.core.connect import plan_connection
+from designer.core.device_commands import AddDevices, RemoveDevices, UpdateDevices
+from designer.core.document import Document
 from designer.core.edits import copy_selection, duplicate, paste
+from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device
-from designer.core.pins import pin_problems
-from designer.core.rules import ConnectionRefused, plan_connection
+from designer.core.pin_checks import pin_problems
 from designer.generate import fat_tree
 from designer.io import dumps_design, loads_design
 

@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.core.commands import Document, SetGroups, UpdateDevices
+from designer.core.commands import SetGroups
+from designer.core.device_commands import UpdateDevices
+from designer.core.document import Document
 from designer.core.edits import remove_group
 from designer.core.model import Design, Placement
 from designer.io import load_design

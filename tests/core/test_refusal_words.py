@@ -5,15 +5,11 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog.loader import default_catalog
+from designer.core.checks import check_design, check_link_update
+from designer.core.connect import plan_connection
 from designer.core.edits import copy_selection, paste
-from designer.core.errors import cabled_to, device_name
+from designer.core.errors import PortBudgetExceeded, cabled_to, device_name
 from designer.core.model import Design, Device, Link
-from designer.core.rules import (
-    PortBudgetExceeded,
-    check_design,
-    check_link_update,
-    plan_connection,
-)
 from designer.core.wiring import connect_all_to_all
 
 CATALOG = default_catalog()

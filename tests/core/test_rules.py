@@ -7,28 +7,30 @@ from types import SimpleNamespace
 
 import pytest
 
-from designer.core.model import Design, Device, Fabric, Link
-from designer.core.rules import (
+from designer.core.checks import check_design, check_link
+from designer.core.connect import fabric_hint, suggest_link
+from designer.core.errors import (
     ConnectionRefused,
     FabricMismatch,
     MediaMismatch,
     NoCompatiblePorts,
     PortBudgetExceeded,
-    PortUsage,
     SelfLink,
     SpeedMismatch,
     UnknownCatalogEntry,
     UnknownDevice,
     UnknownPortGroup,
-    as_lookup,
-    check_design,
-    check_link,
-    fabric_hint,
-    ports_in_use,
-    spec_from_entry,
-    suggest_link,
 )
-from designer.core.specs import DeviceSpec, PortGroupSpec, rows_touching
+from designer.core.model import Design, Device, Fabric, Link
+from designer.core.specs import (
+    DeviceSpec,
+    PortGroupSpec,
+    PortUsage,
+    as_lookup,
+    ports_in_use,
+    rows_touching,
+    spec_from_entry,
+)
 from tests.core.hardware import ENTRIES, SPECS, lookup
 
 

@@ -5,16 +5,12 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog.loader import default_catalog
-from designer.core.commands import Document
+from designer.core.checks import check_design, check_link
+from designer.core.connect import suggest_link
+from designer.core.document import Document
+from designer.core.errors import PortBudgetExceeded
 from designer.core.model import Design, Device, Fabric
-from designer.core.rules import (
-    PortBudgetExceeded,
-    as_lookup,
-    check_design,
-    check_link,
-    ports_in_use,
-    suggest_link,
-)
+from designer.core.specs import as_lookup, ports_in_use
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 
 

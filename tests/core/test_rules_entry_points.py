@@ -8,21 +8,24 @@ from collections.abc import Callable
 import pytest
 
 from designer.catalog.loader import default_catalog
-from designer.core.commands import Document, UpdateLink
+from designer.core.checks import (
+    check_design,
+    check_link_update,
+    check_link_updates,
+    link_limits,
+)
+from designer.core.connect import plan_connection
+from designer.core.document import Document
 from designer.core.edits import copy_selection, paste
-from designer.core.model import Design, Device, Fabric, Link
-from designer.core.rules import (
+from designer.core.errors import (
     ConnectionRefused,
     InvalidLink,
     PortBudgetExceeded,
     SpeedMismatch,
     UnknownLink,
-    check_design,
-    check_link_update,
-    check_link_updates,
-    link_limits,
-    plan_connection,
 )
+from designer.core.link_commands import UpdateLink
+from designer.core.model import Design, Device, Fabric, Link
 from designer.core.wiring import connect_all_to_all
 
 CATALOG = default_catalog()

@@ -12,19 +12,19 @@ from hypothesis import strategies as st
 
 from designer.analysis import analyze
 from designer.catalog.loader import default_catalog
-from designer.core.commands import AddLinks, Command, UpdateLink
+from designer.core.checks import check_design, check_link_update
+from designer.core.commands import Command
+from designer.core.connect import plan_connection
 from designer.core.edits import copy_selection, paste
-from designer.core.model import Design, Device, Fabric
-from designer.core.rules import (
+from designer.core.errors import (
     ConnectionRefused,
     InvalidLink,
     PortBudgetExceeded,
     UnknownLink,
-    as_lookup,
-    check_design,
-    check_link_update,
-    plan_connection,
 )
+from designer.core.link_commands import AddLinks, UpdateLink
+from designer.core.model import Design, Device, Fabric
+from designer.core.specs import as_lookup
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from tests.hypo import examples
 

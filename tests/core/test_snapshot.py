@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from designer.core.commands import AddDevices, RemoveLinks, SetSettings, SetWorkload
+from designer.core.commands import SetSettings, SetWorkload
+from designer.core.device_commands import AddDevices
+from designer.core.link_commands import RemoveLinks
 from designer.core.model import Design, Device
 from designer.core.snapshot import snapshot, with_links
 from designer.core.workload import Workload

@@ -14,28 +14,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.core.commands import (
-    AddDevices,
-    AddLinks,
-    Command,
-    Document,
-    Macro,
-    RemoveDevices,
-    RemoveLinks,
-    ReplaceDesign,
-    SetGroups,
-    SetSettings,
-    UpdateDevices,
-    UpdateLinks,
-)
+from designer.core.commands import Command, Macro, ReplaceDesign, SetGroups, SetSettings
+from designer.core.device_commands import AddDevices, RemoveDevices, UpdateDevices
+from designer.core.document import Document
 from designer.core.edits import (
     add_group,
     duplicate,
     remove_group,
     set_group_collapsed,
 )
+from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device, Fabric, Group, GroupKind, Link, Settings
-from designer.core.rules import ConnectionRefused
 from designer.core.specs import DeviceSpec, PortGroupSpec
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from tests.hypo import examples

@@ -7,10 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from designer.core.commands import Document
-from designer.core.ids import IdAllocator, id_base, new_id, sanitize_id
-from designer.core.model import Design, Device, Fabric, Link
-from designer.core.rules import (
+from designer.core.checks import check_design
+from designer.core.document import Document
+from designer.core.errors import (
     MediaMismatch,
     NothingToWire,
     PortBudgetExceeded,
@@ -19,9 +18,10 @@ from designer.core.rules import (
     SelfLink,
     UnknownDevice,
     UnknownPortGroup,
-    check_design,
-    ports_in_use,
 )
+from designer.core.ids import IdAllocator, id_base, new_id, sanitize_id
+from designer.core.model import Design, Device, Fabric, Link
+from designer.core.specs import ports_in_use
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from tests.core.hardware import ENTRIES, lookup
 

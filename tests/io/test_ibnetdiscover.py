@@ -223,7 +223,8 @@ def test_export_command_writes_both_and_refuses_an_ethernet_design(
 def test_cutting_one_bundle_keeps_every_other_cables_infiniband_ports() -> None:
     """With pinned ports an edit to one link moves no other cable in the
     topology either: the verified fabric stays the one that was cabled."""
-    from designer.core.commands import Document, UpdateLinks
+    from designer.core.document import Document
+    from designer.core.link_commands import UpdateLinks
     from designer.io import dumps_design, loads_design
 
     cat = default_catalog()

@@ -15,11 +15,8 @@ from designer.cli.main import main
 from designer.core.model import Design
 from designer.io import load_design
 from designer.io.export.netbox import netbox_cables, write_netbox_csvs
-from designer.io.netbox_site import (
-    NetboxSiteError,
-    design_from_site,
-    read_folder,
-)
+from designer.io.netbox_rebuild import design_from_site
+from designer.io.netbox_site import NetboxSiteError, read_folder
 
 CAT = default_catalog()
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

@@ -9,7 +9,7 @@ import pytest
 from designer.catalog import default_catalog
 from designer.generate import fat_tree
 from designer.io import DesignFileError, dumps_design, loads_design
-from designer.io.export.cabling import pinned_design
+from designer.io.export.cables import pinned_design
 
 CAT = default_catalog()
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from designer.core.commands import Document, SetSettings, move_devices
+from designer.core.commands import SetSettings
+from designer.core.device_commands import move_devices
+from designer.core.document import Document
 from designer.core.model import Design
 from designer.io.recovery import (
     MANIFEST_MAX_BYTES,

@@ -22,19 +22,15 @@ from pydantic import ValidationError
 import designer.io.load as load_module
 from designer.analysis import analyze
 from designer.catalog import default_catalog
-from designer.core.commands import (
+from designer.core.commands import Command, SetGroups, SetSettings
+from designer.core.connect import suggest_link
+from designer.core.device_commands import (
     AddDevices,
-    AddLinks,
-    Command,
-    Document,
     RemoveDevices,
-    RemoveLinks,
-    SetGroups,
-    SetSettings,
     UpdateDevices,
-    UpdateLinks,
     move_devices,
 )
+from designer.core.document import Document
 from designer.core.edits import (
     add_group,
     copy_selection,
@@ -46,8 +42,8 @@ from designer.core.edits import (
 )
 from designer.core.errors import ConnectionRefused
 from designer.core.limits import COORD_LIMIT, LABEL_MAX, MAX_PRICE_USD
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device, Group, GroupKind
-from designer.core.rules import suggest_link
 from designer.io import dumps_design, loads_design
 from tests.hypo import examples
 

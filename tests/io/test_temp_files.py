@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import designer.io.save as save_module
-from designer.core.commands import Document, move_devices
+from designer.core.device_commands import move_devices
+from designer.core.document import Document
 from designer.core.model import Design
 from designer.io import (
     dumps_design,

@@ -7,14 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.core.commands import (
+from designer.core.commands import Command
+from designer.core.device_commands import (
     AddDevices,
-    Command,
-    Document,
     RemoveDevices,
     UpdateDevices,
     move_devices,
 )
+from designer.core.document import Document
 from designer.core.events import Event
 from designer.core.model import Device, Placement
 from designer.core.physical import Facility, Rack, standard_rack_type

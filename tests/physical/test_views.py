@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from designer.catalog import Medium, default_catalog
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.physical import SLOT_M, Cooling, RackRole
 from designer.generate import superpod
 from designer.physical import place

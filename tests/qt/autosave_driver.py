@@ -25,7 +25,9 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from designer.core.commands import Document, Macro, SetSettings, move_devices  # noqa: E402
+from designer.core.commands import Macro, SetSettings  # noqa: E402
+from designer.core.device_commands import move_devices  # noqa: E402
+from designer.core.document import Document  # noqa: E402
 
 EDITED_NAME = "Edited before the kill"
 

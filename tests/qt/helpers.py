@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import designer.analysis
 import designer.analysis.reuse
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, AnalysisRunner, snapshot
 from tests.qt.helpers import add_dgx, settle
 
@@ -93,7 +93,8 @@ def test_snapshot_is_independent_of_later_edits(qtbot: Any) -> None:
     doc = Document()
     runner = AnalysisRunner(doc, None)
     try:
-        from designer.core.commands import AddDevices, AddLinks
+        from designer.core.device_commands import AddDevices
+        from designer.core.link_commands import AddLinks
         from designer.core.model import Device, Link
 
         doc.execute(AddDevices([Device(id="a", catalog_id="dgx-h100")]))
@@ -116,7 +117,8 @@ def test_link_edits_are_analysed_in_the_worker_and_moves_replay_the_report(
     qtbot: Any, monkeypatch: Any
 ) -> None:
     from designer.analysis import analyze
-    from designer.core.commands import RemoveLinks, UpdateLink, move_devices
+    from designer.core.device_commands import move_devices
+    from designer.core.link_commands import RemoveLinks, UpdateLink
     from designer.generate import fat_tree
 
     builds = _spy_builds(monkeypatch)
@@ -174,7 +176,7 @@ def test_device_edits_give_the_report_of_a_fresh_analysis(
     qtbot: Any, monkeypatch: Any
 ) -> None:
     from designer.analysis import analyze
-    from designer.core.commands import AddDevices, RemoveDevices, UpdateDevices
+    from designer.core.device_commands import AddDevices, RemoveDevices, UpdateDevices
     from designer.core.model import Device
     from designer.generate import fat_tree
 
@@ -210,7 +212,8 @@ def test_bounds_are_refined_in_the_background_and_an_edit_stops_it(
     shown at once; refined reports follow with bounds that only ever tighten, and
     end as the CLI's refined analysis does. After an edit, only the new state's
     reports arrive."""
-    from designer.core.commands import Document, RemoveLinks
+    from designer.core.document import Document
+    from designer.core.link_commands import RemoveLinks
     from tests.analysis.builders import perturbed_fat_tree
 
     design = perturbed_fat_tree(1024, 0)

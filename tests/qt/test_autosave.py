@@ -13,7 +13,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from designer.core.commands import SetSettings, move_devices
+from designer.core.commands import SetSettings
+from designer.core.device_commands import move_devices
 from designer.io import load_design
 from designer.io.recovery import RecoveryStore
 from designer.qt import autosave

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.io import load_design, loads_design
 from designer.qt.autosave import DELAY_ENV
 from designer.qt.recovery_dialog import CHANGES, DESIGN, ORIGINAL

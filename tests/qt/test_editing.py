@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QDropEvent
 
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device, Tier
 from designer.qt.palette import catalog_mime
 from tests.qt.helpers import add_dgx, settle
@@ -48,9 +48,11 @@ def test_refused_connection_tells_why_in_the_status_bar(main_window: Any) -> Non
             ]
         )
     )
-    assert window.canvas.connect_devices("ufm", "leaf-1")
+    assert window.canvas.edits.connect_devices("ufm", "leaf-1")
     steps = len(window.document.history.done)
-    assert not window.canvas.connect_devices("ufm", "leaf-2")  # its one port is used
+    assert not window.canvas.edits.connect_devices(
+        "ufm", "leaf-2"
+    )  # its one port is used
     assert len(window.document.history.done) == steps
     message = window.statusBar().currentMessage()
     assert "ufm" in message and "port" in message
@@ -70,11 +72,11 @@ def test_connect_and_bulk_wire_change_the_metrics(qtbot: Any, main_window: Any) 
         )
     )
     for node in nodes:
-        assert window.canvas.connect_devices(node, "leaf")
+        assert window.canvas.edits.connect_devices(node, "leaf")
     before = settle(qtbot, window)
     window.canvas.select_ids(["leaf", "spine-a", "spine-b"], center=False)
     steps = len(window.document.history.done)
-    assert window.canvas.connect_all_to_all(4)
+    assert window.canvas.edits.connect_all_to_all(4)
     assert len(window.document.history.done) == steps + 1
     after = settle(qtbot, window)
     assert sum(after.cables.values()) == sum(before.cables.values()) + 8
@@ -90,7 +92,7 @@ def test_delete_action_removes_device_and_links_in_one_step(
         AddDevices([Device(id="leaf", catalog_id="qm9700", tier=Tier.LEAF, y=200.0)])
     )
     for node in nodes:
-        assert window.canvas.connect_devices(node, "leaf")
+        assert window.canvas.edits.connect_devices(node, "leaf")
     before = window.document.design.model_dump()
     window.canvas.select_ids(["leaf"], center=False)
     window.actions_.delete.trigger()

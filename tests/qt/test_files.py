@@ -146,7 +146,7 @@ def test_save_answer_saves_before_opening(
     assert window.save_to(target)
     add_dgx(window, 2)
     answers.append(Button.Save)
-    window.open_recent(str(other))
+    window.files.open_recent(str(other))
     saved = json.loads(target.read_text(encoding="utf-8"))
     assert len(saved["devices"]) == 2
     assert window.path == other
@@ -160,9 +160,9 @@ def test_recent_files_newest_first_and_persisted(
     for name in ("a.json", "b.json", "a.json"):
         assert window.save_to(tmp_path / name)
     expected = [str((tmp_path / n).resolve()) for n in ("a.json", "b.json")]
-    assert window.recent_files() == expected
+    assert window.files.recent_files() == expected
     second = main_window()
-    assert second.recent_files() == expected
+    assert second.files.recent_files() == expected
     second.actions_.recent_menu.aboutToShow.emit()
     texts = [a.text() for a in second.actions_.recent_menu.actions()]
     assert texts[:2] == ["&1 a.json", "&2 b.json"]

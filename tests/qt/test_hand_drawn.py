@@ -26,7 +26,7 @@ Mod = Qt.KeyboardModifier
 
 def _drop(window: Any, catalog_id: str, x: float, y: float) -> str:
     before = {d.id for d in window.document.design.devices}
-    window.canvas.drop_catalog_item(catalog_mime(catalog_id, 1), QPointF(x, y))
+    window.canvas.edits.drop_catalog_item(catalog_mime(catalog_id, 1), QPointF(x, y))
     (new,) = [d.id for d in window.document.design.devices if d.id not in before]
     return str(new)
 

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QComboBox
 
-from designer.core.commands import AddDevices, AddLinks
+from designer.core.checks import check_link_update
+from designer.core.device_commands import AddDevices
+from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import AddLinks
 from designer.core.model import Device, Link
-from designer.core.rules import ConnectionRefused, check_link_update
 
 
 def _two_links(window: Any) -> None:

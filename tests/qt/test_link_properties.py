@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from designer.core.commands import AddDevices, AddLinks
+from designer.core.checks import check_link_update
+from designer.core.device_commands import AddDevices
+from designer.core.errors import ConnectionRefused
+from designer.core.link_commands import AddLinks
 from designer.core.model import Device, Link
-from designer.core.rules import ConnectionRefused, check_link_update
 
 
 def _wired(window: Any, cables: int = 8) -> str:
@@ -78,7 +80,7 @@ def test_ninth_cable_is_refused_with_the_canvas_text(
     assert editor.refusal() == expected
     assert window.statusBar().currentMessage() == expected
     # the canvas gives the same text for a ninth cable on the same ends
-    assert not window.canvas.connect_devices("dgx-0", "leaf", cables=1)
+    assert not window.canvas.edits.connect_devices("dgx-0", "leaf", cables=1)
     assert window.canvas.canvas_message() == expected
     assert window.document.design.model_dump() == before
 

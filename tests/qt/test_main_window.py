@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from designer.analysis.report import Finding, Severity
-from designer.core.commands import AddDevices, UpdateDevices
+from designer.core.device_commands import AddDevices, UpdateDevices
 from designer.core.model import Device
 from tests.qt.helpers import add_dgx, settle
 
@@ -161,14 +161,12 @@ def test_design_menu_actions_reach_the_canvas(
 
     window = main_window()
     calls: list[tuple[str, object]] = []
-    canvas = window.canvas
+    edits = window.canvas.edits
     for name in ("auto_layout", "wire_rail_optimized", "group_selection"):
         monkeypatch.setattr(
-            canvas, name, lambda *a, n=name: calls.append((n, a[0] if a else None))
+            edits, name, lambda *a, n=name: calls.append((n, a[0] if a else None))
         )
-    monkeypatch.setattr(
-        canvas, "connect_all_to_all", lambda k: calls.append(("a2a", k))
-    )
+    monkeypatch.setattr(edits, "connect_all_to_all", lambda k: calls.append(("a2a", k)))
     monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (3, True)))
     actions = window.actions_
     actions.auto_layout.trigger()

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 import designer.analysis.index
-from designer.core.commands import RemoveLinks
+from designer.core.link_commands import RemoveLinks
 from tests.qt.helpers import settle
 from tests.qt.workload.helpers import SAMPLES, wait_estimate
 

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from designer.core.commands import AddLinks
+from designer.core.link_commands import AddLinks
 from designer.core.model import Link
 from tests.qt.helpers import add_dgx
 
 
 def _leaf_and_link(window: Any) -> str:
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
     from designer.core.model import Device
 
     window.document.execute(
@@ -73,7 +73,7 @@ def test_model_swap_offers_compatible_entries_only(main_window: Any) -> None:
 
 @pytest.mark.slow
 def test_link_cables_speed_and_fabric(main_window: Any) -> None:
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
     from designer.core.model import Device
 
     window = main_window()
@@ -182,7 +182,7 @@ def test_price_override_changes_the_cost_on_screen(
 def test_tray_hostname_rule_is_one_step_and_a_bad_rule_is_refused(
     main_window: Any,
 ) -> None:
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
     from designer.core.model import Device
 
     window = main_window()

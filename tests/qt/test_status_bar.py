@@ -86,7 +86,7 @@ def test_the_panel_shows_the_bisection_with_an_unwired_node_exact(
 ) -> None:
     """Issue 16, item 3: one unwired DGX dropped beside a wired fabric showed
     "bound: 0 Gb/s-..." and "refining bisection bounds..." for minutes."""
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
     from designer.core.model import Device
     from designer.generate import fat_tree
     from tests.qt.helpers import settle

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device
 from designer.generate import fat_tree as make_fat_tree
 from tests.qt.helpers import add_dgx
@@ -94,13 +94,13 @@ def test_save_as_starts_in_the_last_folder_with_a_clean_name(
         return str(target), filt
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_save))
-    assert window.save_as()
+    assert window.files.save_as()
     assert asked == [
         str(folder.resolve() / "fat-tree-64x-dgx-h100-on-quantum-2-qm9700.json")
     ]
     assert target.exists() and window.path == target
     # Save As of a saved design starts at its file.
-    assert window.save_dialog_start() == target
+    assert window.files.save_dialog_start() == target
 
 
 @pytest.mark.slow
@@ -119,7 +119,7 @@ def test_open_starts_in_the_last_folder(
         return "", filt
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake_open))
-    second.open_dialog()
+    second.files.open_dialog()
     assert asked == [str(folder.resolve())]
 
 
@@ -168,6 +168,6 @@ def test_status_bar_forgets_the_selection_when_the_design_changes(
     elif how == "open":
         assert window.open_path(saved)  # the same ids come back: still none selected
     else:
-        assert window.close_design()
+        assert window.files.close_design()
     assert window.selection_label.text() == ""
     assert window.canvas.selected_ids() == []

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from designer.core.commands import Document, ReplaceDesign, SetWorkload
+from designer.core.commands import ReplaceDesign, SetWorkload
+from designer.core.document import Document
 from designer.core.model import SCHEMA_VERSION, Design
 from designer.core.workload import CloudRate, Job, Workload
 from designer.io import DesignFileError, dumps_design, load_design, loads_design

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from designer.catalog.loader import default_catalog
-from designer.core.pins import pin_problems
+from designer.core.pin_checks import pin_problems
 from designer.generate import fat_tree
-from designer.io.export.cabling import pinned_design
+from designer.io.export.cables import pinned_design
 from designer.workload.variants import apply_variant
 
 CAT = default_catalog()

@@ -10,9 +10,10 @@ pinned on a copy, as saving and opening it would). Per device and port group
 the cables are still counted by mode before any row is written (two passes
 over the links), for the reason a cable without a port gives:
 
-- the module at an end and the cable class follow the analysis (the module by
-  the end's own port group, :meth:`Optics.module_for`; the cable class by the
-  speed and the a-end's media), so the cages holding a module are the report's
+- the module at an end and the cable class follow the analysis
+  (:mod:`designer.io.export.cables`: the module by the end's own port group,
+  :meth:`Optics.module_for`; the cable class by the speed and the a-end's
+  media), so the cages holding a module are the report's
   ``transceivers_by_type`` and the cables the BOM's cable lines, kind by kind;
 - in a placed design every cable has its routed ``length_m`` and the medium
   that length picks (:mod:`designer.analysis.lengths`), which also picks the
@@ -37,12 +38,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from designer.catalog.hosts import DesignHosts
-from designer.catalog.loader import Catalog as CatalogType
-from designer.catalog.optics import MEDIA, Medium
+from designer.catalog.optics import Medium
 from designer.catalog.ports import effective_ports
-from designer.catalog.schema import Interface, Media
+from designer.catalog.schema import Interface
 from designer.core.model import Design
-from designer.core.pins import Kinds, lane_name, pinned, split_lane
+from designer.core.occupancy import lane_name, split_lane
+from designer.io.export._common import (
+    Catalog,
+    ExportCancelled,
+    Target,
+    open_text,
+    resolve_catalog,
+)
+from designer.io.export.cables import (
+    end_module,
+    link_cable,
+    link_media,
+    pinned_design,
+)
 
 __all__ = [
     "CABLING_COLUMNS",
@@ -51,21 +64,9 @@ __all__ = [
     "cabling_rows",
     "cabling_summary",
     "csv_field",
-    "end_module",
     "lane_name",
-    "link_cable",
-    "link_ends",
-    "pin_kinds",
-    "pinned_design",
     "write_cabling_csv",
 ]
-from designer.io.export._common import (
-    Catalog,
-    ExportCancelled,
-    Target,
-    open_text,
-    resolve_catalog,
-)
 
 CABLING_COLUMNS: tuple[str, ...] = (
     "cable",
@@ -119,158 +120,10 @@ CablingRow = tuple[
 
 LANE_SEPARATOR = ":"
 """Between a port name and its breakout lane number (``osfp8/2:1``); the same
-as :data:`designer.core.pins.LANE_SEPARATOR`."""
+as :data:`designer.core.occupancy.LANE_SEPARATOR`."""
 
 # (0 with a module / 1 without, module id, lanes per port, speed when split)
 Mode = tuple[int, str, int, int]
-
-
-def _fallback_cable_type(a: Interface | None, b: Interface | None, speed: int) -> str:
-    types = " ".join(i.type.lower() for i in (a, b) if i is not None)
-    if "base-t" in types:
-        return "Cat6 RJ45 copper"
-    media = next((i.media.value for i in (a, b) if i is not None), "")
-    media = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(media, media)
-    return f"{speed}G {media} cable".replace("  ", " ")
-
-
-_MEDIUM_TEXT = {
-    "multimode": "MMF fiber",
-    "singlemode": "SMF fiber",
-    "aoc": "AOC",
-    "dac": "DAC copper",
-    "acc": "ACC copper",
-    "copper": "RJ45",
-}
-_MEDIA = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
-
-
-def end_module(
-    cat: Catalog, iface: Interface | None, speed: int, medium: Medium | None = None
-) -> str:
-    """Id of the pluggable module at an end ("" when the cable has its own ends).
-
-    As the analysis counts it: the port group's transceiver (or its variant of
-    the link's ``medium``) when the cable is fibre; ``medium`` None: the
-    default medium of the group's own media at this speed.
-    """
-    if iface is None:
-        return ""
-    optics = getattr(cat, "optics", None)
-    if optics is None:
-        return iface.transceiver or ""
-    try:
-        module = optics.module_for(iface, speed, medium=medium)
-    except (KeyError, ValueError):
-        return ""
-    return module.id if module is not None else ""
-
-
-def link_cable(
-    cat: Catalog,
-    a: Interface | None,
-    b: Interface | None,
-    speed: int,
-    medium: Medium | None = None,
-) -> tuple[str, str]:
-    """``(cable type, cable class id)`` of a link, as the BOM prices it.
-
-    The class is the optics table's for the speed and the a-end's media
-    (Ethernet when the a-end is unknown) in ``medium`` (None: the default);
-    without a table, a plain description.
-    """
-    optics = getattr(cat, "optics", None)
-    if optics is not None:
-        media = a.media if a is not None else None
-        try:
-            layer = media or Media.ETHERNET
-            cable = optics.cable_class(speed, layer)
-            if medium is not None:
-                cable = optics.cable_for(speed, layer, medium) or cable
-        except (KeyError, ValueError):
-            pass
-        else:
-            kind = _MEDIUM_TEXT.get(cable.medium.value, cable.medium.value)
-            m = cable.media.value
-            return f"{kind} {cable.speed_gbps}G {_MEDIA.get(m, m)}", cable.id
-    return _fallback_cable_type(a, b, speed), ""
-
-
-def link_ends(
-    cat: Catalog,
-    a: Interface | None,
-    b: Interface | None,
-    speed: int,
-    medium: Medium | None = None,
-) -> tuple[str, str, str, str]:
-    """``(cable type, cable id, module at a, module at b)`` of one cable of a link."""
-    label, cable_id = link_cable(cat, a, b, speed, medium)
-    return (
-        label,
-        cable_id,
-        end_module(cat, a, speed, medium),
-        end_module(cat, b, speed, medium),
-    )
-
-
-def _link_media(
-    design: Design, cat: Catalog
-) -> tuple[list[Medium | None], list[str]] | None:
-    """Per link: the medium its length picks and the length as text (placed only)."""
-    if design.physical is None or not isinstance(cat, CatalogType):
-        return None
-    from designer.analysis.index import build_index
-    from designer.analysis.lengths import media_of
-
-    media = media_of(build_index(design, cat))
-    if media is None:
-        return None
-    codes = media.medium.tolist()
-    mediums = [MEDIA[c] if c >= 0 else None for c in codes]
-    text = [
-        "" if x != x else f"{x:.1f}"  # nan: an end outside every rack
-        for x in media.length_m.tolist()
-    ]
-    return mediums, text
-
-
-def pin_kinds(design: Design, catalog: Catalog | None = None) -> Kinds | None:
-    """What each link end's cages hold in a placed design (the module the
-    medium of its routed length picks, as this plan and the BOM count it), for
-    choosing pins (:func:`designer.core.pins.pin_pending`); None unplaced (the
-    default medium's module, which the pin rule knows from the catalog)."""
-    cat = resolve_catalog(catalog)
-    placed = _link_media(design, cat)
-    if placed is None:
-        return None
-    mediums = placed[0]
-    devices = design.device_map()
-    t = design.links
-    cache: dict[tuple[str, str, int, Medium | None], tuple[int, str]] = {}
-    out: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
-    for end, (ids, groups) in enumerate(((t.a, t.a_port), (t.b, t.b_port))):
-        for dev_id, group, speed, medium in zip(
-            ids, groups, t.speed_gbps, mediums, strict=True
-        ):
-            catalog_id = devices[dev_id].catalog_id
-            key = (catalog_id, group, speed, medium)
-            kind = cache.get(key)
-            if kind is None:
-                entry = cat.get(catalog_id)
-                iface = entry.interface(group) if entry is not None else None
-                module = end_module(cat, iface, speed, medium)
-                kind = cache[key] = (0, module) if module else (1, "")
-            out[end].append(kind)
-    return out
-
-
-def pinned_design(design: Design, catalog: Catalog | None = None) -> Design:
-    """``design``, or a copy whose cables waiting for ports have them, chosen
-    by the pin rule with this plan's modules (what opening it would give)."""
-    if not design.links.pins_pending():
-        return design
-    cat = resolve_catalog(catalog)
-    return pinned(design, cat, pin_kinds(design, cat))
 
 
 def csv_field(value: str) -> str:
@@ -427,7 +280,7 @@ def _row_chunks(
     t = design.links
     ids, a_col, b_col, ap_col, bp_col = t.id, t.a, t.b, t.a_port, t.b_port
     cab_col, spd_col, fab_col, rail_col = t.cables, t.speed_gbps, t.fabric, t.rail
-    placed = _link_media(design, cat)
+    placed = link_media(design, cat)
     mediums: list[Medium | None] = placed[0] if placed else [None] * len(ids)
     lengths: list[str] = placed[1] if placed else [""] * len(ids)
     # pass 1: what every device's port group must carry, and each link's cable
@@ -604,7 +457,7 @@ def cabling_summary(
     counts: Counter[tuple[str, str, int]] = Counter()
     types: dict[tuple[int, int, int, Medium | None], str] = {}
     t = design.links
-    placed = _link_media(design, cat)
+    placed = link_media(design, cat)
     mediums: list[Medium | None] = placed[0] if placed else [None] * len(t.id)
     for i in range(len(t.id)):
         ia, ib = iface(t.a[i], t.a_port[i]), iface(t.b[i], t.b_port[i])

@@ -3,9 +3,9 @@
 Which entries a click offers is decided without Qt
 (:func:`designer.view.canvas.context_actions.menu_actions`); this module selects what
 the click landed on (unless it is already selected, so a multi-selection
-survives), builds the QMenu and runs each entry through the view's own edit
-methods: the same commands, rules and refusal messages as the toolbar and the
-Design menu. Entries the window shows (Properties, the validator, the export
+survives), builds the QMenu and runs each entry through the view's own edits
+(``view.edits``): the same commands, rules and refusal messages as the toolbar
+and the Design menu. Entries the window shows (Properties, the validator, the export
 dialog) are signals of the view.
 """
 
@@ -18,8 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, SignalInstance
 from PySide6.QtWidgets import QInputDialog, QMenu, QWidget
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document
-from designer.core.model import Fabric
+from designer.core.document import Document
 from designer.qt.canvas.hits import (
     BlockHit,
     DeviceHit,
@@ -36,6 +35,7 @@ from designer.view.canvas.context_actions import (
 )
 
 if TYPE_CHECKING:
+    from designer.qt.canvas.edits import CanvasEdits
     from designer.qt.canvas.scene import DesignScene
 
 
@@ -45,6 +45,7 @@ class MenuHost(Protocol):
     document: Document
     catalog: Mapping[str, CatalogEntry]
     design_scene: DesignScene
+    edits: CanvasEdits
     properties_requested: SignalInstance
     validator_requested: SignalInstance
     export_selection_requested: SignalInstance
@@ -61,14 +62,6 @@ class MenuHost(Protocol):
         """Device ids in a group and its subgroups."""
         ...
 
-    def can_paste(self) -> bool:
-        """Whether Paste has anything to paste."""
-        ...
-
-    def paste(self) -> None:
-        """Paste the copied devices."""
-        ...
-
     def select_ids(self, ids: list[str], center: bool = True) -> None:
         """Select by id."""
         ...
@@ -77,47 +70,8 @@ class MenuHost(Protocol):
         """Show the whole design."""
         ...
 
-    def auto_layout(self) -> bool:
-        """Arrange devices in rows by tier."""
-        ...
-
-    def connect_devices(
-        self,
-        a_id: str,
-        b_id: str,
-        *,
-        cables: int | None = None,
-        fabric: Fabric | None = None,
-    ) -> bool:
-        """Connect two devices by the rules."""
-        ...
-
-    def connect_selected_out_of_band(self) -> bool:
-        """Join the two selected devices' management ports."""
-        ...
-
     def begin_connect(self, device_id: str, pos: QPointF) -> None:
         """Start a click-click connection from a device."""
-        ...
-
-    def wire_rail_optimized(self) -> bool:
-        """Wire selected nodes to selected rail leaves."""
-        ...
-
-    def connect_all_to_all(self, cables_each: int) -> bool:
-        """Wire every selected lower-tier switch to every upper one."""
-        ...
-
-    def group_selection(self, kind: str) -> bool:
-        """Group the selected devices."""
-        ...
-
-    def toggle_group_collapsed(self, group_id: str) -> bool:
-        """Collapse or expand a group."""
-        ...
-
-    def ungroup(self, group_id: str) -> bool:
-        """Dissolve a group."""
         ...
 
     def zoom_to_rect(self, rect: QRectF, max_scale: float = ...) -> None:
@@ -130,10 +84,6 @@ class MenuHost(Protocol):
 
     def select_connected(self) -> None:
         """Add the devices linked to the selection."""
-        ...
-
-    def delete_selection(self) -> None:
-        """Delete the selection."""
         ...
 
 
@@ -181,7 +131,7 @@ def context_menu(view: MenuHost, pos: QPointF) -> QMenu:
         view.catalog,
         devices,
         links,
-        can_paste=view.can_paste(),
+        can_paste=view.edits.can_paste(),
         overview=scene.overview,
     )
     menu = QMenu(view.dialog_parent())
@@ -204,8 +154,9 @@ def context_menu(view: MenuHost, pos: QPointF) -> QMenu:
 def _handlers(
     view: MenuHost, target: Target, devices: list[str], pos: QPointF
 ) -> dict[str, Callable[[], object]]:
-    """What each entry's key runs (the view's own edit methods)."""
+    """What each entry's key runs (the view's own edits)."""
     scene = view.design_scene
+    edits = view.edits
 
     def all_to_all() -> None:
         cables, ok = QInputDialog.getInt(
@@ -217,7 +168,7 @@ def _handlers(
             64,
         )
         if ok:
-            view.connect_all_to_all(cables)
+            edits.connect_all_to_all(cables)
 
     def zoom_group() -> None:
         if target.kind is TargetKind.BLOCK:
@@ -239,23 +190,23 @@ def _handlers(
 
     group = target.group_id or ""
     return {
-        "paste": view.paste,
+        "paste": edits.paste,
         "select_all": lambda: view.select_ids(
             [d.id for d in view.document.design.devices], center=False
         ),
         "fit": view.fit_all,
-        "auto_layout": view.auto_layout,
+        "auto_layout": edits.auto_layout,
         "design_properties": design_properties,
-        "connect": lambda: view.connect_devices(devices[0], devices[1]),
-        "connect_oob": view.connect_selected_out_of_band,
+        "connect": lambda: edits.connect_devices(devices[0], devices[1]),
+        "connect_oob": edits.connect_selected_out_of_band,
         "connect_from": lambda: view.begin_connect(target.id, pos),
-        "wire_rails": view.wire_rail_optimized,
+        "wire_rails": edits.wire_rail_optimized,
         "all_to_all": all_to_all,
-        "group_su": lambda: view.group_selection("su"),
-        "group_pod": lambda: view.group_selection("pod"),
-        "collapse": lambda: view.toggle_group_collapsed(group),
-        "ungroup": lambda: view.ungroup(group),
-        "expand": lambda: view.toggle_group_collapsed(group),
+        "group_su": lambda: edits.group_selection("su"),
+        "group_pod": lambda: edits.group_selection("pod"),
+        "collapse": lambda: edits.toggle_group_collapsed(group),
+        "ungroup": lambda: edits.ungroup(group),
+        "expand": lambda: edits.toggle_group_collapsed(group),
         "zoom_group": zoom_group,
         "zoom_trunk": zoom_trunk,
         "zoom_selection": view.zoom_to_selection,
@@ -263,7 +214,7 @@ def _handlers(
         "validator": lambda: view.validator_requested.emit(scene.selected_ids()),
         "properties": view.properties_requested.emit,
         "export_selection": view.export_selection_requested.emit,
-        "delete": view.delete_selection,
+        "delete": edits.delete_selection,
     }
 
 

@@ -1,28 +1,25 @@
 """Edit operations of the canvas view: each builds a core command and runs it.
 
-A mixin of :class:`~designer.qt.canvas.view.CanvasView`, kept apart so the view
-module holds gestures, zoom and tools, and this one the edits they lead to.
+:class:`CanvasEdits` is owned by :class:`~designer.qt.canvas.view.CanvasView`
+(``view.edits``): the view holds gestures, zoom and tools, this object the
+edits they lead to, and the tools, the context menu and the window's actions
+call it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QMimeData, QPointF
+from PySide6.QtCore import QMimeData, QPointF, SignalInstance
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import (
-    AddLinks,
-    Command,
-    Document,
-    Macro,
-    RemoveDevices,
-    RemoveLinks,
-    move_devices,
-)
+from designer.core.commands import Command, Macro
+from designer.core.connect import Connection, plan_connection
+from designer.core.device_commands import RemoveDevices, move_devices
+from designer.core.document import Document
 from designer.core.edits import (
     copy_selection,
     duplicate,
@@ -32,15 +29,13 @@ from designer.core.edits import (
 )
 from designer.core.errors import ConnectionRefused, NothingToWire, RailsTaken
 from designer.core.formatting import plural
+from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Fabric
-from designer.core.rules import Connection, plan_connection
 from designer.core.wiring import connect_all_to_all, wire_rail_optimized
 from designer.view.canvas import editing
 from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-
     from designer.qt.canvas.scene import DesignScene
 
 CATALOG_MIME = "application/x-gcd-catalog-item"
@@ -99,30 +94,70 @@ def ask_replace_rails(parent: QWidget | None, reason: str) -> bool:
     return clicked is not None and clicked.objectName() == "replaceButton"
 
 
-class CanvasEditsMixin:
-    """Edits on the document from the canvas's selection (refusals are shown)."""
+class EditsHost(Protocol):
+    """What the edits ask of the view they act for (the canvas view provides it)."""
 
     document: Document
     catalog: Mapping[str, CatalogEntry]
     design_scene: DesignScene
     grid_snap: bool
     status_message: SignalInstance
-    _clip: dict[str, object] | None
-    _paste_count: int
 
     def refuse(self, message: str) -> None:
-        """Show why an action did not happen (the view implements it)."""
-        raise NotImplementedError
+        """Tell the user why an action did not happen."""
+        ...
 
-    if TYPE_CHECKING:
-        # the zooming base class implements it (after this mixin in the MRO: a
-        # stub here would shadow it)
-        def fit_all(self) -> None:
-            """Show the whole design."""
+    def reveal(self, ids: list[str]) -> None:
+        """Bring new devices wholly on screen."""
+        ...
+
+    def fit_all(self) -> None:
+        """Show the whole design."""
+        ...
+
+    def dialog_parent(self) -> QWidget | None:
+        """The widget dialogs are shown over."""
+        ...
+
+
+class CanvasEdits:
+    """Edits on the document from the canvas's selection (refusals are shown).
+
+    Owned by the canvas view (``view.edits``); it keeps what only edits need:
+    the devices copied last and how many times they were pasted.
+    """
+
+    def __init__(self, view: EditsHost) -> None:
+        self.view = view
+        self._clip: dict[str, object] | None = None
+        self._paste_count = 0
+
+    @property
+    def document(self) -> Document:
+        """The document the view shows (read at each edit: it can be replaced)."""
+        return self.view.document
+
+    @property
+    def catalog(self) -> Mapping[str, CatalogEntry]:
+        """The catalog the rules read."""
+        return self.view.catalog
+
+    def refuse(self, message: str) -> None:
+        """Show why an action did not happen (status bar and canvas)."""
+        self.view.refuse(message)
 
     def selected_ids(self) -> list[str]:
         """Selected device ids, then link ids."""
-        return self.design_scene.selected_ids()
+        return self.view.design_scene.selected_ids()
+
+    def can_paste(self) -> bool:
+        """Whether Paste has devices to paste (ours or on the clipboard)."""
+        mime = QApplication.clipboard().mimeData()
+        return bool(self._clip) or (mime is not None and mime.hasFormat(FRAGMENT_MIME))
+
+    def reset_paste_offset(self) -> None:
+        """The next paste lands one offset from the originals again (a new design)."""
+        self._paste_count = 0
 
     def _run(self, build: Callable[[], Command]) -> bool:
         """Build a command and execute it; show the reason when refused."""
@@ -157,19 +192,15 @@ class CanvasEditsMixin:
                 count,
                 pos.x(),
                 pos.y(),
-                self.grid_snap,
+                self.view.grid_snap,
             )
         )
         if ok:
             new = [d.id for d in self.document.design.devices[before:]]
-            self.design_scene.select(new)
-            self.reveal(new)
-            self.status_message.emit(f"Placed {len(new)} x {catalog_id}")
+            self.view.design_scene.select(new)
+            self.view.reveal(new)
+            self.view.status_message.emit(f"Placed {len(new)} x {catalog_id}")
         return ok
-
-    def reveal(self, ids: list[str]) -> None:
-        """Bring new devices wholly on screen (the view implements it)."""
-        raise NotImplementedError
 
     # --- edits -------------------------------------------------------------------
 
@@ -217,13 +248,13 @@ class CanvasEditsMixin:
         if not self._run(build):
             return False
         plan = made[0]
-        self.design_scene.select([plan.link.id])
-        self.status_message.emit(f"Connected {plan.description}")
+        self.view.design_scene.select([plan.link.id])
+        self.view.status_message.emit(f"Connected {plan.description}")
         return True
 
     def connect_selected_out_of_band(self) -> bool:
         """Join the two selected devices by their management (OOB) ports."""
-        ids = self.design_scene.selected_device_ids()
+        ids = self.view.design_scene.selected_device_ids()
         if len(ids) != 2:
             self.refuse(
                 "Select exactly two devices to connect out-of-band "
@@ -234,7 +265,7 @@ class CanvasEditsMixin:
 
     def delete_selection(self) -> None:
         """Delete selected devices (with their links) and selected links, one step."""
-        scene = self.design_scene
+        scene = self.view.design_scene
         devices = set(scene.selected_device_ids())
         links = [i for i in scene.selected_ids() if i not in devices]
         if not devices and not links:
@@ -265,7 +296,7 @@ class CanvasEditsMixin:
 
     def copy_selection(self) -> None:
         """Copy selected devices and the links between them."""
-        ids = self.design_scene.selected_device_ids()
+        ids = self.view.design_scene.selected_device_ids()
         if not ids:
             self.refuse("Select devices to copy.")
             return
@@ -276,7 +307,7 @@ class CanvasEditsMixin:
         mime.setText(f"{plural(len(ids), 'device')} from GPU Cluster Designer")
         QApplication.clipboard().setMimeData(mime)
         _release_clipboard_on_quit()
-        self.status_message.emit(f"Copied {plural(len(ids), 'device')}")
+        self.view.status_message.emit(f"Copied {plural(len(ids), 'device')}")
 
     def paste(self) -> None:
         """Paste copied devices with fresh ids, offset from the originals."""
@@ -297,7 +328,7 @@ class CanvasEditsMixin:
 
     def duplicate_selection(self) -> None:
         """Copy and paste the selection in one go."""
-        ids = self.design_scene.selected_device_ids()
+        ids = self.view.design_scene.selected_device_ids()
         if not ids:
             self.refuse("Select devices to duplicate.")
             return
@@ -306,7 +337,7 @@ class CanvasEditsMixin:
         if self._run(
             lambda: duplicate(self.document.design, ids, offset, lookup=self.catalog)
         ):
-            self.design_scene.select(
+            self.view.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
             )
 
@@ -321,7 +352,7 @@ class CanvasEditsMixin:
                 lookup=self.catalog,
             )
         ):
-            self.design_scene.select(
+            self.view.design_scene.select(
                 [d.id for d in self.document.design.devices[before:]]
             )
 
@@ -367,8 +398,8 @@ class CanvasEditsMixin:
             self.refuse(f"{text[:1].upper()}{text[1:]}.")
             return False
         except RailsTaken as exc:
-            if not ask_replace_rails(self.dialog_parent(), str(exc)):
-                self.status_message.emit("Rail wiring cancelled; nothing changed.")
+            if not ask_replace_rails(self.view.dialog_parent(), str(exc)):
+                self.view.status_message.emit("Rail wiring cancelled; nothing changed.")
                 return False
             return self._run_and_report(lambda: build(True))
         except (ConnectionRefused, ValueError) as exc:
@@ -409,16 +440,12 @@ class CanvasEditsMixin:
 
         if not self._run(keep):
             return False
-        self.status_message.emit(made[0].label)
+        self.view.status_message.emit(made[0].label)
         return True
-
-    def dialog_parent(self) -> QWidget | None:
-        """The widget dialogs are shown over (the view itself)."""
-        return self if isinstance(self, QWidget) else None
 
     def group_selection(self, kind: str) -> bool:
         """Put the selected devices into a new group (su, pod, row, rack, custom)."""
-        ids = self.design_scene.selected_device_ids()
+        ids = self.view.design_scene.selected_device_ids()
         return self._run(lambda: editing.group_devices(self.document.design, ids, kind))
 
     def toggle_group_collapsed(self, group_id: str) -> bool:
@@ -444,7 +471,7 @@ class CanvasEditsMixin:
         """Arrange devices in rows by tier, compute at the bottom (one step)."""
         ok = self._run(lambda: editing.auto_layout(self.document.design, self.catalog))
         if ok:
-            self.fit_all()
+            self.view.fit_all()
         return ok
 
 

@@ -11,6 +11,7 @@ touching only what the events name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QTimer
@@ -18,8 +19,9 @@ from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
+    DesignReplaced,
     DevicesAdded,
     DevicesChanged,
     DevicesRemoved,
@@ -28,8 +30,11 @@ from designer.core.events import (
     LinksAdded,
     LinksChanged,
     LinksRemoved,
-    ids_of,
-    replaced,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    ignore,
 )
 from designer.core.names import device_name
 from designer.qt.canvas import style as st
@@ -47,6 +52,62 @@ from designer.view.canvas.quotient import (
     relinked,
     with_devices,
 )
+
+
+@dataclass
+class _Step:
+    """What a batch of events asks of the scene, by kind."""
+
+    replaced: bool = False
+    groups: bool = False
+    added: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    changed: set[str] = field(default_factory=set)
+    links_added: set[str] = field(default_factory=set)
+    links_removed: set[str] = field(default_factory=set)
+    links_changed: set[str] = field(default_factory=set)
+
+
+def _reads(step: Callable[[], _Step]) -> Reads:
+    """The scene's table: device and link rows by id, the group list; it
+    shows neither the settings, the workload nor the racks."""
+
+    def ids(pick: Callable[[_Step], set[str]]) -> Callable[[Event], None]:
+        def handler(event: Event) -> None:
+            assert isinstance(event, DevicesAdded | DevicesRemoved | DevicesChanged)
+            pick(step()).update(event.ids)
+
+        return handler
+
+    def link_ids(pick: Callable[[_Step], set[str]]) -> Callable[[Event], None]:
+        def handler(event: Event) -> None:
+            assert isinstance(event, LinksAdded | LinksRemoved | LinksChanged)
+            pick(step()).update(event.ids)
+
+        return handler
+
+    def groups(_event: Event) -> None:
+        step().groups = True
+
+    def replaced(_event: Event) -> None:
+        step().replaced = True
+
+    return Reads(
+        "SceneFollower",
+        {
+            DevicesAdded: ids(lambda s: s.added),
+            DevicesRemoved: ids(lambda s: s.removed),
+            DevicesChanged: ids(lambda s: s.changed),
+            LinksAdded: link_ids(lambda s: s.links_added),
+            LinksRemoved: link_ids(lambda s: s.links_removed),
+            LinksChanged: link_ids(lambda s: s.links_changed),
+            GroupsChanged: groups,
+            DesignReplaced: replaced,
+            SettingsChanged: ignore,
+            WorkloadChanged: ignore,
+            PhysicalChanged: ignore,
+        },
+    )
 
 
 class SceneFollower:
@@ -70,6 +131,8 @@ class SceneFollower:
         self.catalog = catalog
         self._pruned = pruned
         self._pending: list[Event] = []
+        self._step = _Step()
+        self.reads = _reads(lambda: self._step)
         document.subscribe(self._on_changes, Stage.VIEWS)
 
     # --- the document ---------------------------------------------------------
@@ -106,23 +169,24 @@ class SceneFollower:
         self._apply(changes)
 
     def _apply(self, events: list[Event]) -> None:
-        if replaced(events):
+        self._step = step = _Step()
+        self.reads(events)
+        if step.replaced:
             self.rebuild()
             return
         s = self.state
         design = self.document.design
         g = s.geom
         g.apply(design, events)
-        dev_added = ids_of(events, DevicesAdded)
-        dev_removed = ids_of(events, DevicesRemoved)
-        dev_touched = dev_added | dev_removed
-        changed = ids_of(events, DevicesChanged)
+        dev_removed = step.removed
+        dev_touched = step.added | dev_removed
+        changed = step.changed
         links = {
-            "links_added": ids_of(events, LinksAdded),
-            "links_removed": ids_of(events, LinksRemoved),
-            "links_changed": ids_of(events, LinksChanged),
+            "links_added": step.links_added,
+            "links_removed": step.links_removed,
+            "links_changed": step.links_changed,
         }
-        groups_changed = any(type(e) is GroupsChanged for e in events)
+        groups_changed = step.groups
         gone = {i for i in dev_touched if i not in g.row_of}
         for did in gone:
             item = s.items.pop(did, None)

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QTransform
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design
 from designer.core.snapshot import copy
 from designer.qt.canvas.items import REFERENCE_DPI

@@ -25,7 +25,7 @@ from PySide6.QtGui import QBrush, QColor, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsScene
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.qt.canvas import style as st
 from designer.qt.canvas.follower import SceneFollower
 from designer.qt.canvas.hits import Hit

@@ -6,7 +6,7 @@ Alt+drag from a device with the select tool connects, like the connect tool.
 
 A connect gesture (drag from one device and release over another, or click
 one device then the other; Escape cancels) makes the link the rules plan
-(:func:`designer.core.rules.plan_connection`): data ports before management
+(:func:`designer.core.connect.plan_connection`): data ports before management
 ports, and every free port of the matched port group up to the other end's
 free ports. Keys held when the button is *released* (the second click's):
 
@@ -34,6 +34,7 @@ from designer.qt.canvas.hits import BlockHit, DeviceHit, FrameHit, LinkHit, Trun
 from designer.view.canvas import sizes as sz
 
 if TYPE_CHECKING:
+    from designer.qt.canvas.edits import CanvasEdits
     from designer.qt.canvas.scene import DesignScene
 
 _DRAG_START_PX = 4.0
@@ -47,6 +48,7 @@ class ToolHost(Protocol):
     """What a tool asks of the view it works in (the canvas view provides it)."""
 
     design_scene: DesignScene
+    edits: CanvasEdits
     grid_snap: bool
     status_message: SignalInstance
 
@@ -62,31 +64,12 @@ class ToolHost(Protocol):
         """Device ids in a group and its subgroups."""
         ...
 
-    def toggle_group_collapsed(self, group_id: str) -> bool:
-        """Collapse or expand a group (one undo step)."""
-        ...
-
     def zoom_to_rect(self, rect: QRectF) -> None:
         """Show ``rect`` (scene units)."""
         ...
 
     def start_pan(self, event: QMouseEvent) -> None:
         """Begin panning with the mouse."""
-        ...
-
-    def connect_devices(
-        self,
-        a_id: str,
-        b_id: str,
-        *,
-        cables: int | None = None,
-        fabric: Fabric | None = None,
-    ) -> bool:
-        """Connect two devices by the rules (True when a link was made)."""
-        ...
-
-    def commit_move(self, positions: dict[str, tuple[float, float]]) -> None:
-        """Turn a drag's final positions into one Move command."""
         ...
 
 
@@ -116,7 +99,7 @@ class CanvasTool:
         scene = self.view.design_scene
         match hit:
             case FrameHit(id=group):
-                self.view.toggle_group_collapsed(group)
+                self.view.edits.toggle_group_collapsed(group)
             case TrunkHit(index=k):
                 self.view.zoom_to_rect(scene.trunk_ends_rect(k))
             case BlockHit(id=key):
@@ -126,7 +109,7 @@ class CanvasTool:
                         # where the members are (the overview may have moved it)
                         self.view.zoom_to_rect(scene.members_rect(key))
                     else:
-                        self.view.toggle_group_collapsed(block.group_id)
+                        self.view.edits.toggle_group_collapsed(block.group_id)
             case DeviceHit() | LinkHit():
                 pass
 
@@ -227,7 +210,7 @@ class _ConnectGesture:
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
         match hit:
             case DeviceHit(id=target) if target != source:
-                self.view.connect_devices(
+                self.view.edits.connect_devices(
                     source,
                     target,
                     cables=1 if keys & SINGLE_CABLE_KEY else None,
@@ -355,7 +338,7 @@ class SelectTool(CanvasTool):
         if self._drag is not None:
             positions = self._drag.finish()
             self._drag = None
-            self.view.commit_move(positions)
+            self.view.edits.commit_move(positions)
         self._press = None
 
     def cancel(self) -> bool:

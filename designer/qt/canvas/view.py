@@ -28,7 +28,6 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
-    QApplication,
     QGraphicsView,
     QLabel,
     QMenu,
@@ -36,11 +35,27 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import Document, Stage
-from designer.core.events import Event, replaced
+from designer.core.document import Document, Stage
+from designer.core.events import (
+    DesignReplaced,
+    DevicesAdded,
+    DevicesChanged,
+    DevicesRemoved,
+    Event,
+    GroupsChanged,
+    LinksAdded,
+    LinksChanged,
+    LinksRemoved,
+    PhysicalChanged,
+    Reads,
+    SettingsChanged,
+    WorkloadChanged,
+    each,
+    ignore,
+)
 from designer.qt.canvas import style as st
 from designer.qt.canvas.context_menu import context_menu
-from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEditsMixin
+from designer.qt.canvas.edits import CATALOG_MIME, FRAGMENT_MIME, CanvasEdits
 from designer.qt.canvas.hover import show_tooltip
 from designer.qt.canvas.scene import DesignScene
 from designer.qt.canvas.tools import TOOLS, CanvasTool
@@ -51,8 +66,11 @@ from designer.view.canvas.context_actions import connected_rows
 __all__ = ["CATALOG_MIME", "FIT_MARGIN_PX", "FRAGMENT_MIME", "CanvasView"]
 
 
-class CanvasView(CanvasEditsMixin, ZoomingView):
-    """Shows a DesignScene and turns gestures into commands on the document."""
+class CanvasView(ZoomingView):
+    """Shows a DesignScene and turns gestures into commands on the document.
+
+    The edits those gestures lead to are its ``edits`` (:class:`CanvasEdits`).
+    """
 
     selection_changed = Signal(list)
     status_message = Signal(str)
@@ -87,12 +105,11 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.setAcceptDrops(True)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.edits = CanvasEdits(self)
         self._tools: dict[str, CanvasTool] = {n: cls(self) for n, cls in TOOLS.items()}
         self._tool = self._tools["select"]
         self._pan_from: QPointF | None = None
         self._space = False
-        self._clip: dict[str, object] | None = None
-        self._paste_count = 0
         self._fitted = False
         self._toast = QLabel(self.viewport())
         self._toast.setObjectName("canvasMessage")
@@ -114,6 +131,7 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
         self.design_scene.sceneRectChanged.connect(lambda _r: self._room_to_scroll())
         self._menu: QMenu | None = None
+        self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.VIEWS)
 
     def _schedule_zoom_check(self, *_: object) -> None:
@@ -139,12 +157,39 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.document = document
         document.subscribe(self._on_changes, Stage.VIEWS)
         self.design_scene.set_document(document)
-        self._paste_count = 0
+        self.edits.reset_paste_offset()
         self.fit_all()
 
     def _on_changes(self, events: list[Event]) -> None:
-        if replaced(events):
+        self.reads(events)
+
+    def _reads_table(self) -> Reads:
+        """The view fits a newly opened design; its scene follows the rest."""
+
+        def opened(_event: Event) -> None:
             QTimer.singleShot(0, self.fit_all)
+
+        return Reads(
+            "CanvasView",
+            {
+                **each(
+                    (
+                        DevicesAdded,
+                        DevicesRemoved,
+                        DevicesChanged,
+                        LinksAdded,
+                        LinksRemoved,
+                        LinksChanged,
+                        GroupsChanged,
+                        SettingsChanged,
+                        WorkloadChanged,
+                        PhysicalChanged,
+                    ),
+                    ignore,
+                ),
+                DesignReplaced: opened,
+            },
+        )
 
     # --- feedback -----------------------------------------------------------
 
@@ -167,7 +212,15 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         """The on-canvas message currently shown ('' when none)."""
         return self._toast.text() if self._toast.isVisible() else ""
 
+    def dialog_parent(self) -> QWidget | None:
+        """The widget dialogs and menus of the canvas are shown over (the view)."""
+        return self
+
     # --- selection ----------------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """Selected device ids (model order), then link ids."""
+        return self.design_scene.selected_ids()
 
     def reveal(self, ids: list[str]) -> None:
         """Bring new devices wholly on screen (a row of eight DGX dropped near
@@ -302,16 +355,16 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         ) or (key == Qt.Key.Key_F and not event.modifiers()):
             self.fit_all()
         elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            self.delete_selection()
+            self.edits.delete_selection()
         elif event.matches(QKeySequence.StandardKey.Copy):
-            self.copy_selection()
+            self.edits.copy_selection()
         elif event.matches(QKeySequence.StandardKey.Paste):
-            self.paste()
+            self.edits.paste()
         elif (
             event.modifiers() & Qt.KeyboardModifier.ControlModifier
             and key == Qt.Key.Key_D
         ):
-            self.duplicate_selection()
+            self.edits.duplicate_selection()
         elif key == Qt.Key.Key_Escape:
             self.cancel_gesture()
         else:
@@ -343,11 +396,6 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
         self.status_message.emit(
             f"Click the device to connect {device_id} to (Esc cancels)"
         )
-
-    def can_paste(self) -> bool:
-        """Whether Paste has devices to paste (ours or on the clipboard)."""
-        mime = QApplication.clipboard().mimeData()
-        return bool(self._clip) or (mime is not None and mime.hasFormat(FRAGMENT_MIME))
 
     def context_menu_at(self, pos: QPointF) -> QMenu:
         """The context menu for scene point ``pos``, after selecting what is there
@@ -439,4 +487,4 @@ class CanvasView(CanvasEditsMixin, ZoomingView):
             return
         pos = self.mapToScene(event.position().toPoint())
         event.acceptProposedAction()
-        self.drop_catalog_item(mime, pos)
+        self.edits.drop_catalog_item(mime, pos)

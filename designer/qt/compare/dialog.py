@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import Event
 from designer.core.snapshot import snapshot
 from designer.core.workload import Workload

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 
 from designer.analysis.index import DesignIndex
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design, LinkArrays
 from designer.core.snapshot import snapshot
 from designer.physical.views import CableRun, PhysicalView

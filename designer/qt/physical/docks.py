@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
-from designer.core.commands import Command, Stage
+from designer.core.commands import Command
+from designer.core.document import Stage
 from designer.core.events import Event, Reads
 from designer.physical.live import LiveRacks, RackChanges
 from designer.qt.physical.cables import CableRunner
@@ -25,7 +26,7 @@ from designer.qt.physical.floor import FloorPlanPanel
 
 if TYPE_CHECKING:
     from designer.catalog.loader import Catalog
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.qt.analysis_runner import AnalysisRunner
     from designer.qt.canvas import CanvasView
 

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.core.commands import Document, SetWorkload
+from designer.core.commands import SetWorkload
+from designer.core.document import Document
 from designer.core.workload import CloudRate, Workload
 from designer.view.workload.fields import (
     FIELDS,

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,

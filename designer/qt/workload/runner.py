@@ -27,7 +27,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from designer.catalog.loader import Catalog
-from designer.core.commands import Document, Stage
+from designer.core.document import Document, Stage
 from designer.core.events import (
     DesignReplaced,
     DevicesAdded,

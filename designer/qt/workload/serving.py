@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.core.commands import Document, SetWorkload
+from designer.core.commands import SetWorkload
+from designer.core.document import Document
 from designer.core.formatting import quantity
 from designer.core.workload import Workload
 from designer.qt.charts import _plot

@@ -12,13 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 from designer.catalog.schema import CatalogEntry
-from designer.core.commands import (
-    AddDevices,
-    Command,
-    Macro,
-    SetGroups,
-    UpdateDevices,
-)
+from designer.core.commands import Command, Macro, SetGroups
+from designer.core.device_commands import AddDevices, UpdateDevices
 from designer.core.formatting import plural
 from designer.core.model import Design, Device, Group, GroupKind, Tier
 from designer.view.canvas.sizes import GRID, PLACE_STEP_X, snap

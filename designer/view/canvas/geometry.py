@@ -30,9 +30,10 @@ from designer.core.events import (
     LinksChanged,
     LinksRemoved,
     PhysicalChanged,
+    Reads,
     SettingsChanged,
     WorkloadChanged,
-    dispatch,
+    ignore,
     splice,
 )
 from designer.core.model import Design, Device, LinkArrays
@@ -78,6 +79,23 @@ class Geometry:
         self.version = 0
         self._design: Design | None = None
         self._code_rows = _EMPTY
+        self.reads = Reads(
+            "Geometry",
+            {
+                DevicesAdded: self._on_devices_added,
+                DevicesRemoved: self._on_devices_removed,
+                DevicesChanged: self._on_devices_changed,
+                LinksAdded: self._on_links,
+                LinksRemoved: self._on_links,
+                LinksChanged: self._on_links,
+                # nothing the geometry holds
+                GroupsChanged: ignore,
+                SettingsChanged: ignore,
+                WorkloadChanged: ignore,
+                PhysicalChanged: ignore,
+                DesignReplaced: self._on_replaced,
+            },
+        )
         self._remap: np.ndarray | None = None
         self._boxes: np.ndarray | None = None  # per link: x0, x1, y0, y1
         self._links_dirty = False
@@ -110,6 +128,10 @@ class Geometry:
 
     # --- building and following edits -------------------------------------------
 
+    def _on_replaced(self, _event: Event) -> None:
+        assert self._design is not None
+        self.rebuild(self._design)
+
     def rebuild(self, design: Design) -> None:
         """Re-read devices and links."""
         self._design = design
@@ -134,22 +156,7 @@ class Geometry:
         self._box_splices = []
         self._rows_renumbered = False
         self._moved = []
-        dispatch(
-            events,
-            {
-                DevicesAdded: self._on_devices_added,
-                DevicesRemoved: self._on_devices_removed,
-                DevicesChanged: self._on_devices_changed,
-                LinksAdded: self._on_links,
-                LinksRemoved: self._on_links,
-                LinksChanged: self._on_links,
-                GroupsChanged: _ignore,
-                SettingsChanged: _ignore,
-                WorkloadChanged: _ignore,
-                PhysicalChanged: _ignore,
-                DesignReplaced: lambda e: self.rebuild(design),
-            },
-        )
+        self.reads(events)
         if self._links_dirty:
             renumbered = self._rows_renumbered
             self._relink(design)
@@ -423,7 +430,3 @@ def _positions(devices: Sequence[Device]) -> np.ndarray:
     xy[:, 0] = np.fromiter(map(attrgetter("x"), devices), float, n)
     xy[:, 1] = np.fromiter(map(attrgetter("y"), devices), float, n)
     return xy
-
-
-def _ignore(event: Event) -> None:
-    """Events that change nothing the geometry holds."""

@@ -8,7 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog, default_catalog
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design
 from designer.qt.canvas import CanvasView
 

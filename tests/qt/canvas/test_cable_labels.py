@@ -69,7 +69,7 @@ def test_no_counts_when_zoomed_out(make_view, qtbot: QtBot) -> None:
 
 
 def test_counts_follow_an_edit(make_view, qtbot: QtBot) -> None:
-    from designer.core.commands import UpdateLink
+    from designer.core.link_commands import UpdateLink
 
     view = make_view(_bundles())
     view.centerOn(320, 100)

@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
     from designer.catalog import default_catalog
-    from designer.core.commands import Document
+    from designer.core.document import Document
     from designer.core.model import Design, Device
     from designer.qt.canvas import CanvasView
 
@@ -28,7 +28,7 @@ SCRIPT = textwrap.dedent(
                              Device(id="n2", catalog_id="dgx-h100", x=200, y=200)])
     view = CanvasView(Document(design), default_catalog())
     view.select_ids(["n1", "n2"], center=False)
-    view.copy_selection()
+    view.edits.copy_selection()
     assert QApplication.clipboard().mimeData().formats()
     QTimer.singleShot(0, app.quit)
     app.exec()

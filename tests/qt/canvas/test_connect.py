@@ -10,9 +10,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
+from designer.core.connect import plan_connection
 from designer.core.edits import copy_selection, paste
+from designer.core.errors import ConnectionRefused
 from designer.core.model import Design, Fabric, Link, Tier
-from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas.edits import FRAGMENT_MIME
 from tests.qt.canvas.helpers import dev, drag, vp
 
@@ -212,7 +213,7 @@ def test_paste_refuses_links_the_rules_refuse(
     mime.setData(FRAGMENT_MIME, json.dumps(clip).encode("utf-8"))
     QApplication.clipboard().setMimeData(mime)
     with qtbot.waitSignal(view.status_message) as sig:
-        view.paste()
+        view.edits.paste()
     assert sig.args[0] == str(expected.value)
     assert "10 would be in use" in sig.args[0]
     assert view.document.design.devices == []
@@ -225,6 +226,6 @@ def test_duplicate_refuses_with_the_same_reason(make_view, qtbot: QtBot) -> None
     before = view.document.design.model_dump()
     view.select_ids(["dgx-01", "leaf-1"], center=False)
     with qtbot.waitSignal(view.status_message) as sig:
-        view.duplicate_selection()
+        view.edits.duplicate_selection()
     assert "10 would be in use (2 too many)" in sig.args[0]
     assert view.document.design.model_dump() == before

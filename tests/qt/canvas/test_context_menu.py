@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMenu
 from pytestqt.qtbot import QtBot
 
 from designer.catalog import Catalog
+from designer.core.connect import plan_connection
+from designer.core.errors import ConnectionRefused
 from designer.core.model import (
     Design,
     Fabric,
@@ -19,7 +21,6 @@ from designer.core.model import (
     LinkTable,
     Tier,
 )
-from designer.core.rules import ConnectionRefused, plan_connection
 from designer.qt.canvas import CanvasView
 from tests.qt.canvas.helpers import click, dev, vp
 
@@ -243,7 +244,7 @@ def test_canvas_entries(make_view, qtbot: QtBot) -> None:
     menu = view.context_menu_at(QPointF(-400, -300))
     assert not _action(menu, "paste").isEnabled()
     view.select_ids(["filer"], center=False)
-    view.copy_selection()
+    view.edits.copy_selection()
     menu = view.context_menu_at(QPointF(-400, -300))
     _action(menu, "paste").trigger()
     assert len(view.document.design.devices) == 13

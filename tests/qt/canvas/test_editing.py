@@ -163,7 +163,7 @@ def test_click_and_rubber_band_select(make_view, qtbot: QtBot) -> None:
 
 def test_delete_removes_device_with_its_links(make_view, qtbot: QtBot) -> None:
     view = make_view(_pair())
-    assert view.connect_devices("n1", "sw1")
+    assert view.edits.connect_devices("n1", "sw1")
     before = view.document.design.model_dump()
     click(qtbot, view, (0, 0))
     qtbot.keyClick(view, Qt.Key.Key_Delete)
@@ -181,7 +181,7 @@ def test_click_on_link_selects_it_and_delete_removes_only_it(
     make_view, qtbot: QtBot
 ) -> None:
     view = make_view(_pair())
-    view.connect_devices("n1", "sw1")
+    view.edits.connect_devices("n1", "sw1")
     click(qtbot, view, (300, 300))
     click(qtbot, view, (1, 100))
     (lid,) = view.document.design.links.id
@@ -195,10 +195,10 @@ def test_copy_paste_and_duplicate_use_fresh_ids_and_offset(
     make_view, qtbot: QtBot
 ) -> None:
     view = make_view(_pair())
-    view.connect_devices("n1", "sw1")
+    view.edits.connect_devices("n1", "sw1")
     view.select_ids(["n1", "sw1"], center=False)
-    view.copy_selection()
-    view.paste()
+    view.edits.copy_selection()
+    view.edits.paste()
     design = view.document.design
     assert len(design.devices) == 4 and len(design.links) == 2
     new = design.devices[2:]
@@ -207,7 +207,7 @@ def test_copy_paste_and_duplicate_use_fresh_ids_and_offset(
     assert set(view.selected_ids()) == {d.id for d in new}
     new_link = design.links.row(1)
     assert {new_link.a, new_link.b} == {d.id for d in new}
-    view.duplicate_selection()
+    view.edits.duplicate_selection()
     assert len(view.document.design.devices) == 6
     assert len(view.document.history.done) == 3  # connect, paste, duplicate
 
@@ -217,13 +217,13 @@ def test_undo_everything_restores_identical_model(make_view, qtbot: QtBot) -> No
     doc = view.document
     start = doc.design.model_dump()
     _drop(view, "qm9700", 2, (200.0, 0.0))
-    view.connect_devices("n1", "sw1")
+    view.edits.connect_devices("n1", "sw1")
     drag(qtbot, view, (0, 200), (48, 248))
     view.select_ids(["n1", "sw1"], center=False)
-    assert view.group_selection("su")
+    assert view.edits.group_selection("su")
     gid = doc.design.groups[0].id
-    assert view.toggle_group_collapsed(gid)
-    view.auto_layout()
+    assert view.edits.toggle_group_collapsed(gid)
+    view.edits.auto_layout()
     end = doc.design.model_dump()
     steps = len(doc.history.done)
     assert steps == 6

@@ -9,18 +9,14 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from designer.core.commands import (
+from designer.core.commands import Command, Macro, SetGroups
+from designer.core.device_commands import (
     AddDevices,
-    AddLinks,
-    Command,
-    Macro,
     RemoveDevices,
-    RemoveLinks,
-    SetGroups,
     UpdateDevices,
-    UpdateLinks,
     move_devices,
 )
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Fabric, Group, GroupKind, Link
 from designer.qt.canvas.items import FrameItem
 from designer.view.canvas.geometry import Geometry

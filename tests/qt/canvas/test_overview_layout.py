@@ -53,7 +53,7 @@ def test_overview_blocks_do_not_overlap(make_view) -> None:
     assert not real.isEmpty()
     # moving a device re-spreads: still no overlap
     doc = view.document
-    from designer.core.commands import move_devices
+    from designer.core.device_commands import move_devices
 
     doc.execute(move_devices({"st0": (100.0, 0.0)}))
     rects = [b.rect.getCoords() for b in scene.block_items()]

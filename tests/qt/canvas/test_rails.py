@@ -70,7 +70,7 @@ def test_completes_only_the_missing_rails_in_one_step(
     before = view.document.design.model_dump()
     _select_pod(view)
     with qtbot.waitSignal(view.status_message) as sig:
-        assert view.wire_rail_optimized()
+        assert view.edits.wire_rail_optimized()
     design = view.document.design
     assert len(view.document.history.done) == 1
     # dgx-0 gets rails 4..7, dgx-1 all eight; the four links it had are kept
@@ -96,7 +96,7 @@ def test_nothing_to_wire_says_so(
     view = make_view(_pod(links))
     _select_pod(view)
     with qtbot.waitSignal(view.status_message) as sig:
-        assert not view.wire_rail_optimized()
+        assert not view.edits.wire_rail_optimized()
     assert view.document.history.done == []
     assert sig.args[0] == (
         "Every selected node already has its 8 rails wired to these leaves; "
@@ -132,7 +132,7 @@ def test_ports_cabled_elsewhere_offer_replace(
     view = make_view(_taken())
     before = view.document.design.model_dump()
     _select_pod(view)
-    assert view.wire_rail_optimized()
+    assert view.edits.wire_rail_optimized()
     (reason,) = asked
     assert "dgx-0" in reason and "8 to other" in reason and "replace" in reason
     design = view.document.design
@@ -154,7 +154,7 @@ def test_cancel_leaves_the_design_alone(
     before = view.document.design.model_dump()
     _select_pod(view)
     with qtbot.waitSignal(view.status_message) as sig:
-        assert not view.wire_rail_optimized()
+        assert not view.edits.wire_rail_optimized()
     assert view.document.design.model_dump() == before
     assert view.document.history.done == []
     assert "cancelled" in sig.args[0]

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design, Group, GroupKind, Tier
 from designer.qt.canvas import DesignScene
 from designer.qt.canvas.offscreen import OffscreenRenderer
@@ -138,7 +138,7 @@ def test_an_export_never_touches_the_editors_scene(catalog, monkeypatch) -> None
     renderer.render(painter, QRectF(0, 0, 100, 100), selection_only=True)
     painter.end()
     assert calls == [] and not live.exporting
-    from designer.core.commands import RemoveDevices
+    from designer.core.device_commands import RemoveDevices
 
     doc.execute(RemoveDevices(["node-a", "node-b"]))
     assert np.array_equal(_render(renderer, 1), before)

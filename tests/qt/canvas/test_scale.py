@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRectF
 
-from designer.core.commands import move_devices
+from designer.core.device_commands import move_devices
 from designer.generate import fat_tree
 
 

@@ -16,16 +16,10 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QApplication, QGraphicsLineItem
 
-from designer.core.commands import (
-    AddDevices,
-    Command,
-    Document,
-    RemoveDevices,
-    RemoveLinks,
-    SetGroups,
-    UpdateLinks,
-    move_devices,
-)
+from designer.core.commands import Command, SetGroups
+from designer.core.device_commands import AddDevices, RemoveDevices, move_devices
+from designer.core.document import Document
+from designer.core.link_commands import RemoveLinks, UpdateLinks
 from designer.core.model import Design, GroupKind
 from designer.generate import fat_tree
 from designer.qt.canvas.items import BlockItem, DeviceItem, FrameItem, LabelItem

@@ -23,7 +23,7 @@ def _leaf_spine() -> Design:
 def test_connect_all_to_all_counts(make_view) -> None:
     view = make_view(_leaf_spine())
     view.select_ids([d.id for d in view.document.design.devices], center=False)
-    assert view.connect_all_to_all(2)
+    assert view.edits.connect_all_to_all(2)
     t = view.document.design.links
     assert len(t) == 8
     assert set(t.cables) == {2}
@@ -36,7 +36,7 @@ def test_connect_all_to_all_refuses_one_tier(make_view, qtbot: QtBot) -> None:
     view = make_view(_leaf_spine())
     view.select_ids(["leaf-0", "leaf-1"], center=False)
     with qtbot.waitSignal(view.status_message) as sig:
-        assert not view.connect_all_to_all(1)
+        assert not view.edits.connect_all_to_all(1)
     assert "two tiers" in sig.args[0]
     assert len(view.document.design.links) == 0
 
@@ -48,7 +48,7 @@ def test_wire_rail_optimized_counts_and_rails(make_view) -> None:
     ]
     view = make_view(Design(devices=nodes + leaves))
     view.select_ids([d.id for d in nodes + leaves], center=False)
-    assert view.wire_rail_optimized()
+    assert view.edits.wire_rail_optimized()
     t = view.document.design.links
     assert len(t) == 32
     for link in t:
@@ -63,7 +63,7 @@ def test_wire_rail_optimized_refusal_says_why(make_view, qtbot: QtBot) -> None:
     view = make_view(Design(devices=nodes + leaves))
     view.select_ids([d.id for d in nodes + leaves], center=False)
     with qtbot.waitSignal(view.status_message) as sig:
-        assert not view.wire_rail_optimized()
+        assert not view.edits.wire_rail_optimized()
     assert "8" in sig.args[0]
     assert len(view.document.design.links) == 0
 
@@ -82,11 +82,11 @@ def _su() -> Design:
 
 def test_collapse_and_expand_group(make_view, qtbot: QtBot) -> None:
     view = make_view(_su())
-    view.connect_devices("n1", "leaf")
-    view.connect_devices("leaf", "spine")
+    view.edits.connect_devices("n1", "leaf")
+    view.edits.connect_devices("leaf", "spine")
     scene = view.design_scene
     assert [f.group_id for f in scene.frame_items()] == ["su-1"]
-    assert view.toggle_group_collapsed("su-1")
+    assert view.edits.toggle_group_collapsed("su-1")
     assert view.document.design.group_map()["su-1"].collapsed is True
     (block,) = scene.block_items()
     assert block.title == "SU 1"
@@ -107,7 +107,7 @@ def test_collapse_and_expand_group(make_view, qtbot: QtBot) -> None:
 def test_group_selection_makes_one_step(make_view) -> None:
     view = make_view(_leaf_spine())
     view.select_ids(["leaf-0", "leaf-1"], center=False)
-    assert view.group_selection("su")
+    assert view.edits.group_selection("su")
     design = view.document.design
     (g,) = design.groups
     assert g.kind is GroupKind.SU
@@ -119,7 +119,7 @@ def test_auto_layout_rows_by_tier(make_view) -> None:
     design = _su()
     design.devices[3] = design.devices[3].model_copy(update={"y": 900.0})
     view = make_view(design)
-    assert view.auto_layout()
+    assert view.edits.auto_layout()
     y = {d.id: d.y for d in view.document.design.devices}
     assert y["n1"] == y["n2"] > y["leaf"] > y["spine"]
     assert view.document.history.done[-1].label == "Auto layout"
@@ -127,7 +127,7 @@ def test_auto_layout_rows_by_tier(make_view) -> None:
 
 def test_cut_overlay_colours_sides_and_links(make_view) -> None:
     view = make_view(_su())
-    view.connect_devices("n1", "leaf")
+    view.edits.connect_devices("n1", "leaf")
     scene = view.design_scene
     view.select_ids([], center=False)
     lid = view.document.design.links.id[0]

@@ -101,7 +101,7 @@ def test_a_drop_over_the_power_limit_is_made_and_says_so(
     the message names the limit."""
     window = open_window(main_window, qtbot)
     doc = window.document
-    from designer.core.commands import AddDevices
+    from designer.core.device_commands import AddDevices
     from designer.core.model import Device, Placement
 
     doc.execute(

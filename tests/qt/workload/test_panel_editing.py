@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 import designer.workload
-from designer.core.commands import AddDevices
+from designer.core.device_commands import AddDevices
 from designer.core.model import Device
 from designer.io import load_design
 from designer.qt.workload.panel import NO_BLOCK

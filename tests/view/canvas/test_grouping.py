@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from designer.core.commands import Document
+from designer.core.document import Document
 from designer.core.model import Design, Device, Group, GroupKind
 from designer.view.canvas.editing import EditRefused, group_devices
 
