@@ -2,7 +2,9 @@
 
 Run: ``.venv/bin/python bench/bench_gui.py`` (offscreen; prints a table).
 Targets on 2 cores: open <= 3 s; full-view repaint <= 100 ms; zoomed <= 30 ms;
-edit to metrics on screen <= 200 ms at 100K GPUs and <= 50 ms at 1K.
+edit to metrics on screen <= 50 ms at 100K GPUs and <= 15 ms at 1K, and at
+100K GPUs at least 8x faster than the naive baseline below (the comparison
+table says "MISS" where an edit is not).
 
 Naive baseline, same run and same window: the runner analyses each edit from
 scratch, as an editor without the column store would: the worker re-reads the
@@ -60,8 +62,11 @@ TARGETS = {
     "open": {"1K": 3.0, "100K": 3.0},
     "full": {"1K": 0.100, "100K": 0.100},
     "zoomed": {"1K": 0.030, "100K": 0.030},
-    **{kind: {"1K": 0.050, "100K": 0.200} for kind in EDITS},
+    **{kind: {"1K": 0.015, "100K": 0.050} for kind in EDITS},
 }
+SPEEDUP = 8.0
+"""At 100K GPUs an edit is to reach its metrics this many times faster than
+the naive baseline."""
 
 
 def _median(run: Callable[[], float], repeats: int = REPEATS) -> float:
@@ -122,12 +127,19 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
 
     doc = window.document
     link_id = doc.design.links.id[0]
-    spine_link = next(
+    # Deletions take another link (device) each time: the analysis keeps the
+    # last few states' fabrics, so deleting one link again after its undo
+    # would time a state it has seen rather than a new edit.
+    spine_links = [
         lid
         for lid, a in zip(doc.design.links.id, doc.design.links.a, strict=True)
         if a.startswith("leaf")
-    )
+    ][:32]
     mover = compute.id
+    victims = [d.id for d in doc.design.devices if d.tier is None and d.id != mover][
+        :32
+    ]
+    deleted = [0, 0]
     step = [0]
 
     def cables() -> Command:
@@ -136,7 +148,8 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
         return UpdateLink(link_id, {"cables": link.cables % 4 + 1})
 
     def delete() -> Command:
-        return RemoveLinks([spine_link])
+        deleted[0] += 1
+        return RemoveLinks([spine_links[deleted[0] % len(spine_links)]])
 
     def move() -> Command:
         step[0] += 1
@@ -159,7 +172,8 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
         )
 
     def delete_device() -> Command:
-        return RemoveDevices([mover])  # a compute node and its links
+        deleted[1] += 1  # a compute node and its links
+        return RemoveDevices([victims[deleted[1] % len(victims)]])
 
     def swap() -> Command:
         d = next(x for x in doc.design.devices if x.id == mover)
@@ -275,12 +289,17 @@ def main() -> int:
     print()
     print("edit to metrics on screen, ours vs naive (analysed from scratch), same run")
     print(f"{'edit':32} {'1K: ours':>10} {'naive':>9} {'x':>6}", end="")
-    print(f" {'100K: ours':>11} {'naive':>9} {'x':>6} {'(our worker)':>13}")
+    print(f" {'100K: ours':>11} {'naive':>9} {'x':>6}", end="")
+    print(f" {f'>={SPEEDUP:.0f}x':>5} {'(our worker)':>13}")
     for kind in EDITS:
         row = f"{kind:32}"
         for label in ("1K", "100K"):
             ours, slow = results[label][kind], results[label][f"naive {kind}"]
             row += f" {ours * 1000:7.1f} ms {slow * 1000:6.1f} ms {slow / ours:5.1f}x"
+        ours, slow = results["100K"][kind], results["100K"][f"naive {kind}"]
+        fast = slow / ours >= SPEEDUP
+        missed += not fast
+        row += f" {'ok' if fast else 'MISS':>5}"
         work = results["100K"][f"worker {kind}"]
         row += f" {work * 1000:10.1f} ms" if work else f" {'reused':>13}"
         print(row)

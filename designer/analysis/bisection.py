@@ -400,28 +400,19 @@ def bisect(
             # small enough for the exact methods: they start from these bounds
             seed = combined
     # bounds that need no cut come first: the candidate splits then stop at
-    # the first cut that meets them (a regular fabric needs one)
-    theta, why = certificate(g, h)
+    # the first cut that meets them (a regular fabric needs one). With a
+    # carried bound the certificates wait: a cut that meets it needs none
+    # (an edit's state usually keeps its bisection, or loses what it removed)
     found: list[tuple[float, str]] = []
     if seed is not None:
         found.append((seed.lower, seed.lower_how))
     if known_lower is not None:
         found.append((known_lower, _CARRIED))
-    if theta is not None:
-        found.append(
-            (
-                theta * min_side_injection(g.injection[ep], w, bal),
-                f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)",
-            )
-        )
-    else:
-        lb = levelled_bound(g, h, bal)
-        if lb is not None:
-            found.append(lb)
-        if len(g.u) <= REGULAR_LIVE_LINKS:
-            rb = completion.regular_bound(g, bal)
-            if rb is not None:
-                found.append(rb)
+    certified = known_lower is None
+    theta, why = None, ""
+    if certified:
+        theta, why = certificate(g, h)
+        found += _certified_bounds(g, h, bal, theta)
     floor = max((v for v, _ in found), default=0.0)
     tried: list[tuple[str, float]] = []
     best: tuple[float, BoolArray] | None = None
@@ -458,6 +449,12 @@ def bisect(
         take_upper(st, seed.upper, seed.side, seed.upper_how)
     for value, why_lb in found:
         lift_lower(st, value, why_lb)
+    if not certified and (short(st) or st.lower <= 0):
+        # the carried bound falls short of the cut (or is none): certify
+        theta, why = certificate(g, h)
+        for value, why_lb in _certified_bounds(g, h, bal, theta):
+            lift_lower(st, value, why_lb)
+        certified = True
     if st.lower <= 0 and theta is None:
         st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
@@ -472,6 +469,27 @@ def bisect(
         if pb is not None:
             lift_lower(st, pb, f"pair max-flow bound ({why})")
     return finish(g, st, nominal, bal, parts, "first result")
+
+
+def _certified_bounds(
+    g: ComputeGraph, h: Hierarchy, bal: Balance, theta: float | None
+) -> list[tuple[float, str]]:
+    """Lower bounds that need no cut: the hose certificate (``theta``, of
+    :func:`certificate`), else the levelled and regular bounds."""
+    ep = g.endpoints
+    if theta is not None:
+        value = theta * min_side_injection(g.injection[ep], g.weight[ep], bal)
+        how = f"hose-routing certificate (theta = {theta:.4g}, uniform Clos checked)"
+        return [(value, how)]
+    out: list[tuple[float, str]] = []
+    lb = levelled_bound(g, h, bal)
+    if lb is not None:
+        out.append(lb)
+    if len(g.u) <= REGULAR_LIVE_LINKS:
+        rb = completion.regular_bound(g, bal)
+        if rb is not None:
+            out.append(rb)
+    return out
 
 
 __all__ = [

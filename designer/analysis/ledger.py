@@ -157,9 +157,18 @@ class BoundLedger:
             del self._refs[:-MAX_REFERENCES]
 
     def _fingerprint(self, index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
-        """:func:`_fingerprint`, kept for the last index (asked twice per state)."""
+        """:func:`_fingerprint`, kept for the last index (asked twice per state)
+        and for the next while its device columns are the same arrays (an
+        index's arrays are never written: :mod:`designer.analysis.reuse`)."""
         last = self._last_fp
-        if last is not None and last[0] is index:
+        if last is not None and (
+            last[0] is index
+            or (
+                last[0].device_ids is index.device_ids
+                and last[0].kind is index.kind
+                and last[0].gpus is index.gpus
+            )
+        ):  # the same index, or another of the same device columns
             return last[1]
         fp = _fingerprint(index)
         self._last_fp = (index, fp)

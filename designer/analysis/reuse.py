@@ -9,11 +9,15 @@ a result back only when its inputs are the same:
 
 - the per-device columns, when the device list holds the same objects (commands
   replace a device rather than change it, :mod:`designer.core.snapshot`), with
-  the same groups and catalog;
+  the same groups and catalog; patched when it differs in a few positions in
+  one run (a model swapped, a device dropped, deleted or put back), the rest
+  spliced from the last columns (:func:`_patched_columns`);
 - the whole index, when moreover the link table's state is the same object
   (its arrays are never written) and the physical block the same lists;
 - the end table (kinds of both ends of every link), when the devices are the
-  same and the links' ends, port groups, fabrics, speeds and media are equal;
+  same (or one state's are the first of the other's: a device dropped, or its
+  drop undone) and the links' ends, port groups, fabrics, speeds and media
+  are equal;
 - the fabric's topology (devices, links, pendants), its levels and blocks and
   what the checks derive from it alone (fat-tree ranks and up-port groups,
   single points of failure), when the compute links, their ends and the
@@ -23,9 +27,11 @@ a result back only when its inputs are the same:
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
   bisection, for the same index object.
 
-Nothing is patched: a stage is either recomputed from its inputs or returned
-as computed from equal inputs, so a result with reuse equals the result
-without it (tests/analysis/test_reuse.py checks this along random edits).
+Apart from the device columns, nothing is patched: a stage is either
+recomputed from its inputs or returned as computed from equal inputs, so a
+result with reuse equals the result without it (tests/analysis/test_reuse.py
+checks this along random edits, and the patched columns against columns
+gathered afresh).
 
 One :class:`Reuse` serves one thread at a time (the GUI's analysis worker runs
 its jobs one after the other).
@@ -72,6 +78,93 @@ def _same_physical(a: object, b: object) -> bool:
 KEPT_TOPOLOGIES = 3
 """Topologies kept (with their levels and what checks derived from them): an
 edit and its undo, and one more."""
+
+
+PATCH_MAX_DEVICES = 64
+"""Most devices an edit may replace, add or remove for the device columns to
+be patched rather than gathered again."""
+
+_PER_DEVICE = (
+    "kind",
+    "gpus",
+    "nvlink_domain",
+    "power_w",
+    "u_height",
+    "compute_ports",
+    "compute_native",
+    "declared_rank",
+    "group",
+    "rack",
+    "dev_catalog",
+    "has_port_override",
+)
+"""The columns of :func:`~designer.analysis.index.device_columns` with one
+array entry per device (``placements`` and ``device_ports``: one list item)."""
+
+
+def _patched_columns(
+    last: _Columns, devices: Sequence[Device], catalog: Catalog, design: Design
+) -> tuple[list[str], dict[str, Any]] | None:
+    """The device columns of ``devices`` from those of ``last`` (same catalog
+    and groups) when they differ from its devices in one run of a few
+    positions (devices replaced, dropped, deleted or put back), else None.
+
+    Only that run is joined with the catalog; the rest is spliced from the
+    last columns. The codes of catalog entries and racks go by first
+    appearance in the device list, so the result is patched only while the
+    known entries keep their codes (new ones come after them) and no rack is
+    involved; otherwise the caller gathers the columns afresh.
+    """
+    old = last.devices
+    if last.columns["rack_names"]:
+        return None  # rack codes go by first appearance: not worth tracking
+    n_old, n_new = len(old), len(devices)
+    short = min(n_old, n_new)
+    same = np.fromiter(map(is_, old, devices), np.bool_, short)
+    head = int(same.argmin()) if not same.all() else short
+    tail_same = np.fromiter(map(is_, reversed(old), reversed(devices)), np.bool_, short)
+    tail = int(tail_same.argmin()) if not tail_same.all() else short
+    tail = min(tail, short - head)  # the unchanged head and tail do not overlap
+    gone, come = n_old - head - tail, n_new - head - tail
+    if gone + come > PATCH_MAX_DEVICES:
+        return None
+    cols = last.columns
+    catalog_ids = list(dict.fromkeys(map(attrgetter("catalog_id"), devices)))
+    known = cols["catalog_ids"]
+    if catalog_ids[: len(known)] != known:
+        return None  # an entry gone, or a new one first met before a known one
+    entries = [*cols["entries"], *map(catalog.get, catalog_ids[len(known) :])]
+    new = devices[head : n_new - tail]
+    mid = device_columns(new, catalog, design)
+    if mid["rack_names"]:
+        return None
+    code = {c: i for i, c in enumerate(catalog_ids)}
+    remap = np.array([code[c] for c in mid["catalog_ids"]], dtype=np.int64)
+    mid["dev_catalog"] = remap[mid["dev_catalog"]] if len(new) else mid["dev_catalog"]
+    out: dict[str, Any] = {}
+    stop = n_old - tail
+    for name in _PER_DEVICE:
+        column = cols[name]
+        out[name] = np.concatenate((column[:head], mid[name], column[stop:]))
+    for name in ("placements", "device_ports"):
+        column = cols[name]
+        out[name] = [*column[:head], *mid[name], *column[stop:]]
+    if len(catalog_ids) == len(known):
+        catalog_ids, entries = known, cols["entries"]
+    out.update(catalog_ids=catalog_ids, entries=entries, rack_names=[])
+    ids = last.device_ids
+    return [*ids[:head], *map(attrgetter("id"), new), *ids[stop:]], out
+
+
+def _prefix(a: _Columns, b: _Columns) -> bool:
+    """The devices of one are the first devices of the other (same objects,
+    so the same positions), with the same groups and catalog."""
+    short, long = (a, b) if len(a.devices) <= len(b.devices) else (b, a)
+    return (
+        a.catalog is b.catalog
+        and same_items(a.groups, b.groups)
+        and same_items(short.devices, long.devices[: len(short.devices)])
+    )
 
 
 @dataclass
@@ -124,20 +217,30 @@ class Reuse:
             name_code=self._name_codes(links.names),
         )
         last, self._index = self._index, index
-        if last is not None and self._columns is last_columns:
+        if last is not None and (
+            self._columns is last_columns
+            or (
+                last_columns is not None
+                and self._columns is not None
+                and _prefix(last_columns, self._columns)
+            )
+        ):
             self._lend_ends(last, index)
         return index
 
     def _lend_ends(self, last: DesignIndex, index: DesignIndex) -> None:
-        """Give ``index`` the end table of ``last`` (same devices) when every
-        input of :func:`~designer.analysis.ends.end_table` is equal: the links'
+        """Give ``index`` the end table of ``last`` when every input of
+        :func:`~designer.analysis.ends.end_table` is equal: the devices at
+        the links' ends (the same devices, or one state's devices the first
+        of the other's: devices dropped or their drop undone), the links'
         devices, port groups, fabrics and speeds, and the media."""
         table = last._ends
+        short = min(len(last.catalog_ids), len(index.catalog_ids))
         if (
             table is None
             or last.catalog is not index.catalog
             or last.port_names != index.port_names
-            or last.catalog_ids != index.catalog_ids
+            or last.catalog_ids[:short] != index.catalog_ids[:short]
             or not _same_physical(last.physical, index.physical)
         ):
             return
@@ -175,8 +278,19 @@ class Reuse:
         ):
             self.hits["device columns"] += 1
             return last.device_ids, last.columns
-        ids = list(map(attrgetter("id"), devices))
-        cols = device_columns(devices, catalog, design)
+        patched = None
+        if (
+            last is not None
+            and last.catalog is catalog
+            and same_items(last.groups, groups)
+        ):
+            patched = _patched_columns(last, devices, catalog, design)
+        if patched is not None:
+            self.hits["device columns patched"] += 1
+            ids, cols = patched
+        else:
+            ids = list(map(attrgetter("id"), devices))
+            cols = device_columns(devices, catalog, design)
         self._columns = _Columns(list(devices), list(groups), catalog, ids, cols)
         return ids, cols
 

@@ -210,15 +210,20 @@ class UpdateDevices(Command):
         rows = table.rows_touching(swapped)
         if not rows:
             return
-        old_a = [table.a_pins[i] for i in rows]
-        old_b = [table.b_pins[i] for i in rows]
+        # these rows only: the table's whole pin and name columns as lists
+        # cost ~250 ms at 100K GPUs
+        arrays = table.arrays
+        pins = [arrays.pins_of(i) for i in rows]
+        old_a = [a for a, _ in pins]
+        old_b = [b for _, b in pins]
         self._pins = (rows, old_a, old_b)
+        names = arrays.names
         a_new = [
-            None if table.a[i] in swapped else p
+            None if names[arrays.a[i]] in swapped else p
             for i, p in zip(rows, old_a, strict=True)
         ]
         b_new = [
-            None if table.b[i] in swapped else p
+            None if names[arrays.b[i]] in swapped else p
             for i, p in zip(rows, old_b, strict=True)
         ]
         table.set_pins(rows, a_new, b_new)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from designer.analysis import bisection, build_index
+from designer.analysis import index as index_module
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
@@ -163,6 +165,58 @@ def test_undo_and_redo_take_an_earlier_states_fabric_and_equal_from_scratch(
     assert reuse.hits["hierarchy"] > 0
 
 
+def _same_column(x: object, y: object) -> bool:
+    if isinstance(x, np.ndarray):
+        return (
+            isinstance(y, np.ndarray)
+            and x.dtype == y.dtype
+            and bool(np.array_equal(x, y))
+        )
+    return x == y
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_patched_device_columns_equal_columns_gathered_afresh(
+    seed: int, catalog: Catalog
+) -> None:
+    """Swaps, drops (of new catalog entries too), deletions and their undo
+    patch the device columns; every state's columns equal a fresh gather."""
+    doc = Document(fat_tree("dgx-h100", 16, "qm9700"))
+    rng = random.Random(seed)
+    reuse = Reuse()
+    for step in range(40):
+        devices = doc.design.devices
+        kind = rng.choice(["swap", "drop", "drop other", "delete", "undo", "other"])
+        if kind == "undo" and doc.history.done:
+            doc.undo()
+        elif kind == "drop":
+            at = f"drop-{step}"
+            doc.execute(AddDevices([Device(id=at, catalog_id="qm9700", x=0, y=0)]))
+        elif kind == "drop other":
+            model = rng.choice(["dgx-b200", "dgx-h200", "sn5600"])
+            new = Device(id=f"other-{step}", catalog_id=model, x=0, y=0)
+            doc.execute(AddDevices([new]))
+        elif kind == "delete" and len(devices) > 2:
+            doc.execute(RemoveDevices([rng.choice(devices).id]))
+        elif kind == "swap":
+            computes = [d for d in devices if d.catalog_id.startswith("dgx-h")]
+            if computes:
+                d = rng.choice(computes)
+                other = "dgx-h200" if d.catalog_id == "dgx-h100" else "dgx-h100"
+                doc.execute(UpdateDevices({d.id: {"catalog_id": other}}))
+        else:
+            doc.execute(_edit(rng, doc, step))
+        design, links = snapshot(doc.design)
+        ours = reuse.build_index(design, catalog, links)
+        fresh = build_index(design, catalog, links=links)
+        assert ours.device_ids == fresh.device_ids, f"step {step}"
+        for name in index_module._DEVICE_COLUMNS:
+            assert _same_column(getattr(ours, name), getattr(fresh, name)), (
+                f"step {step}: {name}"
+            )
+    assert reuse.hits["device columns patched"] > 0
+
+
 def test_a_cable_change_reuses_the_fabric_but_not_the_capacities(
     catalog: Catalog,
 ) -> None:
@@ -211,12 +265,24 @@ def test_an_unwired_drop_keeps_the_fabric_a_wired_one_does_not(
     design, links = snapshot(doc.design)
     after = _report(design, links, catalog, reuse)
     assert reuse.hits["topology"] == 1 and reuse.hits["hierarchy"] == 1
+    # the links' ends are the same devices at the same positions
+    assert reuse.hits["end table"] == 1
     assert after == _report(design, links, catalog, None)
+    doc.undo()  # the drop undone: the first state's devices again
+    design, links = snapshot(doc.design)
+    assert _report(design, links, catalog, reuse) == _report(
+        design, links, catalog, None
+    )
+    assert reuse.hits["end table"] == 2
+    doc.redo()
+    design, links = snapshot(doc.design)
+    _report(design, links, catalog, reuse)
+    seen = reuse.hits["topology"]
     # a compute node is in the fabric even unwired (an island): built afresh
     doc.execute(AddDevices([Device(id="lone", catalog_id="dgx-h100", x=0, y=0)]))
     design, links = snapshot(doc.design)
     after = _report(design, links, catalog, reuse)
-    assert reuse.hits["topology"] == 1
+    assert reuse.hits["topology"] == seen
     assert after == _report(design, links, catalog, None)
 
 
