@@ -204,6 +204,7 @@ class MainWindow(QMainWindow):
             self.catalog,
             self.canvas,
             analysis=self.runner,
+            view_menu=self.actions_.menus.view,
         )
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)
