@@ -19,8 +19,8 @@ from designer.qt.export.workload_charts import (
     days_chart,
     paint_chart,
 )
+from designer.view.workload.lines import ESTIMATE_MARK
 from designer.view.workload.summary import (
-    ESTIMATE_MARK,
     assumption_texts,
     summary,
     value_text,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel
 
-from designer.view.workload.summary import Line, sources_of
+from designer.view.workload.lines import Line
+from designer.view.workload.summary import sources_of
 from designer.workload import Estimate
 
 

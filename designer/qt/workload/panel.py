@@ -48,7 +48,8 @@ from designer.qt.workload.lines import fill_lines
 from designer.qt.workload.results import FiguresTree, FindingsList
 from designer.qt.workload.runner import EstimateRunner
 from designer.qt.workload.serving import ServingView
-from designer.view.workload.summary import ESTIMATE_MARK, Line, summary
+from designer.view.workload.lines import ESTIMATE_MARK, Line
+from designer.view.workload.summary import summary
 from designer.workload import Estimate
 
 NO_BLOCK = (

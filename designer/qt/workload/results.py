@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 
 from designer.core.formatting import plural
 from designer.qt.resources import icon
-from designer.view.workload.summary import ESTIMATE_MARK, assumption_texts, value_text
+from designer.view.workload.lines import ESTIMATE_MARK
+from designer.view.workload.summary import assumption_texts, value_text
 from designer.workload import Estimate, Row
 from designer.workload.text import SECTIONS, section_of
 

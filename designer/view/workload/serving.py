@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.core.formatting import noun, plural, quantity
-from designer.view.workload.summary import ESTIMATE_MARK, Line
+from designer.view.workload.lines import ESTIMATE_MARK, Line
 from designer.workload import Estimate
 from designer.workload.serving_estimate import bound_words, limit_text, pool_shape
 

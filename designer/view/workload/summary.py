@@ -7,10 +7,10 @@ panel, the PDF page and ``cluster-designer estimate`` read the same.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from designer.core import formatting as fmt
 from designer.view.workload.fields import BY_NAME
+from designer.view.workload.lines import ESTIMATE_MARK, Line
+from designer.view.workload.serving import serving_lines
 from designer.workload import Estimate, Row
 from designer.workload.curves import cost_vs_utilization, days_vs_gpus
 from designer.workload.result import Assumption
@@ -22,8 +22,6 @@ JOB_WORDS = {
     "lora": "LoRA fine-tune",
     "inference": "inference serving",
 }
-ESTIMATE_MARK = "≈"
-"""Put before a value that is an estimate (the legend says so)."""
 
 
 def rows_by_path(est: Estimate) -> dict[str, Row]:
@@ -37,16 +35,6 @@ def value_text(row: Row, *, mark: bool = True) -> str:
         return f"unknown: {row.why_unknown}" if row.why_unknown else "unknown"
     text = format_value(row)
     return f"{ESTIMATE_MARK} {text}" if mark and row.estimate else text
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of the summary: a label, its text, and the figure paths it
-    shows (their sources are the line's tooltip)."""
-
-    label: str
-    text: str
-    paths: tuple[str, ...] = ()
 
 
 def summary(est: Estimate) -> list[Line]:
@@ -111,8 +99,6 @@ def summary(est: Estimate) -> list[Line]:
     )
     if est.inference is not None:
         # the serving model's replica is the plan of an inference job
-        from designer.view.workload.serving import serving_lines
-
         lines += serving_lines(est)
     else:
         lines.append(
