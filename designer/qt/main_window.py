@@ -344,6 +344,10 @@ class MainWindow(QMainWindow):
 
     # --- title and undo state ------------------------------------------------
 
+    def dialog_parent(self) -> QWidget:
+        """The widget the file dialogs are shown over: this window."""
+        return self
+
     def display_name(self) -> str:
         """File name, or the design's name when it was never saved."""
         return self.path.name if self.path else self.document.design.settings.name

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QSettings, QStandardPaths
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from designer.core import formatting as fmt
 from designer.core.model import Design
@@ -23,12 +23,51 @@ from designer.io.filenames import open_dialog_folder, save_dialog_path
 from designer.qt import heap
 
 if TYPE_CHECKING:
+    from designer.analysis.report import Report
+    from designer.catalog.loader import Catalog
+    from designer.core.document import Document
     from designer.io.recovery import RecoveryEntry
-    from designer.qt.main_window import MainWindow
+    from designer.qt.autosave import Autosaver
+    from designer.qt.canvas.view import CanvasView
+    from designer.qt.history_panel import HistoryPanel
 
 MAX_RECENT = 10
 FILE_FILTER = "Cluster designs (*.json);;All files (*)"
 LAST_FOLDER_KEY = "files/last_folder"
+
+
+class FilesHost(Protocol):
+    """What the file handling asks of the window it acts for (the main window
+    provides it): the state every panel reads, and how to tell the user."""
+
+    document: Document
+    catalog: Catalog
+    path: Path | None
+    latest_report: Report | None
+    headless: bool
+    autosave: Autosaver
+    canvas: CanvasView
+    history_panel: HistoryPanel
+
+    def display_name(self) -> str:
+        """The design's name as the title bar shows it."""
+        ...
+
+    def update_title(self) -> None:
+        """Show the file's name and whether it has unsaved changes."""
+        ...
+
+    def show_status(self, text: str) -> None:
+        """A message in the status bar."""
+        ...
+
+    def set_show_cut(self, on: bool) -> None:
+        """Show or hide the bisection cut on the canvas."""
+        ...
+
+    def dialog_parent(self) -> QWidget:
+        """The widget dialogs are shown over."""
+        ...
 
 
 class WindowFiles:
@@ -38,7 +77,7 @@ class WindowFiles:
     ``path``); this object is what the File menu does with them.
     """
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: FilesHost) -> None:
         self.window = window
 
     def last_folder(self) -> str | None:
@@ -70,7 +109,7 @@ class WindowFiles:
         if self.window.document.history.is_clean:
             return True
         answer = QMessageBox.question(
-            self.window,
+            self.window.dialog_parent(),
             "Unsaved changes",
             f"“{self.window.display_name()}” has unsaved changes. Save them first?",
             QMessageBox.StandardButton.Save
@@ -119,7 +158,7 @@ class WindowFiles:
 
         if not self.maybe_save():
             return
-        dialog = TemplateDialog(self.window.catalog, self.window)
+        dialog = TemplateDialog(self.window.catalog, self.window.dialog_parent())
         if dialog.exec() and dialog.design is not None:
             self.adopt_generated(dialog.design)
 
@@ -149,7 +188,7 @@ class WindowFiles:
             return
         start = open_dialog_folder(self.window.path, self.last_folder(), _documents())
         name, _ = QFileDialog.getOpenFileName(
-            self.window, "Open design", str(start), FILE_FILTER
+            self.window.dialog_parent(), "Open design", str(start), FILE_FILTER
         )
         if name:
             self.open_path(name)
@@ -181,7 +220,7 @@ class WindowFiles:
             print(f"cluster-designer: {detail}", file=sys.stderr)
             return
         QMessageBox.critical(
-            self.window,
+            self.window.dialog_parent(),
             "Cannot open design",
             f"“{path.name}” could not be opened; the current design is unchanged."
             f"\n\n{detail}",
@@ -207,7 +246,7 @@ class WindowFiles:
         """File > Save As."""
         start = str(self.save_dialog_start())
         name, _ = QFileDialog.getSaveFileName(
-            self.window, "Save design", start, FILE_FILTER
+            self.window.dialog_parent(), "Save design", start, FILE_FILTER
         )
         if not name:
             return False
@@ -224,7 +263,7 @@ class WindowFiles:
             save_design(self.window.document.design, p, catalog=self.window.catalog)
         except (OSError, DesignFileError) as exc:
             QMessageBox.critical(
-                self.window,
+                self.window.dialog_parent(),
                 "Cannot save design",
                 f"“{p}” could not be written:\n\n{exc}",
             )
