@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,7 +20,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
@@ -34,13 +32,12 @@ from designer.core.formatting import quantity
 from designer.core.workload import Workload
 from designer.qt.charts import _plot
 from designer.qt.resources import icon
+from designer.qt.workload.form import WorkloadInputsView
 from designer.qt.workload.lines import fill_lines
 from designer.view.workload.fields import (
-    FieldError,
     FieldSpec,
     Kind,
     display,
-    parse,
     updated,
 )
 from designer.view.workload.serving import NOT_INFERENCE, serving_lines, sweep_series
@@ -63,7 +60,6 @@ KV_CHOICES = (
 LINE = "#4a7fb5"
 MISS = "#b8c1ca"
 MARK = "#c0392b"
-_INVALID = "QLineEdit { border: 1px solid #c0392b; background: #fdf0ef; }"
 
 
 class _PlainLogAxis(pg.AxisItem):  # type: ignore[misc]
@@ -75,17 +71,13 @@ class _PlainLogAxis(pg.AxisItem):  # type: ignore[misc]
         return [f"{10**v:,.3g}" for v in values]
 
 
-class ServingView(QWidget):
+class ServingView(WorkloadInputsView):
     """Inputs, answers, chart and findings of an inference estimate;
     ``message(text)`` reports a refused edit."""
 
-    message = Signal(str)
-
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.document = document
+        super().__init__(document, parent)
         self.estimate: Estimate | None = None
-        self._filling = False
         self.note = QLabel(NOT_INFERENCE)
         self.note.setObjectName("hint")
         self.note.setWordWrap(True)
@@ -95,14 +87,8 @@ class ServingView(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 4, 6, 4)
         form.setVerticalSpacing(3)
-        self.edits: dict[str, QLineEdit] = {}
         for spec in SERVING_FIELDS:
-            edit = QLineEdit()
-            edit.setObjectName(f"serving_{spec.name}")
-            edit.setClearButtonEnabled(True)
-            edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
-            form.addRow(f"{spec.label} ({spec.unit})", edit)
-            self.edits[spec.name] = edit
+            form.addRow(f"{spec.label} ({spec.unit})", self._add_edit(spec, "serving"))
         self.kv = QComboBox()
         self.kv.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -114,11 +100,6 @@ class ServingView(QWidget):
         self.disaggregated.toggled.connect(self._on_disaggregated)
         form.addRow("KV cache", self.kv)
         form.addRow(self.disaggregated)
-        self.error = QLabel("")
-        self.error.setObjectName("hint")
-        self.error.setStyleSheet("color: #a93226;")
-        self.error.setWordWrap(True)
-        self.error.hide()
 
         self.answers = QWidget()
         self.grid = QGridLayout(self.answers)
@@ -161,22 +142,12 @@ class ServingView(QWidget):
 
     # --- inputs ---------------------------------------------------------------
 
-    @property
-    def block(self) -> Workload | None:
-        """The design's workload block."""
-        return self.document.design.workload
-
     def refresh(self) -> None:
         """Show the block's serving inputs (after an edit, undo or open)."""
         self._filling = True
         try:
             block = self.block
-            for spec in SERVING_FIELDS:
-                edit = self.edits[spec.name]
-                edit.setText(
-                    display(spec, getattr(block, spec.name) if block else None)
-                )
-                edit.setStyleSheet("")
+            self._show_values(SERVING_FIELDS, block or Workload())
             kv = block.kv_precision.value if block and block.kv_precision else None
             self.kv.setCurrentIndex(max(0, self.kv.findData(kv)))
             self.disaggregated.setChecked(bool(block and block.disaggregated))
@@ -191,19 +162,11 @@ class ServingView(QWidget):
     def _on_edited(self, spec: FieldSpec) -> None:
         if self._filling:
             return
-        edit = self.edits[spec.name]
-        try:
-            value = parse(spec, edit.text())
-            new = updated(self.block, **{spec.name: value})
-        except FieldError as exc:
-            edit.setStyleSheet(_INVALID)
-            self.error.setText(str(exc))
-            self.error.show()
-            self.message.emit(str(exc))
+        parsed = self._parsed(spec)
+        if parsed is None:
             return
-        edit.setStyleSheet("")
         self.error.hide()
-        self._execute(new, f"Set {spec.label.lower()}")
+        self._execute(parsed[1], f"Set {spec.label.lower()}")
 
     def _on_kv(self) -> None:
         if self._filling:
