@@ -49,19 +49,10 @@ from designer.view.workload.fields import (
 )
 from designer.workload import PRESETS, Estimate
 from designer.workload import facts as wfacts
+from designer.workload.inputs import SHAPE_FIELDS
 from designer.workload.presets import ModelSpec, shape_for_params, shape_mismatch
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-_SHAPE = (
-    "params",
-    "active_params",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "seq_len",
-    "vocab",
-)
 CUSTOM = ""
 """The model combo's data for a custom model (no preset)."""
 _INVALID = "QLineEdit { border: 1px solid #c0392b; background: #fdf0ef; }"
@@ -290,7 +281,7 @@ class WorkloadForm(WorkloadInputsView):
                 if a.origin in ("default", "preset", "design"):
                     used[a.name] = a
             model = est.model
-            for name in _SHAPE:
+            for name in SHAPE_FIELDS:
                 value = model.active_params if name == "active_params" else None
                 value = value if value is not None else getattr(model, name, None)
                 if value is not None and name not in used and self.block is not None:
@@ -302,7 +293,7 @@ class WorkloadForm(WorkloadInputsView):
             edit = self.edits[spec.name]
             found = used.get(spec.name)
             if found is None:
-                if spec.name not in _SHAPE or est is None:
+                if spec.name not in SHAPE_FIELDS or est is None:
                     edit.setPlaceholderText("")
                     edit.setToolTip(spec.label)
                 continue
@@ -429,15 +420,15 @@ class WorkloadForm(WorkloadInputsView):
         if key == CUSTOM:
             # start the custom model from the preset it replaces
             old = PRESETS.get((self.block.model if self.block else None) or "")
-            shape: dict[str, Any] = dict.fromkeys(_SHAPE)
+            shape: dict[str, Any] = dict.fromkeys(SHAPE_FIELDS)
             if old is not None:
-                shape.update({k: getattr(old, k) for k in _SHAPE})
+                shape.update({k: getattr(old, k) for k in SHAPE_FIELDS})
                 shape["active_params"] = old.active_params
             label = "Set custom model"
             self._try(label, lambda: updated(self.block, model=None, **shape))
             return
         name = PRESETS[key].name if key in PRESETS else str(key)
-        clear = dict.fromkeys(_SHAPE)
+        clear = dict.fromkeys(SHAPE_FIELDS)
         self._try(f"Set model {name}", lambda: updated(self.block, model=key, **clear))
 
     def _table_rows(self) -> list[dict[str, str]]:
