@@ -248,29 +248,21 @@ class ServingView(WorkloadInputsView):
         xs = [p[0] for p in series.points]
         ys = [p[1] for p in series.points]
         plot.plot(xs, ys, pen=pg.mkPen(LINE, width=2))
-        ok = [p for p in series.points if p[3]]
-        miss = [p for p in series.points if not p[3]]
-        for pts, colour in ((ok, LINE), (miss, MISS)):
+        ok = [p[:2] for p in series.points if p[3]]
+        miss = [p[:2] for p in series.points if not p[3]]
+        chosen = [series.chosen] if series.chosen is not None else []
+        marks = ((ok, LINE, 6), (miss, MISS, 6), (chosen, MARK, 10))
+        for pts, colour, size in marks:
             if pts:
                 plot.plot(
                     [p[0] for p in pts],
                     [p[1] for p in pts],
                     pen=None,
                     symbol="o",
-                    symbolSize=6,
+                    symbolSize=size,
                     symbolBrush=colour,
                     symbolPen=None,
                 )
-        if series.chosen is not None:
-            plot.plot(
-                [series.chosen[0]],
-                [series.chosen[1]],
-                pen=None,
-                symbol="o",
-                symbolSize=10,
-                symbolBrush=MARK,
-                symbolPen=None,
-            )
         if series.tpot_limit_ms is not None:
             plot.addItem(
                 pg.InfiniteLine(
