@@ -120,6 +120,13 @@ class WorkloadInputsView(QWidget):
             edit.setText(display(spec, getattr(block, spec.name)))
             edit.setStyleSheet("")
 
+    def _execute(self, workload: Workload | None, label: str) -> bool:
+        """Set the block to ``workload`` as one undo step (False: it already is)."""
+        if workload == self.block:
+            return False
+        self.document.execute(SetWorkload(workload, label))
+        return True
+
     def _show_error(self, text: str) -> None:
         self.error.setText(text)
         self.error.setVisible(bool(text))
@@ -361,11 +368,10 @@ class WorkloadForm(WorkloadInputsView):
     # --- widgets -> commands ---------------------------------------------------
 
     def _execute(self, workload: Workload | None, label: str) -> bool:
-        if workload == self.block:
-            return False
-        self.document.execute(SetWorkload(workload, label))
-        self._show_error("")
-        return True
+        done = super()._execute(workload, label)
+        if done:
+            self._show_error("")
+        return done
 
     def _try(self, label: str, make: Callable[[], Workload | None]) -> bool:
         try:

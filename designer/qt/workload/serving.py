@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.core.commands import SetWorkload
 from designer.core.document import Document
 from designer.core.formatting import quantity
 from designer.core.workload import Workload
@@ -153,11 +152,6 @@ class ServingView(WorkloadInputsView):
             self.disaggregated.setChecked(bool(block and block.disaggregated))
         finally:
             self._filling = False
-
-    def _execute(self, workload: Workload, label: str) -> None:
-        if workload == self.block:
-            return
-        self.document.execute(SetWorkload(workload, label))
 
     def _on_edited(self, spec: FieldSpec) -> None:
         if self._filling:
