@@ -15,6 +15,7 @@ import numpy as np
 
 from designer.analysis.index import DesignIndex
 from designer.analysis.report import Cost, CostLine, TierClass
+from designer.catalog.optics import CableClass, Transceiver
 from designer.catalog.schema import Category
 from designer.core.model import Design, Purpose
 
@@ -75,35 +76,23 @@ def cost_build_up(
             )
         )
     optics = index.catalog.optics
-    for mid, qty in sorted(modules.items()):
-        module = optics.transceiver(mid)
-        unit = overrides.get(mid, module.price.usd)
-        lines.append(
-            CostLine(
-                category="cables_optics",
-                catalog_id=mid,
-                description=module.description,
-                quantity=qty,
-                unit_usd=_money(unit),
-                extended_usd=_money(qty * _money(unit)),
-                estimate=module.price.estimate and mid not in overrides,
-                source=f"{module.price.source} ({module.price.date})",
-            )
-        )
     classes = {c.id: c for c in optics.cables}
-    for cable_id, qty in sorted(cables.items()):
-        cc = classes[cable_id]
-        unit = overrides.get(cable_id, cc.price.usd)
+    parts: list[tuple[str, int, Transceiver | CableClass]] = [
+        (mid, qty, optics.transceiver(mid)) for mid, qty in sorted(modules.items())
+    ]
+    parts += [(cid, qty, classes[cid]) for cid, qty in sorted(cables.items())]
+    for part_id, qty, part in parts:
+        unit = overrides.get(part_id, part.price.usd)
         lines.append(
             CostLine(
                 category="cables_optics",
-                catalog_id=cable_id,
-                description=cc.description,
+                catalog_id=part_id,
+                description=part.description,
                 quantity=qty,
                 unit_usd=_money(unit),
                 extended_usd=_money(qty * _money(unit)),
-                estimate=cc.price.estimate and cable_id not in overrides,
-                source=f"{cc.price.source} ({cc.price.date})",
+                estimate=part.price.estimate and part_id not in overrides,
+                source=f"{part.price.source} ({part.price.date})",
             )
         )
     per_cat = dict.fromkeys(CATEGORIES, 0.0)

@@ -324,19 +324,10 @@ def _transition_direct(
     lp.put(row_of[at], p_of[at], -mass_of[i][blocks[i][at]])
     low, up = blocks[i], blocks[i + 1]
     ys = np.flatnonzero(level == i + 1)
-    kids = np.flatnonzero(mass_of[i] > 0)
-    parent = np.full(len(mass_of[i]), -1, dtype=np.int64)
-    lowest = np.flatnonzero((level >= 0) & (level <= i))
-    parent[low[lowest]] = up[lowest]
-    order = np.argsort(up[ys], kind="stable")
-    ys_sorted = ys[order]
-    nb_up = int(up.max()) + 1
-    ystart = np.searchsorted(up[ys_sorted], np.arange(nb_up))
-    ycount = np.bincount(up[ys], minlength=nb_up)
-    cnt = ycount[parent[kids]]
-    b_rep = np.repeat(kids, cnt)
-    k_in = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    y_rep = ys_sorted[np.repeat(ystart[parent[kids]], cnt) + k_in]
+    kids, parent = _kids(h, i, mass_of)
+    by_block = _by_group(ys, up[ys], int(up.max()) + 1)
+    at_kid, y_rep = _members(by_block, parent[kids])
+    b_rep = kids[at_kid]
     keys = b_rep * n + y_rep
     r = lp.add_rows(len(keys))
     lp.put(r + np.arange(len(keys)), p_of[y_rep], -mass_of[i][b_rep])
@@ -354,6 +345,28 @@ def _kids(h: object, i: int, mass_of: list[FloatArray]) -> tuple[IntArray, IntAr
     lowest = np.flatnonzero((level >= 0) & (level <= i))
     parent[blocks[i][lowest]] = blocks[i + 1][lowest]
     return kids, parent
+
+
+def _by_group(
+    items: IntArray, groups: IntArray, n_groups: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """``items`` in the order of their group (stable), the position where each
+    group's run starts in that order, and each group's size (``groups[k]`` is
+    the group of ``items[k]``)."""
+    order = np.argsort(groups, kind="stable")
+    start = np.searchsorted(groups[order], np.arange(n_groups))
+    return items[order], start, np.bincount(groups, minlength=n_groups)
+
+
+def _members(
+    by_group: tuple[IntArray, IntArray, IntArray], groups: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Every (k, member of group ``groups[k]``) pair, k ascending, as two arrays."""
+    items, start, count = by_group
+    cnt = count[groups]
+    k_in = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    at = np.repeat(start[groups], cnt) + k_in
+    return np.repeat(np.arange(len(groups)), cnt), items[at]
 
 
 def _detour_pairs(h: object, i: int, x: IntArray, mass_of: list[FloatArray]) -> int:
@@ -381,20 +394,10 @@ def _transition_detour(
     device of the parent (the same P for all children: the common proportion)."""
     level, blocks = h.level, h.blocks  # type: ignore[attr-defined]
     low, up = blocks[i], blocks[i + 1]
-    par = up[x]  # parent block of each link
-    kids = np.flatnonzero(mass_of[i] > 0)
-    parent = np.full(len(mass_of[i]), -1, dtype=np.int64)
-    lowest = np.flatnonzero((level >= 0) & (level <= i))
-    parent[low[lowest]] = up[lowest]
-    nb_up = int(up.max()) + 1
-    kid_order = kids[np.argsort(parent[kids], kind="stable")]
-    kstart = np.searchsorted(parent[kid_order], np.arange(nb_up))
-    kcount = np.bincount(parent[kids], minlength=nb_up)
+    kids, parent = _kids(h, i, mass_of)
+    by_parent = _by_group(kids, parent[kids], int(up.max()) + 1)
     # (child, link) pairs for links of the child's parent block
-    cnt = kcount[par]
-    link_rep = np.repeat(np.arange(len(x)), cnt)
-    k_in = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    kid_rep = kid_order[np.repeat(kstart[par], cnt) + k_in]
+    link_rep, kid_rep = _members(by_parent, up[x])
     m = len(link_rep)
     f_up = lp.add_vars(np.full(m, np.inf))
     f_dn = lp.add_vars(np.full(m, np.inf))
@@ -403,11 +406,8 @@ def _transition_detour(
     lp.n_cap += len(x)
     # conservation of child b at device z (levels i, i+1 of the parent block)
     zs = np.flatnonzero((level == i) | (level == i + 1))
-    zpar = up[zs]
-    zc = kcount[zpar]
-    z_rep = np.repeat(zs, zc)
-    zk_in = np.arange(zc.sum()) - np.repeat(np.cumsum(zc) - zc, zc)
-    zkid = kid_order[np.repeat(kstart[zpar], zc) + zk_in]
+    at_z, zkid = _members(by_parent, up[zs])
+    z_rep = zs[at_z]
     keys = zkid * n + z_rep
     order = np.argsort(keys)
     keys = keys[order]

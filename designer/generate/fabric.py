@@ -307,6 +307,30 @@ SwitchAdder = Callable[[str, str, Tier, tuple[float, float], str | None], None]
 LeafList = list[list[tuple[str, int]]]
 
 
+def _leaves_to_spines(
+    plan: Plan,
+    leaves: list[tuple[str, int]],
+    plane: int,
+    spines: list[str],
+    cols: _Columns,
+    speed: int,
+) -> None:
+    """Cable each of ``leaves`` in ``plane`` to every spine of that plane."""
+    for lid, lq in leaves:
+        if lq != plane:
+            continue
+        for sid in spines:
+            cols.add(
+                f"{lid}/{sid}",
+                lid,
+                SWITCH_PORT,
+                sid,
+                plan.leaf_spine_cables,
+                speed,
+                None,
+            )
+
+
 def _two_tier(
     plan: Plan,
     leaves_by_su: LeafList,
@@ -325,19 +349,7 @@ def _two_tier(
             plane = f" plane {tag[:-1]}" if tag else ""
             switch(sid, f"Spine {j + 1}{plane}", Tier.SPINE, at[k], None)
         for su_leaves in leaves_by_su:
-            for lid, lq in su_leaves:
-                if lq != q:
-                    continue
-                for sid in spines:
-                    cols.add(
-                        f"{lid}/{sid}",
-                        lid,
-                        SWITCH_PORT,
-                        sid,
-                        plan.leaf_spine_cables,
-                        speed,
-                        None,
-                    )
+            _leaves_to_spines(plan, su_leaves, q, spines, cols, speed)
 
 
 def _three_tier(
@@ -378,19 +390,7 @@ def _three_tier(
                     gid,
                 )
             for i in sus:
-                for lid, lq in leaves_by_su[i]:
-                    if lq != q:
-                        continue
-                    for sid in spines:
-                        cols.add(
-                            f"{lid}/{sid}",
-                            lid,
-                            SWITCH_PORT,
-                            sid,
-                            plan.leaf_spine_cables,
-                            speed,
-                            None,
-                        )
+                _leaves_to_spines(plan, leaves_by_su[i], q, spines, cols, speed)
             for j, sid in enumerate(spines):
                 for c in range(c_per):
                     cid = cores[j * c_per + c]

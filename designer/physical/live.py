@@ -66,7 +66,9 @@ from designer.physical.views import (
     RackView,
     RowView,
     fit_problem,
+    hall_views,
     rack_view,
+    row_view,
 )
 
 _RACK_FIELDS = frozenset({"placement", "catalog_id", "label"})
@@ -482,20 +484,9 @@ class LiveRacks:
         for k, row in enumerate(p.rows):
             at = np.flatnonzero(phys.rack_row == k)
             at = at[np.argsort(phys.x[at], kind="stable")]
-            hall = halls[row.hall]
-            start = hall.x_m + row.x_m
             end = float((phys.x[at] + phys.width[at]).max()) if len(at) else 0.0
-            out.append(
-                RowView(
-                    id=row.id,
-                    label=row.label or row.id,
-                    hall=row.hall,
-                    x_m=start,
-                    y_m=hall.y_m + row.y_m,
-                    length_m=max(end - start, 0.0),
-                    racks=tuple(phys.rack_ids[i] for i in at.tolist()),
-                )
-            )
+            racks = tuple(phys.rack_ids[i] for i in at.tolist())
+            out.append(row_view(row, halls[row.hall], end, racks))
         self._rows = out
         return list(out)
 
@@ -504,22 +495,8 @@ class LiveRacks:
         phys = self.phys
         if phys is None:
             return []
-        p = phys.physical
         kw = np.array([self._s.kw[r] for r in phys.rack_ids], dtype=np.float64)
-        hall_kw = np.bincount(phys.rack_hall, weights=kw, minlength=len(p.halls))
-        return [
-            HallView(
-                id=h.id,
-                label=h.label or h.id,
-                x_m=h.x_m,
-                y_m=h.y_m,
-                width_m=h.width_m,
-                depth_m=h.depth_m,
-                kw=float(hall_kw[k]),
-                budget_kw=h.power_budget_kw,
-            )
-            for k, h in enumerate(p.halls)
-        ]
+        return hall_views(phys.physical, phys.rack_hall, kw)
 
     def max_kw(self) -> float:
         """The highest rack load (0 without racks)."""

@@ -26,14 +26,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.index import DesignIndex, build_index
+from designer.analysis.index import DesignIndex, FloatArray, IntArray, build_index
 from designer.analysis.lengths import PhysicalIndex, media_of, physical_of, rack_cooling
 from designer.catalog.loader import Catalog
 from designer.catalog.optics import MEDIA, Medium
 from designer.catalog.schema import DeviceCooling
 from designer.core.model import Design, Placement
 from designer.core.names import device_name
-from designer.core.physical import RACK_UNIT_M, SLOT_M, Cooling, RackRole
+from designer.core.physical import (
+    RACK_UNIT_M,
+    SLOT_M,
+    Cooling,
+    Hall,
+    Physical,
+    RackRole,
+    Row,
+)
 from designer.core.physical_commands import EditRacks, PlaceDevices
 
 
@@ -188,6 +196,42 @@ def rack_view(
     )
 
 
+def hall_views(
+    physical: Physical, rack_hall: IntArray, rack_kw: FloatArray
+) -> list[HallView]:
+    """Every hall with the summed load of its racks (``rack_hall`` and
+    ``rack_kw`` by rack index) against its budget."""
+    hall_kw = np.bincount(rack_hall, weights=rack_kw, minlength=len(physical.halls))
+    return [
+        HallView(
+            id=h.id,
+            label=h.label or h.id,
+            x_m=h.x_m,
+            y_m=h.y_m,
+            width_m=h.width_m,
+            depth_m=h.depth_m,
+            kw=float(hall_kw[k]),
+            budget_kw=h.power_budget_kw,
+        )
+        for k, h in enumerate(physical.halls)
+    ]
+
+
+def row_view(row: Row, hall: Hall, end_m: float, racks: tuple[str, ...]) -> RowView:
+    """A row in site metres, from its start in ``hall`` to ``end_m`` (the far
+    edge of its last rack), with its racks left to right."""
+    start = hall.x_m + row.x_m
+    return RowView(
+        id=row.id,
+        label=row.label or row.id,
+        hall=row.hall,
+        x_m=start,
+        y_m=hall.y_m + row.y_m,
+        length_m=max(end_m - start, 0.0),
+        racks=racks,
+    )
+
+
 class PhysicalView:
     """The physical layer of one design state (see module doc)."""
 
@@ -274,20 +318,7 @@ class PhysicalView:
         phys = self.phys
         p = phys.physical
         racks = tuple(self.racks())
-        hall_kw = np.bincount(phys.rack_hall, weights=phys.kw, minlength=len(p.halls))
-        halls = tuple(
-            HallView(
-                id=h.id,
-                label=h.label or h.id,
-                x_m=h.x_m,
-                y_m=h.y_m,
-                width_m=h.width_m,
-                depth_m=h.depth_m,
-                kw=float(hall_kw[k]),
-                budget_kw=h.power_budget_kw,
-            )
-            for k, h in enumerate(p.halls)
-        )
+        halls = tuple(hall_views(p, phys.rack_hall, phys.kw))
         in_row: dict[str, list[RackView]] = {}
         for rv in racks:
             in_row.setdefault(rv.row, []).append(rv)
@@ -297,18 +328,7 @@ class PhysicalView:
             members = sorted(in_row.get(row.id, []), key=lambda v: v.x_m)
             end = max((v.x_m + v.width_m for v in members), default=0.0)
             hall = halls_by_id[row.hall]
-            start = hall.x_m + row.x_m
-            rows.append(
-                RowView(
-                    id=row.id,
-                    label=row.label or row.id,
-                    hall=row.hall,
-                    x_m=start,
-                    y_m=hall.y_m + row.y_m,
-                    length_m=max(end - start, 0.0),
-                    racks=tuple(v.id for v in members),
-                )
-            )
+            rows.append(row_view(row, hall, end, tuple(v.id for v in members)))
         return FloorPlan(
             halls=halls,
             rows=tuple(rows),

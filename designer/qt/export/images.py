@@ -43,6 +43,22 @@ def _scope(
     return None
 
 
+def _framed(
+    design: Design,
+    catalog: Catalog | None,
+    renderer: OffscreenRenderer | None,
+    selection_only: bool,
+    ids: set[str] | None,
+    long_side: int,
+) -> tuple[OffscreenRenderer, set[str] | None, QSize]:
+    """The renderer (made when none is given), the devices drawn (None: all) and
+    the image size, as every format draws them."""
+    if renderer is None:
+        renderer = make_renderer(design, catalog)
+    scope = _scope(renderer, selection_only, ids)
+    return renderer, scope, _frame(design, scope, long_side)
+
+
 def write_svg(
     path: str | os.PathLike[str],
     design: Design,
@@ -55,10 +71,9 @@ def write_svg(
 ) -> Path:
     """Write an SVG of the design (or of ``ids``) to ``path``."""
     out = Path(path)
-    if renderer is None:
-        renderer = make_renderer(design, catalog)
-    scope = _scope(renderer, selection_only, ids)
-    size = _frame(design, scope, long_side)
+    renderer, scope, size = _framed(
+        design, catalog, renderer, selection_only, ids, long_side
+    )
     gen = QSvgGenerator()
     gen.setFileName(str(out))
     gen.setSize(size)
@@ -98,10 +113,9 @@ def render_image(
     long_side: int = DEFAULT_LONG_SIDE,
 ) -> QImage:
     """The drawing as an image on a white background."""
-    if renderer is None:
-        renderer = make_renderer(design, catalog)
-    scope = _scope(renderer, selection_only, ids)
-    size = _frame(design, scope, long_side)
+    renderer, scope, size = _framed(
+        design, catalog, renderer, selection_only, ids, long_side
+    )
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor("white"))
     painter = QPainter(image)

@@ -49,19 +49,10 @@ from designer.view.workload.fields import (
 )
 from designer.workload import PRESETS, Estimate
 from designer.workload import facts as wfacts
+from designer.workload.inputs import SHAPE_FIELDS
 from designer.workload.presets import ModelSpec, shape_for_params, shape_mismatch
 
 _SHRINK = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-_SHAPE = (
-    "params",
-    "active_params",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "seq_len",
-    "vocab",
-)
 CUSTOM = ""
 """The model combo's data for a custom model (no preset)."""
 _INVALID = "QLineEdit { border: 1px solid #c0392b; background: #fdf0ef; }"
@@ -86,8 +77,10 @@ def _combo(items: tuple[tuple[str, str], ...], first: str | None = None) -> QCom
     return box
 
 
-class WorkloadForm(QWidget):
-    """Edits the design's workload block; ``message(text)`` reports refusals."""
+class WorkloadInputsView(QWidget):
+    """What the Inputs and Serving tabs share: the design's workload block, a
+    text field per :class:`FieldSpec` and a line that says why an edit was
+    refused; ``message(text)`` reports refusals."""
 
     message = Signal(str)
 
@@ -96,14 +89,73 @@ class WorkloadForm(QWidget):
         self.document = document
         self._filling = False
         self.edits: dict[str, QLineEdit] = {}
-        self._rows: dict[str, tuple[QFormLayout, QWidget]] = {}
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
         self.error = QLabel("")
         self.error.setObjectName("hint")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #a93226;")
         self.error.hide()
+
+    @property
+    def block(self) -> Workload | None:
+        """The design's workload block."""
+        return self.document.design.workload
+
+    def _add_edit(self, spec: FieldSpec, prefix: str) -> QLineEdit:
+        """A field for ``spec``, named ``{prefix}_{name}``, that calls
+        :meth:`_on_edited` when editing finishes."""
+        edit = QLineEdit()
+        edit.setObjectName(f"{prefix}_{spec.name}")
+        edit.setClearButtonEnabled(True)
+        edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
+        self.edits[spec.name] = edit
+        return edit
+
+    def _on_edited(self, spec: FieldSpec) -> None:
+        raise NotImplementedError
+
+    def _show_values(self, specs: tuple[FieldSpec, ...], block: Workload) -> None:
+        """Put ``block``'s values in the fields of ``specs``, unmarked."""
+        for spec in specs:
+            edit = self.edits[spec.name]
+            edit.setText(display(spec, getattr(block, spec.name)))
+            edit.setStyleSheet("")
+
+    def _execute(self, workload: Workload | None, label: str) -> bool:
+        """Set the block to ``workload`` as one undo step (False: it already is)."""
+        if workload == self.block:
+            return False
+        self.document.execute(SetWorkload(workload, label))
+        return True
+
+    def _show_error(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+        if text:
+            self.message.emit(text)
+
+    def _parsed(self, spec: FieldSpec) -> tuple[Any, Workload] | None:
+        """The typed value of ``spec``'s field and the block with it; None when
+        the text is refused (the field is marked and the reason shown)."""
+        edit = self.edits[spec.name]
+        try:
+            value = parse(spec, edit.text())
+            new = updated(self.block, **{spec.name: value})
+        except FieldError as exc:
+            edit.setStyleSheet(_INVALID)
+            self._show_error(str(exc))
+            return None
+        edit.setStyleSheet("")
+        return value, new
+
+
+class WorkloadForm(WorkloadInputsView):
+    """Edits the design's workload block; ``message(text)`` reports refusals."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(document, parent)
+        self._rows: dict[str, tuple[QFormLayout, QWidget]] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.error)
 
         self.model = _combo(
@@ -140,13 +192,8 @@ class WorkloadForm(QWidget):
                 form.addRow("Recompute", self.recompute)
             layout.addWidget(box)
         for spec in FIELDS:
-            edit = QLineEdit()
-            edit.setObjectName(f"workload_{spec.name}")
-            edit.setClearButtonEnabled(True)
-            edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
-            label = field_label(spec)
-            groups[spec.group].addRow(label, edit)
-            self.edits[spec.name] = edit
+            edit = self._add_edit(spec, "workload")
+            groups[spec.group].addRow(field_label(spec), edit)
             self._rows[spec.name] = (groups[spec.group], edit)
         self.rates = QTableWidget(0, len(RATE_COLUMNS))
         self.rates.setHorizontalHeaderLabels(list(RATE_COLUMNS))
@@ -198,11 +245,6 @@ class WorkloadForm(QWidget):
 
     # --- model -> widgets ------------------------------------------------------
 
-    @property
-    def block(self) -> Workload | None:
-        """The design's workload block."""
-        return self.document.design.workload
-
     def refresh(self) -> None:
         """Show the block's values (no commands are made)."""
         self._filling = True
@@ -227,10 +269,7 @@ class WorkloadForm(QWidget):
             _choose(self.precision, w.precision.value if w.precision else "bf16")
             _choose(self.zero, None if w.zero_stage is None else str(w.zero_stage))
             _choose(self.recompute, w.recompute.value if w.recompute else None)
-            for spec_ in FIELDS:
-                edit = self.edits[spec_.name]
-                edit.setText(display(spec_, getattr(w, spec_.name)))
-                edit.setStyleSheet("")
+            self._show_values(FIELDS, w)
             job = w.job.value if w.job else "pretrain"
             for spec_ in FIELDS:
                 form, row = self._rows[spec_.name]
@@ -249,7 +288,7 @@ class WorkloadForm(QWidget):
                 if a.origin in ("default", "preset", "design"):
                     used[a.name] = a
             model = est.model
-            for name in _SHAPE:
+            for name in SHAPE_FIELDS:
                 value = model.active_params if name == "active_params" else None
                 value = value if value is not None else getattr(model, name, None)
                 if value is not None and name not in used and self.block is not None:
@@ -261,7 +300,7 @@ class WorkloadForm(QWidget):
             edit = self.edits[spec.name]
             found = used.get(spec.name)
             if found is None:
-                if spec.name not in _SHAPE or est is None:
+                if spec.name not in SHAPE_FIELDS or est is None:
                     edit.setPlaceholderText("")
                     edit.setToolTip(spec.label)
                 continue
@@ -329,17 +368,10 @@ class WorkloadForm(QWidget):
     # --- widgets -> commands ---------------------------------------------------
 
     def _execute(self, workload: Workload | None, label: str) -> bool:
-        if workload == self.block:
-            return False
-        self.document.execute(SetWorkload(workload, label))
-        self._show_error("")
-        return True
-
-    def _show_error(self, text: str) -> None:
-        self.error.setText(text)
-        self.error.setVisible(bool(text))
-        if text:
-            self.message.emit(text)
+        done = super()._execute(workload, label)
+        if done:
+            self._show_error("")
+        return done
 
     def _try(self, label: str, make: Callable[[], Workload | None]) -> bool:
         try:
@@ -352,15 +384,11 @@ class WorkloadForm(QWidget):
     def _on_edited(self, spec: FieldSpec) -> None:
         if self._filling:
             return
-        edit = self.edits[spec.name]
-        try:
-            value = parse(spec, edit.text())
-            new = updated(self.block, **{spec.name: value})
-        except FieldError as exc:
-            edit.setStyleSheet(_INVALID)
-            self._show_error(str(exc))
+        parsed = self._parsed(spec)
+        if parsed is None:
             return
-        edit.setStyleSheet("")
+        value, new = parsed
+        edit = self.edits[spec.name]
         unchanged = getattr(new, spec.name) == getattr(
             self.block or Workload(), spec.name
         )
@@ -398,15 +426,15 @@ class WorkloadForm(QWidget):
         if key == CUSTOM:
             # start the custom model from the preset it replaces
             old = PRESETS.get((self.block.model if self.block else None) or "")
-            shape: dict[str, Any] = dict.fromkeys(_SHAPE)
+            shape: dict[str, Any] = dict.fromkeys(SHAPE_FIELDS)
             if old is not None:
-                shape.update({k: getattr(old, k) for k in _SHAPE})
+                shape.update({k: getattr(old, k) for k in SHAPE_FIELDS})
                 shape["active_params"] = old.active_params
             label = "Set custom model"
             self._try(label, lambda: updated(self.block, model=None, **shape))
             return
         name = PRESETS[key].name if key in PRESETS else str(key)
-        clear = dict.fromkeys(_SHAPE)
+        clear = dict.fromkeys(SHAPE_FIELDS)
         self._try(f"Set model {name}", lambda: updated(self.block, model=key, **clear))
 
     def _table_rows(self) -> list[dict[str, str]]:

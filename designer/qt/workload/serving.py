@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,26 +20,23 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from designer.core.commands import SetWorkload
 from designer.core.document import Document
 from designer.core.formatting import quantity
 from designer.core.workload import Workload
 from designer.qt.charts import _plot
 from designer.qt.resources import icon
+from designer.qt.workload.form import WorkloadInputsView
 from designer.qt.workload.lines import fill_lines
 from designer.view.workload.fields import (
-    FieldError,
     FieldSpec,
     Kind,
     display,
-    parse,
     updated,
 )
 from designer.view.workload.serving import NOT_INFERENCE, serving_lines, sweep_series
@@ -63,7 +59,6 @@ KV_CHOICES = (
 LINE = "#4a7fb5"
 MISS = "#b8c1ca"
 MARK = "#c0392b"
-_INVALID = "QLineEdit { border: 1px solid #c0392b; background: #fdf0ef; }"
 
 
 class _PlainLogAxis(pg.AxisItem):  # type: ignore[misc]
@@ -75,17 +70,13 @@ class _PlainLogAxis(pg.AxisItem):  # type: ignore[misc]
         return [f"{10**v:,.3g}" for v in values]
 
 
-class ServingView(QWidget):
+class ServingView(WorkloadInputsView):
     """Inputs, answers, chart and findings of an inference estimate;
     ``message(text)`` reports a refused edit."""
 
-    message = Signal(str)
-
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.document = document
+        super().__init__(document, parent)
         self.estimate: Estimate | None = None
-        self._filling = False
         self.note = QLabel(NOT_INFERENCE)
         self.note.setObjectName("hint")
         self.note.setWordWrap(True)
@@ -95,14 +86,8 @@ class ServingView(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 4, 6, 4)
         form.setVerticalSpacing(3)
-        self.edits: dict[str, QLineEdit] = {}
         for spec in SERVING_FIELDS:
-            edit = QLineEdit()
-            edit.setObjectName(f"serving_{spec.name}")
-            edit.setClearButtonEnabled(True)
-            edit.editingFinished.connect(lambda s=spec: self._on_edited(s))
-            form.addRow(f"{spec.label} ({spec.unit})", edit)
-            self.edits[spec.name] = edit
+            form.addRow(f"{spec.label} ({spec.unit})", self._add_edit(spec, "serving"))
         self.kv = QComboBox()
         self.kv.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -114,11 +99,6 @@ class ServingView(QWidget):
         self.disaggregated.toggled.connect(self._on_disaggregated)
         form.addRow("KV cache", self.kv)
         form.addRow(self.disaggregated)
-        self.error = QLabel("")
-        self.error.setObjectName("hint")
-        self.error.setStyleSheet("color: #a93226;")
-        self.error.setWordWrap(True)
-        self.error.hide()
 
         self.answers = QWidget()
         self.grid = QGridLayout(self.answers)
@@ -161,49 +141,26 @@ class ServingView(QWidget):
 
     # --- inputs ---------------------------------------------------------------
 
-    @property
-    def block(self) -> Workload | None:
-        """The design's workload block."""
-        return self.document.design.workload
-
     def refresh(self) -> None:
         """Show the block's serving inputs (after an edit, undo or open)."""
         self._filling = True
         try:
             block = self.block
-            for spec in SERVING_FIELDS:
-                edit = self.edits[spec.name]
-                edit.setText(
-                    display(spec, getattr(block, spec.name) if block else None)
-                )
-                edit.setStyleSheet("")
+            self._show_values(SERVING_FIELDS, block or Workload())
             kv = block.kv_precision.value if block and block.kv_precision else None
             self.kv.setCurrentIndex(max(0, self.kv.findData(kv)))
             self.disaggregated.setChecked(bool(block and block.disaggregated))
         finally:
             self._filling = False
 
-    def _execute(self, workload: Workload, label: str) -> None:
-        if workload == self.block:
-            return
-        self.document.execute(SetWorkload(workload, label))
-
     def _on_edited(self, spec: FieldSpec) -> None:
         if self._filling:
             return
-        edit = self.edits[spec.name]
-        try:
-            value = parse(spec, edit.text())
-            new = updated(self.block, **{spec.name: value})
-        except FieldError as exc:
-            edit.setStyleSheet(_INVALID)
-            self.error.setText(str(exc))
-            self.error.show()
-            self.message.emit(str(exc))
+        parsed = self._parsed(spec)
+        if parsed is None:
             return
-        edit.setStyleSheet("")
         self.error.hide()
-        self._execute(new, f"Set {spec.label.lower()}")
+        self._execute(parsed[1], f"Set {spec.label.lower()}")
 
     def _on_kv(self) -> None:
         if self._filling:
@@ -285,29 +242,21 @@ class ServingView(QWidget):
         xs = [p[0] for p in series.points]
         ys = [p[1] for p in series.points]
         plot.plot(xs, ys, pen=pg.mkPen(LINE, width=2))
-        ok = [p for p in series.points if p[3]]
-        miss = [p for p in series.points if not p[3]]
-        for pts, colour in ((ok, LINE), (miss, MISS)):
+        ok = [p[:2] for p in series.points if p[3]]
+        miss = [p[:2] for p in series.points if not p[3]]
+        chosen = [series.chosen] if series.chosen is not None else []
+        marks = ((ok, LINE, 6), (miss, MISS, 6), (chosen, MARK, 10))
+        for pts, colour, size in marks:
             if pts:
                 plot.plot(
                     [p[0] for p in pts],
                     [p[1] for p in pts],
                     pen=None,
                     symbol="o",
-                    symbolSize=6,
+                    symbolSize=size,
                     symbolBrush=colour,
                     symbolPen=None,
                 )
-        if series.chosen is not None:
-            plot.plot(
-                [series.chosen[0]],
-                [series.chosen[1]],
-                pen=None,
-                symbol="o",
-                symbolSize=10,
-                symbolBrush=MARK,
-                symbolPen=None,
-            )
         if series.tpot_limit_ms is not None:
             plot.addItem(
                 pg.InfiniteLine(
