@@ -81,7 +81,7 @@ class ServingView(WorkloadInputsView):
         self.note.setObjectName("hint")
         self.note.setWordWrap(True)
 
-        box = QGroupBox("Request mix and targets (empty: the default)")
+        box = QGroupBox("Request mix and targets")  # empty fields: the default
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setContentsMargins(6, 4, 6, 4)

@@ -53,6 +53,35 @@ def test_inputs_tab_fits_the_dock_at_1280x800(qtbot: Any, main_window: Any) -> N
 
 
 @pytest.mark.slow
+def test_serving_tab_fits_the_dock_at_1280x800(qtbot: Any, main_window: Any) -> None:
+    """No sideways scroll on the Serving tab either: its box title once made it
+    wider than the dock and cut every line at the right edge."""
+    window = main_window()
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    window._default_dock_sizes()
+    assert window.open_path(SAMPLES / "inference-ethernet.json")
+    wait_estimate(qtbot, window)
+    window.workload_dock.show()
+    window.workload_dock.raise_()
+    panel = window.workload_panel
+    panel.tabs.setCurrentIndex(
+        panel.tabs.indexOf(panel.serving.parentWidget().parentWidget())
+    )
+    settle(qtbot, window)
+    QApplication.processEvents()
+    view = panel.serving
+    area = view.parentWidget().parentWidget()
+    assert isinstance(area, QScrollArea)
+    assert panel.tabs.currentWidget() is area
+    assert not area.horizontalScrollBar().isVisible()
+    right = area.viewport().width()
+    assert view.width() <= right
+    for name, edit in view.edits.items():
+        assert edit.mapTo(view, edit.rect().topRight()).x() <= right, name
+
+
+@pytest.mark.slow
 def test_units_are_said_once_and_placeholders_are_formatted(
     qtbot: Any, main_window: Any
 ) -> None:
