@@ -134,9 +134,18 @@ class BoundLedger:
                 capacity.append(_compute_capacity(links))
             return r.carried(links, capacity[0])
 
-        bounds = [carried(r) for r in same]
-        self._carried = (links, [(id(r), b) for r, b in zip(same, bounds, strict=True)])
-        return max(bounds)
+        # a bound carries at most what was proven: once one carries more than
+        # another reference's proof, that reference cannot beat it
+        best: float | None = None
+        known: list[tuple[int, float]] = []
+        for r in sorted(same, key=lambda r: r.lower, reverse=True):
+            if best is not None and r.lower <= best:
+                break
+            value = carried(r)
+            known.append((id(r), value))
+            best = value if best is None else max(best, value)
+        self._carried = (links, known)
+        return best
 
     def record(self, lower: float, index: DesignIndex) -> None:
         """``lower`` was proven for the state ``index`` shows; keep the best."""
@@ -146,9 +155,11 @@ class BoundLedger:
         with self._lock:
             same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
             if any(
-                (known[id(r)] if id(r) in known else r.carried(links)) >= lower
+                known[id(r)] >= lower
+                if id(r) in known
+                else r.lower >= lower and r.carried(links) >= lower
                 for r in same
-            ):
+            ):  # (a bound carries at most what was proven)
                 return
             self._refs = [r for r in self._refs if r not in same]
             self._refs.append(
