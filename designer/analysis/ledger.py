@@ -81,14 +81,31 @@ class _Reference:
             same_ends = _equal(now.a, ref.a) and _equal(now.b, ref.b)
             kept = cap_now if same_ends else np.where(_ends_match(now, ref), cap_now, 0)
         elif len(now):
-            at = np.searchsorted(now.serial, ref.serial)
-            at = np.minimum(at, len(now) - 1)
+            at = np.minimum(_rows_of(now.serial, ref.serial), len(now) - 1)
             same = (now.serial[at] == ref.serial) & _ends_match(now, ref, at)
             kept = np.where(same, cap_now[at], 0)
         else:
             kept = np.zeros(len(ref), dtype=np.int64)
         deficit = np.maximum(self.capacity - kept, 0).sum()
         return max(0.0, self.lower - float(deficit))
+
+
+def _rows_of(now: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(now, ref)`` of two ascending serial columns, searched
+    only between their common first and last rows (an edit adds or removes a
+    few rows: the rows before and after match one to one)."""
+    short = min(len(now), len(ref))
+    differ = np.flatnonzero(now[:short] != ref[:short])
+    head = int(differ[0]) if len(differ) else short
+    differ = np.flatnonzero(now[len(now) - short :] != ref[len(ref) - short :])
+    tail = short - 1 - int(differ[-1]) if len(differ) else short
+    tail = min(tail, short - head)
+    at = np.empty(len(ref), dtype=np.int64)
+    at[:head] = np.arange(head)
+    stop_ref, stop_now = len(ref) - tail, len(now) - tail
+    at[stop_ref:] = np.arange(stop_now, len(now))
+    at[head:stop_ref] = head + np.searchsorted(now[head:stop_now], ref[head:stop_ref])
+    return at
 
 
 def _equal(x: np.ndarray, y: np.ndarray) -> bool:
