@@ -230,3 +230,30 @@ def test_the_carried_bound_is_the_best_of_every_reference(seed: int) -> None:
             assert ledger._refs[-1].lower == lower, f"step {step}"
         else:
             assert ledger._refs == before, f"step {step}"
+
+
+def test_serials_are_found_as_by_a_search_of_the_whole_column() -> None:
+    """The carried bound looks a reference's serials up only between the rows
+    both states share at their start and end: the same rows as a search of
+    the whole column, for rows added, removed or both."""
+    import numpy as np
+
+    from designer.analysis.ledger import _rows_of
+
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        n = int(rng.integers(0, 40))
+        base = np.sort(rng.choice(200, size=n, replace=False)).astype(np.int64)
+        keep = rng.random(n) > rng.random() * 0.5
+        extra = rng.choice(np.arange(200, 260), size=int(rng.integers(0, 4)))
+        now = np.unique(np.concatenate((base[keep], extra))).astype(np.int64)
+        ref = base
+        if rng.random() < 0.5:
+            now, ref = ref, now
+        if not len(now):
+            continue
+        whole = np.minimum(np.searchsorted(now, ref), len(now) - 1)
+        ours = np.minimum(_rows_of(now, ref), len(now) - 1)
+        found = now[whole] == ref
+        assert (found == (now[ours] == ref)).all()
+        assert (whole[found] == ours[found]).all()
