@@ -45,9 +45,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from designer.analysis import build_index
-from designer.analysis.bisection import bisect, hierarchy, refine_bisection
+from designer.analysis.bisection import bisect
 from designer.analysis.engine import _nominal_injection
 from designer.analysis.graph import compute_graph
+from designer.analysis.levels import hierarchy
+from designer.analysis.refine import refine_bisection
 from designer.core.model import Design, Fabric
 from tests.analysis.builders import gpus_of, perturbed_fat_tree, sketch_design
 from tests.analysis.oracle import oracle_by_placement

@@ -31,29 +31,33 @@ that meets it (a regular fabric needs one split, solved on its seed quotient).
 Above :data:`LIVE_MAXFLOW_LINKS` links without symmetry the first result
 keeps a coarse quotient's cut instead of a whole-graph max-flow.
 
-**Refinement** (:func:`refine_bisection`, a generator with a deadline and a
-cancel check between stages): the regular-fabric bound for large fabrics,
-METIS / spectral splits improved by max-flow placement and local moves
-(:mod:`designer.analysis.partition`), hose-routing LPs
-(:mod:`designer.analysis.hose`), and the exact methods with the time left.
-Each stage that improves a bound yields a new result; every bound is sound on
-its own, so any prefix of the stages gives an honest interval.
+**Refinement** (:mod:`designer.analysis.refine`): stages with a deadline that
+improve either bound; every bound is sound on its own. The bounds so far and
+the result they give are :mod:`designer.analysis.bounds`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
-from designer.analysis import completion, exact, hose, partition, placement
+from designer.analysis import completion, exact, partition, placement
 from designer.analysis.balance import (
     Balance,
     balance,
     min_side_injection,
     pick_parts,
+)
+from designer.analysis.bounds import (
+    REL,
+    BisectionResult,
+    CutState,
+    Wired,
+    finish,
+    lift_lower,
+    short,
+    take_upper,
 )
 from designer.analysis.candidates import (
     LIVE_MAXFLOW_LINKS,
@@ -85,52 +89,6 @@ enumerated (:mod:`designer.analysis.placement`) when twins merge enough."""
 REGULAR_LIVE_LINKS = 60_000
 """Links up to which the first result tries the regular-fabric bound
 (:mod:`designer.analysis.completion`); larger fabrics get it in refinement."""
-TREE_DETOUR_VARS = 12_000
-"""Detour variables of the first tree LP (about 0.3 s); a second, larger one
-runs when the deadline leaves room."""
-_REL = 1e-9
-
-
-@dataclass
-class BisectionResult:
-    """Bounds, the best cut and how they were found.
-
-    ``parts`` lists, per part of the compute fabric that holds compute nodes
-    (connected through compute links, largest first), the design-index rows
-    of all its devices; ``parts_compute`` the compute nodes alone. ``defined``
-    is False with fewer than two compute nodes (no bisection, no ratio).
-    """
-
-    upper: float
-    lower: float
-    full: float
-    exact: bool
-    method: str
-    side: BoolArray | None = None
-    crossing: BoolArray | None = None
-    candidates: list[tuple[str, float]] = field(default_factory=list)
-    parts: list[IntArray] = field(default_factory=list)
-    parts_compute: list[IntArray] = field(default_factory=list)
-    defined: bool = True
-    balance: Balance | None = None
-    upper_how: str = ""
-    lower_how: str = ""
-    stage: str = "first result"
-    wired: Wired | None = field(default=None, compare=False, repr=False)
-    """With unwired compute nodes: the wired part's graph and result, which
-    the refinement refines (see :func:`_with_unwired`)."""
-
-
-@dataclass
-class Wired:
-    """The compute fabric without its unwired compute nodes (see
-    :func:`_with_unwired`): the subgraph, its levels, the local ids it keeps
-    and its own bisection result."""
-
-    g: ComputeGraph
-    h: Hierarchy
-    keep: IntArray
-    result: BisectionResult
 
 
 def fabric_parts(g: ComputeGraph, h: Hierarchy | None = None) -> list[IntArray]:
@@ -173,80 +131,6 @@ _CARRIED = (
 )
 
 
-@dataclass
-class _State:
-    """Best bounds so far while the stages run."""
-
-    upper: float
-    side: BoolArray
-    upper_how: str
-    lower: float
-    lower_how: str
-    tried: list[tuple[str, float]]
-
-
-def _finish(
-    g: ComputeGraph,
-    st: _State,
-    nominal: FloatArray,
-    bal: Balance,
-    parts: list[IntArray],
-    stage: str,
-) -> BisectionResult:
-    """The result of the current state (sides include pruned devices)."""
-    side = st.side.copy()
-    g.place_pruned(side)
-    lower = min(st.lower, st.upper)
-    exact_ = st.upper - lower <= _REL * max(st.upper, 1.0)
-    if exact_:
-        lower = st.upper
-    ep = g.endpoints
-    if bal.homogeneous:
-        full = min_side_injection(nominal, g.weight[ep], bal)
-    else:
-        in_a = side[ep]
-        full = float(min(nominal[in_a].sum(), nominal[~in_a].sum()))
-    method = f"upper bound: {st.upper_how}; lower bound: {st.lower_how}" + (
-        "; bounds meet: exact" if exact_ else ""
-    )
-    return BisectionResult(
-        st.upper,
-        lower,
-        full,
-        exact_,
-        method,
-        side,
-        side[g.u] != side[g.v],
-        list(st.tried),
-        parts=[g.dev[p] for p in parts],
-        parts_compute=[g.dev[p[g.endpoint[p]]] for p in parts],
-        balance=bal,
-        upper_how=st.upper_how,
-        lower_how=st.lower_how,
-        stage=stage,
-    )
-
-
-def _short(st: _State) -> bool:
-    return st.lower < st.upper * (1 - _REL)
-
-
-def _lift_lower(st: _State, value: float, how: str) -> bool:
-    """Take a better lower bound; True when it raised the bound."""
-    if value > st.lower + _REL * max(st.upper, 1.0):
-        st.lower, st.lower_how = value, how
-        return True
-    return False
-
-
-def _take_upper(st: _State, value: float, side: BoolArray, how: str) -> bool:
-    """Take a better cut; True when it lowered the bound."""
-    if value < st.upper - _REL * max(st.upper, 1.0):
-        st.upper, st.side, st.upper_how = value, side, how
-        return True
-    return False
-
-
 def _canonical(
     g: ComputeGraph, names: np.ndarray | None
 ) -> tuple[ComputeGraph, IntArray]:
@@ -276,10 +160,10 @@ def _canonical(
     )
 
 
-def _exact_stage(
+def exact_stage(
     g: ComputeGraph,
     bal: Balance,
-    st: _State,
+    st: CutState,
     seconds: float,
     names: np.ndarray | None = None,
     *,
@@ -298,8 +182,8 @@ def _exact_stage(
     pl = placement.solve(gc, bal, reduced=reduced)
     if pl is not None:
         how = f"every placement of the devices enumerated, proven optimal ({pl.size})"
-        changed = _take_upper(st, pl.value, back(pl.side), how)
-        return _lift_lower(st, pl.value, how) or changed
+        changed = take_upper(st, pl.value, back(pl.side), how)
+        return lift_lower(st, pl.value, how) or changed
     if not milp:
         return False
     ex = exact.solve(gc, bal, time_limit=seconds, reduced=reduced)
@@ -309,7 +193,7 @@ def _exact_stage(
         ex = replace(ex, side=back(ex.side))
     changed = False
     if ex.side is not None:
-        changed |= _take_upper(
+        changed |= take_upper(
             st, ex.upper, ex.side, f"integer program over the cut ({ex.size})"
         )
     how = (
@@ -317,7 +201,7 @@ def _exact_stage(
         if ex.optimal
         else f"integer program's dual bound at its time limit ({ex.size})"
     )
-    changed |= _lift_lower(st, ex.lower, how)
+    changed |= lift_lower(st, ex.lower, how)
     return changed
 
 
@@ -334,7 +218,7 @@ def _unwired_nodes(g: ComputeGraph) -> IntArray:
     return np.flatnonzero(g.endpoint & (deg == 0))
 
 
-def _kept_endpoints(g: ComputeGraph, keep: IntArray) -> BoolArray:
+def kept_endpoints(g: ComputeGraph, keep: IntArray) -> BoolArray:
     """Which of ``g``'s endpoints (in order) the subgraph on ``keep`` has."""
     kept = np.zeros(g.n, dtype=np.bool_)
     kept[keep] = True
@@ -388,7 +272,7 @@ def _unwired_slack(n: int, k: int, inj: FloatArray) -> tuple[int, float]:
     return d, float(np.sort(inj)[::-1][:d].sum())
 
 
-def _with_unwired(
+def with_unwired(
     g: ComputeGraph,
     nominal: FloatArray,
     bal: Balance,
@@ -433,7 +317,7 @@ def _with_unwired(
         alone[unwired] = True
         alone[ep[cheap]] = True
         value = float(g.c[alone[g.u] != alone[g.v]].sum())
-        if value < upper - _REL * max(upper, 1.0):
+        if value < upper - REL * max(upper, 1.0):
             upper, side = value, alone
             upper_how = (
                 f"the smaller side's links cut: its {plural(k, 'unwired node')} "
@@ -448,8 +332,8 @@ def _with_unwired(
         f"wired ones, and moving a node changes a cut by at most its links "
         f"({slack:,.0f} Gb/s)"
     )
-    st = _State(upper, side, upper_how, lower, lower_how, list(sub.candidates))
-    out = _finish(g, st, nominal, bal, parts, stage)
+    st = CutState(upper, side, upper_how, lower, lower_how, list(sub.candidates))
+    out = finish(g, st, nominal, bal, parts, stage)
     out.wired = wired
     return out
 
@@ -496,21 +380,21 @@ def bisect(
                 f"the compute fabric is in {len(parts)} parts and a balanced "
                 "split follows them: nothing crosses"
             )
-            st = _State(0.0, side, how, 0.0, how, [("parts", 0.0)])
-            return _finish(g, st, nominal, bal, parts, "first result")
+            st = CutState(0.0, side, how, 0.0, how, [("parts", 0.0)])
+            return finish(g, st, nominal, bal, parts, "first result")
         unwired = _unwired_nodes(g)
         if len(unwired) and bal.homogeneous and len(ep) - len(unwired) >= 2:
             wired = _wired_part(g, unwired)
             sub = bisect(
                 wired.g,
                 wired.h,
-                nominal[_kept_endpoints(g, wired.keep)],
+                nominal[kept_endpoints(g, wired.keep)],
                 dev_orders,
                 exact_seconds=exact_seconds,
                 names=None if names is None else names[wired.keep],
             )
             wired.result = sub
-            combined = _with_unwired(g, nominal, bal, parts, wired, "first result")
+            combined = with_unwired(g, nominal, bal, parts, wired, "first result")
             if combined.exact or not _exact_applies(g, len(ep)):
                 return combined
             # small enough for the exact methods: they start from these bounds
@@ -540,7 +424,7 @@ def bisect(
         tried.append((name, value))
         if best is None or value < best[0]:
             best = (value, side)
-        if best[0] <= floor + _REL * max(best[0], 1.0):
+        if best[0] <= floor + REL * max(best[0], 1.0):
             break
         if large and how_placed == "seed quotient":
             break  # no symmetry to use: the refinement tries the other splits
@@ -560,31 +444,31 @@ def bisect(
     how = "best of candidate splits by {} ({})".format(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
-    st = _State(best[0], best[1], how, 0.0, "none found", tried)
+    st = CutState(best[0], best[1], how, 0.0, "none found", tried)
     if seed is not None and seed.side is not None:
-        _take_upper(st, seed.upper, seed.side, seed.upper_how)
+        take_upper(st, seed.upper, seed.side, seed.upper_how)
     for value, why_lb in found:
-        _lift_lower(st, value, why_lb)
-    if not certified and (_short(st) or st.lower <= 0):
+        lift_lower(st, value, why_lb)
+    if not certified and (short(st) or st.lower <= 0):
         # the carried bound falls short of the cut (or is none): certify
         theta, why = certificate(g, h)
         for value, why_lb in _certified_bounds(g, h, bal, theta):
-            _lift_lower(st, value, why_lb)
+            lift_lower(st, value, why_lb)
         certified = True
     if st.lower <= 0 and theta is None:
         st.lower_how = f"no certificate ({why})"
     small = len(ep) <= EXACT_LIVE_COMPUTE or g.n <= EXACT_LIVE_LOCAL
-    if _short(st) and _exact_applies(g, len(ep)):
-        _exact_stage(g, bal, st, exact_seconds, names, milp=small)
-    if _short(st) and theta is not None:
+    if short(st) and _exact_applies(g, len(ep)):
+        exact_stage(g, bal, st, exact_seconds, names, milp=small)
+    if short(st) and theta is not None:
         lb = levelled_bound(g, h, bal)
         if lb is not None:
-            _lift_lower(st, lb[0], lb[1])
-    if _short(st) and theta is None:
+            lift_lower(st, lb[0], lb[1])
+    if short(st) and theta is None:
         pb = pair_bound(g, bal)
         if pb is not None:
-            _lift_lower(st, pb, f"pair max-flow bound ({why})")
-    return _finish(g, st, nominal, bal, parts, "first result")
+            lift_lower(st, pb, f"pair max-flow bound ({why})")
+    return finish(g, st, nominal, bal, parts, "first result")
 
 
 def _certified_bounds(
@@ -608,155 +492,10 @@ def _certified_bounds(
     return out
 
 
-def refine_bisection(
-    g: ComputeGraph,
-    h: Hierarchy,
-    nominal: FloatArray,
-    first: BisectionResult,
-    *,
-    deadline: float | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    names: np.ndarray | None = None,
-) -> Iterator[BisectionResult]:
-    """Improve ``first`` in stages; yield a new result whenever a bound moves.
-
-    Pure numpy/scipy, no Qt. Between stages it returns when ``should_stop()``
-    is true or ``deadline`` (a ``time.perf_counter()`` value) has passed; a
-    stage itself may run past the deadline by the time of one max-flow round
-    (the LPs and the integer program get the time left as their limit).
-    """
-    if first.exact or not first.defined or first.side is None:
-        return
-    bal = first.balance if first.balance is not None else balance(g.weight[g.endpoints])
-    parts = fabric_parts(g, h)
-    if first.wired is not None:
-        # refine the wired part alone; each of its results bounds the whole
-        wired = first.wired
-        sub_names = None if names is None else names[wired.keep]
-        sub_nominal = nominal[_kept_endpoints(g, wired.keep)]
-        for better in refine_bisection(
-            wired.g,
-            wired.h,
-            sub_nominal,
-            wired.result,
-            deadline=deadline,
-            should_stop=should_stop,
-            names=sub_names,
-        ):
-            step = replace(wired, result=better)
-            yield _with_unwired(g, nominal, bal, parts, step, better.stage)
-        return
-    side = first.side.copy()
-    st = _State(
-        first.upper,
-        side,
-        first.upper_how,
-        first.lower,
-        first.lower_how,
-        list(first.candidates),
-    )
-
-    def stop() -> bool:
-        if should_stop is not None and should_stop():
-            return True
-        return deadline is not None and time.perf_counter() >= deadline
-
-    def left(default: float) -> float:
-        if deadline is None:
-            return default
-        return max(0.0, deadline - time.perf_counter())
-
-    def place(in_a: BoolArray) -> tuple[float, BoolArray]:
-        value, s, _ = split_cut(g, in_a, h)
-        return value, s
-
-    stages: list[tuple[str, Callable[[], bool]]] = []
-
-    def partition_stage() -> bool:
-        changed = False
-        value, s = partition.improve(g, bal, st.side, place, deadline=deadline)
-        changed |= _take_upper(st, value, s, st.upper_how + "; improved by local moves")
-        for name, start in partition.candidate_sides(g, bal):
-            if stop():
-                break
-            value, s = partition.improve(g, bal, start, place, deadline=deadline)
-            st.tried.append((name, value))
-            changed |= _take_upper(
-                st, value, s, f"{name} split, improved by max-flow and local moves"
-            )
-        return changed
-
-    def tree_stage(budget: int) -> Callable[[], bool]:
-        def run() -> bool:
-            if not _short(st):
-                return False
-            dl = None if deadline is None else deadline
-            tb = hose.tree_bound(g, bal, deadline=dl, detour_max_vars=budget)
-            return tb is not None and _lift_lower(st, tb.value, tb.how)
-
-        return run
-
-    def regular_stage() -> bool:
-        if not _short(st) or len(g.u) <= REGULAR_LIVE_LINKS:
-            return False  # the first result tried it already
-        rb = completion.regular_bound(g, bal)
-        return rb is not None and _lift_lower(st, rb[0], rb[1])
-
-    def class_stage() -> bool:
-        if not _short(st):
-            return False
-        cb = hose.class_bound(g, bal, deadline=deadline)
-        return cb is not None and _lift_lower(st, cb.value, cb.how)
-
-    def exact_stage() -> bool:
-        if not _short(st):
-            return False
-        return _exact_stage(g, bal, st, left(10.0), names)
-
-    stages = [
-        ("regular-fabric bound", regular_stage),
-        ("tree hose LP", tree_stage(TREE_DETOUR_VARS)),
-        ("local search and METIS", partition_stage),
-        ("class hose LP", class_stage),
-        ("tree hose LP with detours", tree_stage(hose.TREE_LP_MAX_VARS)),
-        ("integer program", exact_stage),
-    ]
-    for name, run in stages:
-        if stop() or not _short(st):
-            return
-        if run():
-            yield _finish(g, st, nominal, bal, parts, name)
-
-
-def refined(
-    g: ComputeGraph,
-    h: Hierarchy,
-    nominal: FloatArray,
-    dev_orders: dict[str, IntArray],
-    known_lower: float | None = None,
-    *,
-    seconds: float = 2.0,
-    names: np.ndarray | None = None,
-) -> BisectionResult:
-    """The first result refined until ``seconds`` have passed (CLI, exports)."""
-    deadline = time.perf_counter() + seconds
-    result = bisect(g, h, nominal, dev_orders, known_lower, names=names)
-    for better in refine_bisection(
-        g, h, nominal, result, deadline=deadline, names=names
-    ):
-        result = better
-    return result
-
-
 __all__ = [
-    "BisectionResult",
     "bisect",
-    "certificate",
+    "exact_stage",
     "fabric_parts",
-    "hierarchy",
-    "levelled_bound",
-    "min_side_injection",
-    "refine_bisection",
-    "refined",
-    "split_cut",
+    "kept_endpoints",
+    "with_unwired",
 ]

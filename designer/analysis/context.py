@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.bisection import BisectionResult
+from designer.analysis.bounds import BisectionResult
 from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import DesignIndex, IntArray

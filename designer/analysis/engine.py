@@ -10,12 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from designer.analysis.bisection import (
-    BisectionResult,
-    bisect,
-    hierarchy,
-    refine_bisection,
-)
+from designer.analysis.bisection import bisect
+from designer.analysis.bounds import BisectionResult
 from designer.analysis.context import Context
 from designer.analysis.cost import classify, cost_build_up
 from designer.analysis.ends import EndTable, ends_of
@@ -26,7 +22,7 @@ from designer.analysis.index import (
     DesignIndex,
     build_index,
 )
-from designer.analysis.levels import Hierarchy
+from designer.analysis.levels import Hierarchy, hierarchy
 from designer.analysis.metrics import (
     TIER_NAMES,
     Tiers,
@@ -37,6 +33,7 @@ from designer.analysis.metrics import (
     transceivers,
 )
 from designer.analysis.physical_checks import physical_report
+from designer.analysis.refine import refine_bisection
 from designer.analysis.report import Bisection, Report, TierOversubscription
 from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
@@ -193,7 +190,7 @@ def analyze_index(
     worker may get a design without its links. ``known_lower``: a bisection lower
     bound proven for this design (see :mod:`designer.analysis.ledger`).
     ``refine_seconds``: refine the bisection bounds for up to this long
-    (:func:`designer.analysis.bisection.refine_bisection`) before reporting.
+    (:func:`designer.analysis.refine.refine_bisection`) before reporting.
     """
     deadline = None
     if refine_seconds is not None:

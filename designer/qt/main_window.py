@@ -171,12 +171,9 @@ class MainWindow(QMainWindow):
         )
         self.addDockWidget(right, self.validator_dock)
         self.addDockWidget(right, self.workload_dock)
-        self.tabifyDockWidget(self.validator_dock, self.workload_dock)
-        self.validator_dock.raise_()
         self.addDockWidget(left, self.history_dock)
-        self.tabifyDockWidget(self.properties_dock, self.history_dock)
-        self.properties_dock.raise_()
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.charts_dock)
+        # Tabbed once every dock is added: by a saved layout, else by default.
         self.gpus_label = QLabel("GPUs: –")
         self.bisection_label = QLabel("Bisection: –")
         self.cost_label = QLabel("Cost: –")
@@ -206,8 +203,8 @@ class MainWindow(QMainWindow):
             self.document,
             self.catalog,
             self.canvas,
-            self.validator_dock,
             analysis=self.runner,
+            view_menu=self.actions_.menus.view,
         )
         self.document.subscribe(self._on_changes, Stage.WINDOW)
         self.autosave = Autosaver(self.document, self, enabled=autosave)
@@ -234,8 +231,8 @@ class MainWindow(QMainWindow):
         self.setGeometry(first_window_geometry(_available_geometry(self)))
         self._size_docks_on_show = True  # False once a saved layout is restored
         self._checked_canvas_share = False
-        if persist:
-            self._restore_settings()
+        if not (persist and self._restore_settings()):
+            self._tab_default_docks()
         self.update_title()
         self.runner.run_now()
         self.estimate_runner.run_now()
@@ -250,6 +247,32 @@ class MainWindow(QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
         return dock
+
+    def _tab_default_docks(self) -> None:
+        """The default tabs: Workload, Racks and Floor plan behind the
+        Validator, History behind Properties."""
+        # While the window is hidden, Qt (QMainWindowLayout::getTabBar) lays the
+        # window out when a second tab group asks for its tab bar, halfway
+        # through building that group: it got two tab bars, and the one the
+        # layout dropped stayed on screen where that early pass put it (over
+        # Properties' Speed and Fabric rows at 1280x800). A disabled layout is
+        # not laid out until every group is built.
+        layout = self.layout()
+        assert layout is not None  # a QMainWindow always has its own layout
+        layout.setEnabled(False)
+        try:
+            physical = self.physical_docks
+            for dock in (
+                self.workload_dock,
+                physical.elevation_dock,
+                physical.floor_dock,
+            ):
+                self.tabifyDockWidget(self.validator_dock, dock)
+            self.tabifyDockWidget(self.properties_dock, self.history_dock)
+        finally:
+            layout.setEnabled(True)
+        self.validator_dock.raise_()
+        self.properties_dock.raise_()
 
     def _default_dock_sizes(self) -> None:
         """Side columns in proportion to the window, so the canvas keeps ~half."""
@@ -289,7 +312,13 @@ class MainWindow(QMainWindow):
 
     # --- settings ------------------------------------------------------------
 
-    def _restore_settings(self) -> None:
+    def _restore_settings(self) -> bool:
+        """Window geometry, dock layout and view options as last saved; False
+        when the dock layout was not restored (none saved, or another version's).
+
+        Called before any dock is tabbed: restored over tab groups, Qt 6 left
+        the previous groups' tab bars on screen, over the canvas and the panels.
+        """
         settings = QSettings()
         geometry = settings.value("window/geometry")
         state = settings.value("window/state")
@@ -298,10 +327,12 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         # A layout saved by another version (or none) gets the default docks.
         same = str(version) == str(LAYOUT_VERSION)
-        if same and isinstance(state, QByteArray) and self.restoreState(state):
+        restored = same and isinstance(state, QByteArray) and self.restoreState(state)
+        if restored:
             self._size_docks_on_show = False
         snap = settings.value("view/grid_snap", True)
         self.actions_.grid_snap.setChecked(snap in (True, "true"))
+        return restored
 
     def save_settings(self) -> None:
         """Persist window geometry, dock layout and view options."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -44,8 +45,24 @@ class ActionHost(Protocol):
     def compare_with(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class WindowMenus:
+    """The menus of the window's menu bar, by what they hold (others add
+    entries through these handles, never by looking a menu up by its text)."""
+
+    file: QMenu
+    recent: QMenu
+    edit: QMenu
+    view: QMenu
+    tools: QMenu
+    design: QMenu
+
+
 class WindowActions:
-    """Creates every QAction of the window and wires it to the window or canvas."""
+    """Creates every QAction of the window and wires it to the window or canvas.
+
+    ``menus`` are the menu bar's menus (:class:`WindowMenus`).
+    """
 
     def __init__(self, window: QMainWindow, host: ActionHost) -> None:
         """``window`` owns the actions, menus and toolbar; ``host`` (the same
@@ -208,10 +225,10 @@ class WindowActions:
             "(2:1 leaf uplinks, half the spines, ...): days, $ per run, TCO",
         )
 
-        self._build_menus()
+        self.menus = self._build_menus()
         self._build_toolbar()
 
-    def _build_menus(self) -> None:
+    def _build_menus(self) -> WindowMenus:
         bar = self.window.menuBar()
         file = bar.addMenu("&File")
         file.addActions([self.new, self.new_template, self.open])
@@ -252,6 +269,7 @@ class WindowActions:
         design.addAction(self.compare)
         design.addSeparator()
         design.addAction(self.settings)
+        return WindowMenus(file, self.recent_menu, edit, view, tools, design)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main toolbar", self.window)

@@ -16,10 +16,12 @@ import pytest
 
 from designer.analysis import analyze, build_index
 from designer.analysis.balance import balance, choose, min_side_injection
-from designer.analysis.bisection import bisect, hierarchy, refine_bisection
+from designer.analysis.bisection import bisect
 from designer.analysis.graph import compute_graph
 from designer.analysis.hose import class_bound, tree_bound
+from designer.analysis.levels import hierarchy
 from designer.analysis.partition import candidate_sides, cut_value, improve
+from designer.analysis.refine import refine_bisection
 from designer.core.model import Fabric
 from tests.analysis.builders import (
     Spec,
@@ -193,7 +195,7 @@ def test_hose_lps_and_partitioner_are_sound(seed: int) -> None:
         hb = fn(g, bal)
         if hb is not None:
             assert hb.value <= truth + 1e-6, hb.how
-    from designer.analysis.bisection import split_cut
+    from designer.analysis.candidates import split_cut
 
     h = hierarchy(g)
     for _, start in candidate_sides(g, bal, seeds=2):

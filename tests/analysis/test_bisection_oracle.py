@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from designer.analysis import analyze, bisection, candidates
+from designer.analysis import analyze, bisection, candidates, levels
 from designer.core.model import Fabric
 from tests.analysis.builders import (
     Spec,
@@ -249,7 +249,7 @@ def test_levelled_certificate_sound_on_perturbed_trees(
     from designer.analysis.balance import balance
 
     bal = balance(g.weight[g.endpoint])
-    lb = bisection.levelled_bound(g, bisection.hierarchy(g), bal)
+    lb = levels.levelled_bound(g, levels.hierarchy(g), bal)
     if lb is not None:
         assert lb[0] <= oracle + 1e-6, lb[1]
     b = analyze(design).bisection

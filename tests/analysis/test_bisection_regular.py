@@ -11,9 +11,10 @@ import pytest
 
 from designer.analysis import build_index
 from designer.analysis.balance import balance
-from designer.analysis.bisection import bisect, hierarchy
+from designer.analysis.bisection import bisect
 from designer.analysis.completion import regular_bound
 from designer.analysis.graph import compute_graph
+from designer.analysis.levels import hierarchy
 from designer.core.model import Design
 from tests.analysis.builders import Spec, make_design, perturbed_fat_tree
 from tests.analysis.oracle import oracle_by_placement

@@ -8,12 +8,17 @@ the edits that leave its inputs alone (otherwise this test proves nothing).
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import random
+from typing import Any
 
 import numpy as np
 import pytest
+from scipy.optimize import Bounds, LinearConstraint
+from scipy.sparse import csr_matrix
 
-from designer.analysis import bisection, build_index
+from designer.analysis import bisection, build_index, exact
 from designer.analysis import index as index_module
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
@@ -39,14 +44,59 @@ def catalog() -> Catalog:
     return default_catalog()
 
 
+def _milp_key(*args: Any, **kwargs: Any) -> bytes:
+    """Every input of one ``scipy.optimize.milp`` call, as bytes."""
+    digest = hashlib.sha256()
+
+    def feed(x: Any) -> None:
+        if isinstance(x, np.ndarray):
+            digest.update(f"{x.dtype}{x.shape}".encode())
+            digest.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, Bounds):
+            feed(np.asarray(x.lb))
+            feed(np.asarray(x.ub))
+        elif isinstance(x, LinearConstraint):
+            a = csr_matrix(x.A)
+            for part in (a.data, a.indices, a.indptr, a.shape, x.lb, x.ub):
+                feed(np.asarray(part))
+        elif isinstance(x, dict):
+            for k in sorted(x):
+                digest.update(repr(k).encode())
+                feed(x[k])
+        else:
+            digest.update(repr(x).encode())
+
+    for arg in args:
+        feed(arg)
+    feed(kwargs)
+    return digest.digest()
+
+
 @pytest.fixture(autouse=True)
 def _untimed_exact_solve(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first bisection's integer program has a time limit (0.3 s), so on a
     busy machine a fresh analysis may stop short of a bound an earlier one
-    proved; lift it so that both runs find the same figures."""
+    proved; lift it so that both runs find the same figures.
+
+    Untimed, HiGHS answers the same integer program the same way, so each
+    distinct program is solved once per test: the run from scratch (and a state
+    seen again after an undo) gets the answer of the identical program the run
+    with reuse already solved. A reuse that changed the program (another graph,
+    capacities, balance) misses the memo and is solved, and compared, afresh.
+    """
     defaults = dict(bisection.bisect.__kwdefaults__ or {})
     defaults["exact_seconds"] = 60.0
     monkeypatch.setattr(bisection.bisect, "__kwdefaults__", defaults)
+    solved: dict[bytes, Any] = {}
+    solve = exact.milp
+
+    def memo(*args: Any, **kwargs: Any) -> Any:
+        key = _milp_key(*args, **kwargs)
+        if key not in solved:
+            solved[key] = solve(*args, **kwargs)
+        return copy.deepcopy(solved[key])
+
+    monkeypatch.setattr(exact, "milp", memo)
 
 
 def _report(design: Design, links: object, catalog: Catalog, reuse: Reuse | None):

@@ -494,8 +494,10 @@ def test_many_dangling_references_are_counted_not_each_explained(
 def test_the_loader_runs_the_models_reference_check_itself() -> None:
     """If the model's reference check moves, the loader still checks (through
     the model) but slowly and with the whole file in memory on failure."""
-    from designer.io.load import _validator
+    from designer.io.validator import schema_validator
 
     for fail_fast in (False, True):
-        assert _validator(fail_fast, True)[1], "update designer.io.load._validator"
-        assert not _validator(fail_fast, False)[1]
+        assert schema_validator(fail_fast, True)[1], (
+            "update designer.io.validator.schema_validator"
+        )
+        assert not schema_validator(fail_fast, False)[1]

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-import designer.io.load as load_module
+import designer.io.validator as validator_module
 from designer.analysis import analyze
 from designer.catalog import default_catalog
 from designer.core.commands import Command, SetGroups, SetSettings
@@ -184,12 +184,12 @@ def reopen_check(design: Design) -> None:
     again = loads_design(text, "roundtrip.json", catalog=CATALOG)
     assert again.model_dump() == design.model_dump()
     assert dumps_design(again) == text
-    real = load_module.FULL_CHECK_BYTES
-    load_module.FULL_CHECK_BYTES = 0
+    real = validator_module.FULL_CHECK_BYTES
+    validator_module.FULL_CHECK_BYTES = 0
     try:
         big_way = loads_design(text, "roundtrip.json", catalog=CATALOG)
     finally:
-        load_module.FULL_CHECK_BYTES = real
+        validator_module.FULL_CHECK_BYTES = real
     assert dumps_design(big_way) == text
 
 

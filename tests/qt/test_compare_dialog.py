@@ -45,9 +45,7 @@ def open_compare(qtbot: Any, main_window: Any, path: Path | None) -> Any:
     if path is not None:
         assert window.open_path(path)
     settle(qtbot, window)
-    design_menu = next(
-        a.menu() for a in window.menuBar().actions() if a.text() == "&Design"
-    )
+    design_menu = window.actions_.menus.design
     assert window.actions_.compare in design_menu.actions()
     window.actions_.compare.trigger()
     dialog = window.compare_dialog

@@ -17,6 +17,15 @@ def test_window_has_every_panel_menu_and_status_field(main_window: Any) -> None:
     window = main_window()
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
     assert menus == ["File", "Edit", "View", "Tools", "Design"]
+    handles = window.actions_.menus
+    assert [a.menu() for a in window.menuBar().actions()] == [
+        handles.file,
+        handles.edit,
+        handles.view,
+        handles.tools,
+        handles.design,
+    ]
+    assert handles.recent in [a.menu() for a in handles.file.actions()]
     for dock in (
         window.palette_dock,
         window.properties_dock,

@@ -12,7 +12,7 @@ dialog) are signals of the view.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from PySide6.QtCore import QPointF, QRectF, SignalInstance
 from PySide6.QtWidgets import QInputDialog, QMenu, QWidget
@@ -110,6 +110,8 @@ def select_for_menu(view: MenuHost, hit: Hit | None) -> Target:
             group = frame
         case TrunkHit(index=trunk):
             ids = scene.trunk_links(trunk)
+        case _:
+            assert_never(hit)
     if not set(ids) <= set(scene.selected_ids()):
         scene.select(ids)
     groups = view.document.design.group_map()

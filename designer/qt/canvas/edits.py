@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QMimeData, QPointF, SignalInstance
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.commands import Command, Macro
@@ -69,9 +69,16 @@ def _release_clipboard_on_quit() -> None:
         _release_hooked = True
 
 
-def rail_replace_box(parent: QWidget | None, reason: str) -> QMessageBox:
+class RailReplaceBox(QMessageBox):
+    """The question asked when rail wiring would need a node's other links;
+    ``replace`` is its Replace button."""
+
+    replace: QPushButton
+
+
+def rail_replace_box(parent: QWidget | None, reason: str) -> RailReplaceBox:
     """The question asked when rail wiring would need a node's other links."""
-    box = QMessageBox(parent)
+    box = RailReplaceBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
     box.setWindowTitle("Wire rail-optimized")
     box.setText("Compute ports of the selected nodes are cabled elsewhere.")
@@ -83,6 +90,7 @@ def rail_replace_box(parent: QWidget | None, reason: str) -> QMessageBox:
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     replace.setObjectName("replaceButton")
+    box.replace = replace
     return box
 
 
@@ -90,8 +98,7 @@ def ask_replace_rails(parent: QWidget | None, reason: str) -> bool:
     """Ask Replace / Cancel; True to replace the nodes' compute links."""
     box = rail_replace_box(parent, reason)
     box.exec()
-    clicked = box.clickedButton()
-    return clicked is not None and clicked.objectName() == "replaceButton"
+    return box.clickedButton() is box.replace
 
 
 class EditsHost(Protocol):

@@ -9,7 +9,7 @@ two integer columns.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 import numpy as np
 from PySide6.QtGui import QHelpEvent
@@ -103,6 +103,8 @@ def tooltip_text(
             cat_ids = [d.catalog_id for d in design.devices]
             summary = block_summary(rows, cat_ids, catalog)
             return group_tooltip(group, int(rows.size), summary, False)
+        case _:
+            assert_never(hit)
 
 
 def _member_rows(design: Design, group_id: str) -> np.ndarray:

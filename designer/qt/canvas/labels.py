@@ -348,10 +348,16 @@ def _place_block_titles(
         # past the grid's edge, far from the box it names
         if not b.shown_lines(r):  # r: reference px, as shown_lines takes it
             title = inputs.title_item(("block", b.key))
-            lines = [(b.title, font("block")), (b.summary, font("normal"))]
+            full = [(b.title, font("block")), (b.summary, font("normal"))]
             title_w = QFontMetricsF(font("block")).horizontalAdvance(b.title)
-            # the natural width first, then wrapped to the block's own width
-            for wrap in (0.0, max(r.width() - 8, title_w, 80.0)):
+            # the natural width first, then wrapped to the block's own width;
+            # then the title alone (a thin bar between a page's edge and the
+            # blocks under it has room for one line)
+            for lines, wrap in (
+                (full, 0.0),
+                (full, max(r.width() - 8, title_w, 80.0)),
+                (full[:1], 0.0),
+            ):
                 title.set_lines(lines, wrap)
                 w, h = title.size
                 tl, tr = b.rect.topLeft(), b.rect.topRight()

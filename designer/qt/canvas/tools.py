@@ -21,7 +21,7 @@ shows the rules' reason, the same text every other entry point gives.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, assert_never
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, SignalInstance
 from PySide6.QtGui import QColor, QMouseEvent, QPen
@@ -112,6 +112,8 @@ class CanvasTool:
                         self.view.edits.toggle_group_collapsed(block.group_id)
             case DeviceHit() | LinkHit():
                 pass
+            case _:
+                assert_never(hit)
 
     def cancel(self) -> bool:
         """Abort any gesture in progress (Escape, tool switch); True if one was."""
@@ -123,7 +125,7 @@ class CanvasTool:
         return False
 
 
-class _ConnectGesture:
+class ConnectGesture:
     """Rubber line from a device to the cursor; connects on release over another.
 
     Released over its own device without moving, the line stays (click-click):
@@ -222,8 +224,10 @@ class _ConnectGesture:
                 self.view.refuse(
                     "Drop on a single device: expand the group or zoom in to connect."
                 )
-            case _:
+            case LinkHit() | TrunkHit() | FrameHit() | None:
                 self.view.refuse("Release over another device to connect.")
+            case _:
+                assert_never(hit)
 
     def cancel(self) -> bool:
         """Remove the line; True when a connection was in progress."""
@@ -248,7 +252,7 @@ class SelectTool(CanvasTool):
         self._drag: DragSession | None = None
         self._band: QGraphicsRectItem | None = None
         self._band_add = False
-        self._connect = _ConnectGesture(view)
+        self._connect = ConnectGesture(view)
 
     def press(self, event: QMouseEvent, pos: QPointF) -> None:
         scene = self.view.design_scene
@@ -293,6 +297,8 @@ class SelectTool(CanvasTool):
                 ids = scene.block_members(key)
             case FrameHit(id=group):
                 ids = self.view.group_members(group)
+            case _:
+                assert_never(hit)
         selected = set(scene.selected_device_ids())
         if add:
             scene.select(ids, toggle=True)
@@ -370,16 +376,23 @@ class ConnectTool(CanvasTool):
 
     def __init__(self, view: ToolHost) -> None:
         super().__init__(view)
-        self._gesture = _ConnectGesture(view)
+        self._gesture = ConnectGesture(view)
 
     def press(self, event: QMouseEvent, pos: QPointF) -> None:
         if self._gesture.armed:
             return  # the second click: its release connects
         hit = self.view.design_scene.hit(pos, self.view.pick_tolerance())
-        if isinstance(hit, DeviceHit):
-            self._gesture.start(hit.id, pos, event.position())
-        elif isinstance(hit, BlockHit):
-            self.view.refuse("Expand the group or zoom in to connect single devices.")
+        match hit:
+            case DeviceHit(id=device):
+                self._gesture.start(device, pos, event.position())
+            case BlockHit():
+                self.view.refuse(
+                    "Expand the group or zoom in to connect single devices."
+                )
+            case LinkHit() | TrunkHit() | FrameHit() | None:
+                pass
+            case _:
+                assert_never(hit)
 
     def move(self, event: QMouseEvent, pos: QPointF) -> None:
         self._gesture.move(pos, event.position())

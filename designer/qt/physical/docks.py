@@ -191,38 +191,26 @@ def _dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockW
     return dock
 
 
-def _view_menu(window: QMainWindow) -> QMenu | None:
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and action.text().replace("&", "") == "View":
-            return menu
-    return None
-
-
 def add_physical_docks(
     window: QMainWindow,
     document: Document,
     catalog: Catalog,
     canvas: CanvasView,
-    anchor: QDockWidget | None = None,
     analysis: AnalysisRunner | None = None,
+    *,
+    view_menu: QMenu,
 ) -> PhysicalDocks:
-    """Add the "Racks" and "Floor plan" docks to ``window``, tabbed with
-    ``anchor`` (the validator: the canvas keeps its width), with their toggles
-    in the View menu; ``analysis``: the validator's worker, whose index of
-    each state the cable lengths read."""
+    """Add the "Racks" and "Floor plan" docks to the right of ``window`` (which
+    tabs them, with the validator by default), with their toggles in
+    ``view_menu`` (the window's View menu); ``analysis``: the validator's
+    worker, whose index of each state the cable lengths read."""
     docks = PhysicalDocks(window, document, catalog, canvas, analysis)
     right = Qt.DockWidgetArea.RightDockWidgetArea
     for dock in (docks.elevation_dock, docks.floor_dock):
         window.addDockWidget(right, dock)
-        if isinstance(anchor, QDockWidget):
-            window.tabifyDockWidget(anchor, dock)
-    if isinstance(anchor, QDockWidget):
-        anchor.raise_()
-    menu = _view_menu(window) or window.menuBar().addMenu("&View")
-    menu.addSeparator()
-    menu.addAction(docks.elevation_dock.toggleViewAction())
-    menu.addAction(docks.floor_dock.toggleViewAction())
+    view_menu.addSeparator()
+    view_menu.addAction(docks.elevation_dock.toggleViewAction())
+    view_menu.addAction(docks.floor_dock.toggleViewAction())
     return docks
 
 

@@ -39,11 +39,7 @@ def test_docks_share_the_validator_column_and_leave_the_canvas_half(
 @pytest.mark.slow
 def test_view_menu_toggles_the_docks(qtbot: Any, main_window: Any) -> None:
     window = main_window()
-    view = next(
-        a.menu()
-        for a in window.menuBar().actions()
-        if a.text().replace("&", "") == "View"
-    )
+    view = window.actions_.menus.view
     toggles = {a.text(): a for a in view.actions() if a.isCheckable()}
     docks = window.physical_docks
     for title, dock in (
