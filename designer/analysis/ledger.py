@@ -81,14 +81,31 @@ class _Reference:
             same_ends = _equal(now.a, ref.a) and _equal(now.b, ref.b)
             kept = cap_now if same_ends else np.where(_ends_match(now, ref), cap_now, 0)
         elif len(now):
-            at = np.searchsorted(now.serial, ref.serial)
-            at = np.minimum(at, len(now) - 1)
+            at = np.minimum(_rows_of(now.serial, ref.serial), len(now) - 1)
             same = (now.serial[at] == ref.serial) & _ends_match(now, ref, at)
             kept = np.where(same, cap_now[at], 0)
         else:
             kept = np.zeros(len(ref), dtype=np.int64)
         deficit = np.maximum(self.capacity - kept, 0).sum()
         return max(0.0, self.lower - float(deficit))
+
+
+def _rows_of(now: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(now, ref)`` of two ascending serial columns, searched
+    only between their common first and last rows (an edit adds or removes a
+    few rows: the rows before and after match one to one)."""
+    short = min(len(now), len(ref))
+    differ = np.flatnonzero(now[:short] != ref[:short])
+    head = int(differ[0]) if len(differ) else short
+    differ = np.flatnonzero(now[len(now) - short :] != ref[len(ref) - short :])
+    tail = short - 1 - int(differ[-1]) if len(differ) else short
+    tail = min(tail, short - head)
+    at = np.empty(len(ref), dtype=np.int64)
+    at[:head] = np.arange(head)
+    stop_ref, stop_now = len(ref) - tail, len(now) - tail
+    at[stop_ref:] = np.arange(stop_now, len(now))
+    at[head:stop_ref] = head + np.searchsorted(now[head:stop_now], ref[head:stop_ref])
+    return at
 
 
 def _equal(x: np.ndarray, y: np.ndarray) -> bool:
@@ -134,9 +151,18 @@ class BoundLedger:
                 capacity.append(_compute_capacity(links))
             return r.carried(links, capacity[0])
 
-        bounds = [carried(r) for r in same]
-        self._carried = (links, [(id(r), b) for r, b in zip(same, bounds, strict=True)])
-        return max(bounds)
+        # a bound carries at most what was proven: once one carries more than
+        # another reference's proof, that reference cannot beat it
+        best: float | None = None
+        known: list[tuple[int, float]] = []
+        for r in sorted(same, key=lambda r: r.lower, reverse=True):
+            if best is not None and r.lower <= best:
+                break
+            value = carried(r)
+            known.append((id(r), value))
+            best = value if best is None else max(best, value)
+        self._carried = (links, known)
+        return best
 
     def record(self, lower: float, index: DesignIndex) -> None:
         """``lower`` was proven for the state ``index`` shows; keep the best."""
@@ -146,9 +172,11 @@ class BoundLedger:
         with self._lock:
             same = [r for r in self._refs if r.table == table and r.fingerprint == fp]
             if any(
-                (known[id(r)] if id(r) in known else r.carried(links)) >= lower
+                known[id(r)] >= lower
+                if id(r) in known
+                else r.lower >= lower and r.carried(links) >= lower
                 for r in same
-            ):
+            ):  # (a bound carries at most what was proven)
                 return
             self._refs = [r for r in self._refs if r not in same]
             self._refs.append(

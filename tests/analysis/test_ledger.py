@@ -200,3 +200,60 @@ def test_one_link_edit_on_a_regular_fabric_stays_exact() -> None:
         if cables != 1:  # uneven: the certificate fails, the carried bound holds
             assert "carried" in report.bisection.method
         ledger.record(report.bisection.lower_gbps, index)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_carried_bound_is_the_best_of_every_reference(seed: int) -> None:
+    """The ledger skips references whose proof is below a bound already
+    carried (a bound carries at most what was proven); the answer is still
+    the best bound over all of them, and record() keeps the same references."""
+    rng = random.Random(seed)
+    doc = Document(random_design(seed, hosts=6, switches=3))
+    ledger = BoundLedger()
+    removed: list[Link] = []
+    for step in range(14):
+        if step:
+            doc.execute(_random_edit(rng, doc.design, removed))
+        index = build_index(doc.design)
+        refs = list(ledger._refs)
+        fp = ledger._fingerprint(index)
+        links = index.links
+        same = [r for r in refs if r.table == links.table and r.fingerprint == fp]
+        expected = max((r.carried(links) for r in same), default=None)
+        assert ledger.lower_bound(index) == expected, f"step {step}"
+        lower = rng.uniform(0.0, 1.5) * oracle_bisection(doc.design)
+        keep = not any(r.carried(links) >= lower for r in same)
+        before = list(ledger._refs)
+        ledger.record(lower, index)
+        if keep:
+            assert ledger._refs[-1].links is links, f"step {step}"
+            assert ledger._refs[-1].lower == lower, f"step {step}"
+        else:
+            assert ledger._refs == before, f"step {step}"
+
+
+def test_serials_are_found_as_by_a_search_of_the_whole_column() -> None:
+    """The carried bound looks a reference's serials up only between the rows
+    both states share at their start and end: the same rows as a search of
+    the whole column, for rows added, removed or both."""
+    import numpy as np
+
+    from designer.analysis.ledger import _rows_of
+
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        n = int(rng.integers(0, 40))
+        base = np.sort(rng.choice(200, size=n, replace=False)).astype(np.int64)
+        keep = rng.random(n) > rng.random() * 0.5
+        extra = rng.choice(np.arange(200, 260), size=int(rng.integers(0, 4)))
+        now = np.unique(np.concatenate((base[keep], extra))).astype(np.int64)
+        ref = base
+        if rng.random() < 0.5:
+            now, ref = ref, now
+        if not len(now):
+            continue
+        whole = np.minimum(np.searchsorted(now, ref), len(now) - 1)
+        ours = np.minimum(_rows_of(now, ref), len(now) - 1)
+        found = now[whole] == ref
+        assert (found == (now[ours] == ref)).all()
+        assert (whole[found] == ours[found]).all()
