@@ -6,7 +6,10 @@ edits are checked by the connection rules first (:mod:`designer.qt.link_properti
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -19,6 +22,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -56,6 +60,26 @@ def _title(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("sectionTitle")
     return label
+
+
+class _OnDemandTip(QLineEdit):
+    """A line edit whose tooltip is worked out when it is shown (or read),
+    not on every edit of the design."""
+
+    def __init__(self, tip: Callable[[], str]) -> None:
+        super().__init__()
+        self._tip = tip
+
+    def toolTip(self) -> str:
+        """The tooltip as it would show now."""
+        return self._tip()
+
+    def event(self, e: QEvent) -> bool:
+        """Show the tooltip worked out now."""
+        if e.type() == QEvent.Type.ToolTip and isinstance(e, QHelpEvent):
+            QToolTip.showText(e.globalPos(), self._tip(), self)
+            return True
+        return super().event(e)
 
 
 class PropertiesPanel(QWidget):
@@ -106,7 +130,8 @@ class PropertiesPanel(QWidget):
         form.addRow("Purpose", self.purpose_combo)
         form.addRow("Scheduler", self.scheduler_combo)
         form.addRow("Monitoring", self.monitoring_edit)
-        self.tray_rule_edit = QLineEdit()
+        self._tray_problem: str | None = None
+        self.tray_rule_edit = _OnDemandTip(self._tray_tooltip)
         self.tray_rule_edit.setPlaceholderText(DEFAULT_TRAY_RULE)
         form.addRow("Tray hostnames", self.tray_rule_edit)
         form.addRow(_title("Price overrides (USD per unit)"))
@@ -407,11 +432,16 @@ class PropertiesPanel(QWidget):
             self.document.execute(SetSettings(new))
 
     def _show_tray_example(self, problem: str | None = None) -> None:
+        """Say ``problem`` (the last rule typed was refused), or the example
+        again, in the rule's tooltip."""
+        self._tray_problem = problem
+
+    def _tray_tooltip(self) -> str:
         """The rule's tooltip: what it is, its names for the design's first
-        rack, or why the last rule typed was refused."""
-        if problem is not None:
-            self.tray_rule_edit.setToolTip(f"{_TRAY_RULE_HELP}\nNot changed: {problem}")
-            return
+        rack, or why the last rule typed was refused. Worked out when shown:
+        finding the first rack and its hostname reads every device."""
+        if self._tray_problem is not None:
+            return f"{_TRAY_RULE_HELP}\nNot changed: {self._tray_problem}"
         design = self.document.design
         rule = design.settings.tray_hostnames
         rack = None
@@ -422,17 +452,12 @@ class PropertiesPanel(QWidget):
                 break
         if rack is None:
             name = render_tray_name(rule, "nvl72-0001", 1)
-            self.tray_rule_edit.setToolTip(
-                f"{_TRAY_RULE_HELP}\ne.g. {name} (no NVL72 rack in the design)"
-            )
-            return
+            return f"{_TRAY_RULE_HELP}\ne.g. {name} (no NVL72 rack in the design)"
         device, count = rack
         own = device_hostnames(design, self.catalog).get(device.id, device.id)
         first = render_tray_name(rule, own, 1)
         last = render_tray_name(rule, own, count)
-        self.tray_rule_edit.setToolTip(
-            f"{_TRAY_RULE_HELP}\ne.g. {first} ... {last} ({count} trays a rack)"
-        )
+        return f"{_TRAY_RULE_HELP}\ne.g. {first} ... {last} ({count} trays a rack)"
 
     def _commit_tray_rule(self) -> None:
         old = self.document.design.settings
