@@ -11,8 +11,8 @@ from designer.analysis.ends import EndTable
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import DesignIndex, IntArray
 from designer.analysis.metrics import Tiers
-from designer.analysis.report import Cost, TierClass
-from designer.core.model import Design
+from designer.analysis.report import Cost, Finding, Severity, TierClass
+from designer.core.model import Design, Purpose
 
 MAX_ITEMS = 50
 """Most ids a finding lists in ``items`` (a click selects them)."""
@@ -41,3 +41,26 @@ class Context:
     joined: bool = False
     """Every compute node is joined to every other through switches (the
     fabric's levels reach one block), so the fabric is in one part."""
+
+
+def item_ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:
+    """The ids of ``devs`` (index rows) a finding lists, at most :data:`MAX_ITEMS`."""
+    arr = np.asarray(devs, dtype=np.int64)[:MAX_ITEMS]
+    return [ctx.index.device_ids[i] for i in arr.tolist()]
+
+
+def first_listed(n: int) -> str:
+    """What a finding says when it lists only the first of ``n`` items."""
+    return f" (first {MAX_ITEMS} listed)" if n > MAX_ITEMS else ""
+
+
+def finding(
+    code: str, sev: Severity, msg: str, items: list[str] | None = None
+) -> Finding:
+    """A finding (no items: an empty list)."""
+    return Finding(code=code, severity=sev, message=msg, items=items or [])
+
+
+def is_training(ctx: Context) -> bool:
+    """The design is for training (or mixed use)."""
+    return ctx.design.settings.purpose in (Purpose.TRAINING, Purpose.MIXED)

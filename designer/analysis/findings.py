@@ -16,7 +16,7 @@ Codes (severity in brackets; never renamed, only added to):
 - ``OOB_LINK_INVALID`` [error] an out-of-band link that does not join a
   management port to a management switch's access port (or a management
   switch's uplink to another switch); the rules' reason
-  (:func:`designer.core.checks.oob_problem`). Such a link manages nothing:
+  (:func:`designer.core.rules.oob_problem`). Such a link manages nothing:
   ``NO_OOB_NETWORK`` and ``NO_OOB_LINK`` count only links to a management switch.
 - ``RAIL_MISALIGNED`` [warning] a leaf receives NICs of several rails.
 - ``TRAINING_FABRIC_SLOW`` [warning] training/mixed purpose with compute links
@@ -86,7 +86,6 @@ a count, the devices in ``items``):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -94,199 +93,29 @@ import networkx as nx
 import numpy as np
 
 from designer.analysis.completeness import completeness_of_index, management_presence
-from designer.analysis.context import MAX_ITEMS, Context
+from designer.analysis.context import (
+    Context,
+    finding,
+    first_listed,
+    is_training,
+    item_ids,
+)
 from designer.analysis.graph import ComputeGraph, components
+from designer.analysis.hardware_checks import check_hardware
 from designer.analysis.index import (
     KIND_COMPUTE,
-    KIND_STORAGE,
-    KIND_UNKNOWN,
-    DesignIndex,
-    IntArray,
 )
+from designer.analysis.ops_checks import check_storage_and_ops
 from designer.analysis.physical_checks import check_physical
-from designer.analysis.reasons import budget_reason, managed, oob_links, pair_reason
 from designer.analysis.report import Finding, Severity
 from designer.analysis.slurm_checks import check_slurm
 from designer.analysis.tree_checks import check_tree
-from designer.catalog.ports import device_ports_problems
 from designer.core.formatting import plural, usd, usd_range, verb
 from designer.core.model import Purpose
 
 T = TypeVar("T")
 
 EXACT_SPOF_MAX_LINKS = 8_000
-TABLE6_READ = {"good": 15.0, "better": 40.0, "best": 125.0}  # GB/s per SU
-TABLE6_NODE_READ = {"good": 4.0, "better": 8.0}
-SU_GPUS = 256
-
-
-def _ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:
-    arr = np.asarray(devs, dtype=np.int64)[:MAX_ITEMS]
-    return [ctx.index.device_ids[i] for i in arr.tolist()]
-
-
-def _more(n: int) -> str:
-    return f" (first {MAX_ITEMS} listed)" if n > MAX_ITEMS else ""
-
-
-def _f(code: str, sev: Severity, msg: str, items: list[str] | None = None) -> Finding:
-    return Finding(code=code, severity=sev, message=msg, items=items or [])
-
-
-def _training(ctx: Context) -> bool:
-    return ctx.design.settings.purpose in (Purpose.TRAINING, Purpose.MIXED)
-
-
-def check_hardware(ctx: Context) -> list[Finding]:
-    """Catalog ids, port groups, port budgets, speeds, media, roles."""
-    out: list[Finding] = []
-    idx, ends = ctx.index, ctx.ends
-    unknown = np.flatnonzero(idx.kind == KIND_UNKNOWN)
-    if len(unknown):
-        cids = sorted({idx.catalog_ids[idx.dev_catalog[i]] for i in unknown.tolist()})
-        out.append(
-            _f(
-                "UNKNOWN_CATALOG_ID",
-                Severity.ERROR,
-                f"{plural(len(unknown), 'device')} {verb(len(unknown), 'uses', 'use')} "
-                f"catalog ids the catalog does not have ({', '.join(cids[:10])}); "
-                f"{verb(len(unknown), 'it is', 'they are')} left out of every "
-                f"number{_more(len(unknown))}",
-                _ids(ctx, unknown),
-            )
-        )
-    bad_end = (
-        ~ends.known & (idx.kind[ends.dev] != KIND_UNKNOWN)
-        if not ends.all_known
-        else np.zeros(0, dtype=np.bool_)
-    )
-    if bad_end.any():
-        sel = np.flatnonzero(bad_end)
-        names = sorted(
-            {
-                f"{idx.catalog_ids[idx.dev_catalog[ends.dev[j]]]}:{idx.port_names[ends.port[j]]}"
-                for j in sel[:200].tolist()
-            }
-        )
-        out.append(
-            _f(
-                "UNKNOWN_PORT_GROUP",
-                Severity.ERROR,
-                f"{plural(len(sel), 'link end')} {verb(len(sel), 'uses', 'use')} "
-                "port groups their device does not "
-                f"have: {', '.join(names[:8])}",
-                [idx.link_ids[i] for i in np.unique(ends.links_of(sel))[:MAX_ITEMS]],
-            )
-        )
-    for i in np.flatnonzero(idx.has_port_override).tolist():
-        entry = idx.entries[idx.dev_catalog[i]]
-        if entry is None:
-            continue
-        for problem in device_ports_problems(entry, idx.device_ports[i]):
-            out.append(
-                _f(
-                    "PORT_OVERRIDE_IGNORED",
-                    Severity.WARNING,
-                    f"{idx.device_ids[i]}: {problem}",
-                    [idx.device_ids[i]],
-                )
-            )
-    keys, used, avail = ctx.budget
-    over = np.flatnonzero(used > avail + 1e-9)
-    over = over[idx.kind[keys[over] // max(len(idx.port_names), 1)] != KIND_UNKNOWN]
-    if len(over):
-        n_ports = max(len(idx.port_names), 1)
-        dev = keys[over] // n_ports
-        worst = over[np.argsort(avail[over] - used[over], kind="stable")[:3]]
-        said = [
-            budget_reason(idx, *divmod(int(keys[k]), n_ports), int(avail[k]))
-            or f"{idx.device_ids[int(keys[k]) // n_ports]} port group "
-            f"'{idx.port_names[int(keys[k]) % n_ports]}' uses {used[k]:g} of "
-            f"{avail[k]:g}"
-            for k in worst.tolist()
-        ]
-        out.append(
-            _f(
-                "PORT_BUDGET_EXCEEDED",
-                Severity.ERROR,
-                f"{plural(len(over), 'port group')} "
-                f"{verb(len(over), 'carries', 'carry')} more links than "
-                f"{verb(len(over), 'it has', 'they have')} "
-                f"ports; worst: {'; '.join(said)}"
-                f"{_more(len(over))}",
-                _ids(ctx, dev),
-            )
-        )
-    bad_oob, _, oob_reason = oob_links(idx)
-    if len(bad_oob):
-        n = len(bad_oob)
-        out.append(
-            _f(
-                "OOB_LINK_INVALID",
-                Severity.ERROR,
-                f"{plural(n, 'out-of-band link')} {verb(n, 'makes', 'make')} no "
-                f"physical sense and {verb(n, 'manages', 'manage')} nothing; "
-                f"e.g. {oob_reason}{_more(n)}",
-                [idx.link_ids[i] for i in bad_oob[:MAX_ITEMS].tolist()],
-            )
-        )
-    if ends.all_fine:
-        return out
-    known_both = (
-        ends.known
-        & ctx.ends.known[
-            np.r_[np.arange(idx.n_links, 2 * idx.n_links), np.arange(idx.n_links)]
-        ]
-    )
-    slow = np.flatnonzero(ends.known & ~ends.supported)
-    if len(slow):
-        links = np.unique(ends.links_of(slow))
-        out.append(
-            _f(
-                "SPEED_MISMATCH",
-                Severity.ERROR,
-                f"{plural(len(links), 'link')} {verb(len(links), 'runs', 'run')} "
-                "at a speed one of their ports cannot; "
-                f"e.g. {_reason(idx, int(links[0]), 'speed')}",
-                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
-            )
-        )
-    media = np.flatnonzero(known_both & ~ends.media_ok)
-    if len(media):
-        links = np.unique(ends.links_of(media))
-        out.append(
-            _f(
-                "MEDIA_MISMATCH",
-                Severity.ERROR,
-                f"{plural(len(links), 'link')} {verb(len(links), 'joins', 'join')} "
-                "an InfiniBand port to an Ethernet port; "
-                f"{verb(len(links), 'it', 'they')} cannot carry traffic (use a "
-                "VPI adapter or a "
-                f"matching switch); e.g. {_reason(idx, int(links[0]), 'media')}",
-                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
-            )
-        )
-    role = np.flatnonzero(ends.known & ~ends.role_ok)
-    if len(role):
-        links = np.unique(ends.links_of(role))
-        out.append(
-            _f(
-                "FABRIC_ROLE_MISMATCH",
-                Severity.WARNING,
-                f"{plural(len(links), 'link')} {verb(len(links), 'is', 'are')} on "
-                "a different fabric than their port "
-                "group is meant for (e.g. a storage port on the compute fabric); "
-                f"e.g. {_reason(idx, int(links[0]), 'role')}",
-                [idx.link_ids[i] for i in links[:MAX_ITEMS]],
-            )
-        )
-    return out
-
-
-def _reason(idx: DesignIndex, link: int, what: str) -> str:
-    """The rules' reason for one link, prefixed by its id."""
-    text = pair_reason(idx, link, what)
-    return f"{idx.link_ids[link]}: {text}" if text else idx.link_ids[link]
 
 
 def check_compute(ctx: Context) -> list[Finding]:
@@ -298,7 +127,7 @@ def check_compute(ctx: Context) -> list[Finding]:
 def _training_checks(ctx: Context, slow: list[Finding] | None) -> list[Finding]:
     """A slow fabric (found by :func:`compute_of_index`) and oversubscription,
     for a training fabric with compute nodes (``slow`` None: none)."""
-    if slow is None or not _training(ctx):
+    if slow is None or not is_training(ctx):
         return []
     return slow + _oversubscribed(ctx)
 
@@ -314,7 +143,7 @@ def compute_of_index(
     idx, g = ctx.index, ctx.graph
     comp = np.flatnonzero(idx.kind == KIND_COMPUTE)
     if len(comp) == 0:
-        none = _f(
+        none = finding(
             "NO_COMPUTE",
             Severity.WARNING,
             "the design has no compute node (GPU server or NVL72 rack)",
@@ -326,14 +155,14 @@ def compute_of_index(
     lonely = g.dev[g.endpoint & ~linked]
     if len(comp) >= 2 and len(lonely):
         out.append(
-            _f(
+            finding(
                 "UNCONNECTED_COMPUTE",
                 Severity.ERROR,
                 f"{plural(len(lonely), 'compute node')} "
                 f"{verb(len(lonely), 'has', 'have')} no compute-fabric link, so "
                 f"{verb(len(lonely), 'it', 'they')} cannot take part in multi-node "
-                f"jobs{_more(len(lonely))}",
-                _ids(ctx, lonely),
+                f"jobs{first_listed(len(lonely))}",
+                item_ids(ctx, lonely),
             )
         )
     # compute-fabric links between a compute node and a switch, oriented
@@ -353,7 +182,7 @@ def compute_of_index(
         mixed = g.dev[leaves & (lo != hi)]
         if int(leaves.sum()) >= 2 and len(mixed):
             out.append(
-                _f(
+                finding(
                     "RAIL_MISALIGNED",
                     Severity.WARNING,
                     f"{len(mixed)} leaf switch"
@@ -361,8 +190,8 @@ def compute_of_index(
                     + " NICs of more than one rail; in a rail-optimized fabric "
                     "rail r of every node of a scalable unit lands on that "
                     "unit's rail-r leaf, so same-rail "
-                    f"traffic stays one hop away{_more(len(mixed))}",
-                    _ids(ctx, mixed),
+                    f"traffic stays one hop away{first_listed(len(mixed))}",
+                    item_ids(ctx, mixed),
                 )
             )
     slow_fabric: list[Finding] = []
@@ -372,21 +201,21 @@ def compute_of_index(
         if slow.any():
             nodes = np.unique(g.dev[node[slow]])
             slow_fabric.append(
-                _f(
+                finding(
                     "TRAINING_FABRIC_SLOW",
                     Severity.WARNING,
                     f"training needs an InfiniBand NDR/XDR or RoCE fabric of 200G "
                     f"or more per NIC; {plural(len(nodes), 'compute node')} "
                     f"{verb(len(nodes), 'connects', 'connect')} at "
-                    f"{int(speed[slow].min())}G{_more(len(nodes))}",
-                    _ids(ctx, nodes),
+                    f"{int(speed[slow].min())}G{first_listed(len(nodes))}",
+                    item_ids(ctx, nodes),
                 )
             )
     head, out = out, []
     if ctx.over_radix:
         n_p, t, limit = max(ctx.over_radix)
         out.append(
-            _f(
+            finding(
                 "RADIX_EXCEEDED",
                 Severity.WARNING,
                 f"{n_p:,} endpoint ports on one fabric plane exceed the {limit:,} "
@@ -414,7 +243,7 @@ def _oversubscribed(ctx: Context) -> list[Finding]:
     if ratio < 1.0 - 1e-9:
         parts.append(f"bisection {ratio:.2f} of full")
     return [
-        _f(
+        finding(
             "OVERSUBSCRIBED",
             Severity.WARNING,
             "training fabrics should be non-blocking (1:1); this one is "
@@ -432,7 +261,7 @@ def _spof(ctx: Context) -> list[Finding]:
         return []
     devs = sorted(int(g.dev[x]) for x in spof)
     return [
-        _f(
+        finding(
             "SINGLE_POINT_OF_FAILURE",
             Severity.WARNING,
             (
@@ -441,8 +270,8 @@ def _spof(ctx: Context) -> list[Finding]:
                 else "1 switch is a single point of failure: losing it "
             )
             + f"cuts compute nodes off the rest of the fabric ({how})"
-            + _more(len(devs)),
-            _ids(ctx, devs),
+            + first_listed(len(devs)),
+            item_ids(ctx, devs),
         )
     ]
 
@@ -482,117 +311,13 @@ def _spof_nodes(g: ComputeGraph) -> tuple[set[int], str]:
     return spof, how
 
 
-def check_storage_and_ops(ctx: Context) -> list[Finding]:
-    """Storage kind and bandwidth, OOB network, scheduler, monitoring."""
-    out: list[Finding] = []
-    idx, s = ctx.index, ctx.design.settings
-    storage = np.flatnonzero(idx.kind == KIND_STORAGE)
-    kinds: Counter[str] = Counter()
-    read = 0.0
-    for i in storage.tolist():
-        entry = idx.entries[idx.dev_catalog[i]]
-        if entry is not None and entry.ext.storage is not None:
-            kinds[entry.ext.storage.kind] += 1
-            if entry.ext.storage.kind != "nfs":
-                read += entry.ext.storage.read_gbytes_s
-    if _training(ctx) and ctx.gpus >= 8:
-        if not len(storage):
-            out.append(
-                _f(
-                    "NO_STORAGE",
-                    Severity.WARNING,
-                    "a training cluster needs shared storage (a parallel file "
-                    "system such as Lustre, GPFS, WEKA or VAST); none is in the "
-                    "design",
-                )
-            )
-        elif set(kinds) == {"nfs"} and ctx.gpus > 64:
-            out.append(
-                _f(
-                    "NFS_ONLY_STORAGE",
-                    Severity.WARNING,
-                    f"NFS is the only storage of a {ctx.gpus:,}-GPU training "
-                    "cluster; NFS is too slow for training I/O past 64 GPUs: add "
-                    "a parallel file system",
-                    _ids(ctx, storage),
-                )
-            )
-        if len(storage) and set(kinds) != {"nfs"}:
-            sus = max(ctx.gpus / SU_GPUS, 1e-9)
-            good = max(TABLE6_NODE_READ["good"], TABLE6_READ["good"] * sus)
-            better = max(TABLE6_NODE_READ["better"], TABLE6_READ["better"] * sus)
-            if read < better:
-                sev = Severity.WARNING if read < good else Severity.INFO
-                level = "good" if read < good else "better"
-                out.append(
-                    _f(
-                        "STORAGE_BANDWIDTH_LOW",
-                        sev,
-                        f"parallel storage reads {read:g} GB/s; NVIDIA's "
-                        f"guidance for {sus:.2g} SU is {good:g} GB/s (good) / "
-                        f"{better:g} GB/s (better) (RA-H100 Table 6: 15/40/125 "
-                        f"GB/s per SU); below '{level}'",
-                        _ids(ctx, storage),
-                    )
-                )
-    if len(idx.device_ids) > 1 and not managed(idx).any():
-        # out-of-band links that reach no management switch do not count
-        bmc = _with_bmc(idx)
-        out.append(
-            _f(
-                "NO_OOB_NETWORK",
-                Severity.WARNING,
-                "no out-of-band management network: without BMC links (IPMI/"
-                "Redfish, e.g. SN2201 1G switches) nodes cannot be power-cycled "
-                f"or reinstalled remotely ({len(bmc):,} servers with a BMC port "
-                f"have none){_more(len(bmc))}",
-                _ids(ctx, bmc),
-            )
-        )
-    if not (s.scheduler or "").strip():
-        out.append(
-            _f(
-                "NO_SCHEDULER",
-                Severity.WARNING,
-                "no scheduler set (Slurm, Kubernetes, Base Command); multi-user "
-                "clusters need one",
-            )
-        )
-    if not s.monitoring:
-        out.append(
-            _f(
-                "NO_MONITORING",
-                Severity.WARNING,
-                "no monitoring set (e.g. DCGM, Prometheus, Grafana); GPU and "
-                "fabric health go unwatched",
-            )
-        )
-    return out
-
-
-def _with_bmc(idx: DesignIndex) -> IntArray:
-    """Servers (compute, storage, management) whose entry has an OOB-role port."""
-    per_cat = np.array(
-        [
-            e is not None
-            and e.category.value != "switch"
-            and any(i.role.value == "oob" for i in e.interfaces)
-            for e in idx.entries
-        ],
-        dtype=np.bool_,
-    )
-    if not len(per_cat):
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(per_cat[idx.dev_catalog])
-
-
 def check_scale(ctx: Context) -> list[Finding]:
     """Tier size, cost against the tier range, switch floor, bisection bounds."""
     out: list[Finding] = []
     s = ctx.design.settings
     if s.purpose is Purpose.INFERENCE and ctx.gpus > 512:
         out.append(
-            _f(
+            finding(
                 "INFERENCE_TIER_SIZE",
                 Severity.WARNING,
                 f"{ctx.gpus:,} GPUs is past the inference tier's typical 8-512; "
@@ -603,7 +328,7 @@ def check_scale(ctx: Context) -> list[Finding]:
     total = ctx.cost.total
     if ctx.gpus and (total < lo or (hi is not None and total > hi)):
         out.append(
-            _f(
+            finding(
                 "COST_OUTSIDE_TIER_RANGE",
                 Severity.INFO,
                 f"hardware capex {usd(total)} is outside the {ctx.tier.name} "
@@ -622,7 +347,7 @@ def check_scale(ctx: Context) -> list[Finding]:
             else f"{-pct:.0f}% below the floor, so it cannot be non-blocking"
         )
         out.append(
-            _f(
+            finding(
                 "SWITCH_FLOOR",
                 Severity.INFO,
                 f"{n_sw:,} compute-fabric switch{'es' if n_sw != 1 else ''}; "
@@ -635,7 +360,7 @@ def check_scale(ctx: Context) -> list[Finding]:
     b = ctx.bisection
     if not b.exact:
         out.append(
-            _f(
+            finding(
                 "BISECTION_BOUNDS",
                 Severity.INFO,
                 f"bisection is between {b.lower:,.0f} and {b.upper:,.0f} Gb/s "

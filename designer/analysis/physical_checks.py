@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.analysis.context import MAX_ITEMS
+from designer.analysis.context import MAX_ITEMS, first_listed
 from designer.analysis.index import DesignIndex, IntArray
 from designer.analysis.lengths import PhysicalIndex, media_of, physical_of
 from designer.analysis.report import (
@@ -126,10 +126,6 @@ def _f(code: str, sev: Severity, msg: str, items: list[str]) -> Finding:
     return Finding(code=code, severity=sev, message=msg, items=items[:MAX_ITEMS])
 
 
-def _more(n: int) -> str:
-    return f" (first {MAX_ITEMS} listed)" if n > MAX_ITEMS else ""
-
-
 def _devices_in(index: DesignIndex, phys: PhysicalIndex, racks: IntArray) -> list[str]:
     mask = np.zeros(phys.n_racks + 1, dtype=np.bool_)
     mask[racks] = True
@@ -160,7 +156,7 @@ def check_physical(index: DesignIndex) -> list[Finding]:
                 f"{plural(len(too_long), 'link')} "
                 f"{verb(len(too_long), 'is', 'are')} longer than any medium of their "
                 f"speed reaches: {shown}; move the racks closer or add a "
-                f"longer-reach cable class{_more(len(too_long))}",
+                f"longer-reach cable class{first_listed(len(too_long))}",
                 [index.link_ids[i] for i in worst[:MAX_ITEMS].tolist()],
             )
         )
@@ -175,7 +171,7 @@ def check_physical(index: DesignIndex) -> list[Finding]:
                 f"{plural(len(unplaced), 'device')} "
                 f"{verb(len(unplaced), 'has', 'have')} no rack ({no_rack:,}) or no U "
                 f"({len(unplaced) - no_rack:,}): their cables have no length and "
-                f"their rack units are not checked{_more(len(unplaced))}",
+                f"their rack units are not checked{first_listed(len(unplaced))}",
                 [index.device_ids[i] for i in unplaced[:MAX_ITEMS].tolist()],
             )
         )
@@ -271,7 +267,7 @@ def _units(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]:
                 f"{plural(len(sticking), 'device')} "
                 f"{verb(len(sticking), 'reaches', 'reach')} above the top of their "
                 "rack: "
-                f"{shown}{_more(len(sticking))}",
+                f"{shown}{first_listed(len(sticking))}",
                 [index.device_ids[i] for i in sticking[:MAX_ITEMS].tolist()],
             )
         )
@@ -296,7 +292,7 @@ def _units(index: DesignIndex, phys: PhysicalIndex) -> list[Finding]:
                 Severity.ERROR,
                 f"{plural(len(devs), 'device')} {verb(len(devs), 'shares', 'share')} "
                 f"rack units with a device below {verb(len(devs), 'it', 'them')}: "
-                f"{shown}{_more(len(devs))}",
+                f"{shown}{first_listed(len(devs))}",
                 [index.device_ids[i] for i in devs[:MAX_ITEMS].tolist()],
             )
         )
