@@ -23,11 +23,12 @@ The checks apply to a fat tree with a few mistakes; a mesh whose switch
 links join tiers at random (a tenth or more of them miswired by these rules)
 is not one, and gets none of them.
 
-Tiers: the leaf tier is the switches that compute nodes are cabled to, except
-a switch with more links to such switches than to compute nodes (a spine with
-a stray node link; a partly filled leaf, with more uplinks than nodes, stays a
-leaf); every other switch is ranked by its distance in switch hops from the
-leaf tier (leaf 1, spine 2, core 3).
+Tiers: a switch that declares its tier keeps it. Otherwise the leaf tier is
+the switches that compute nodes are cabled to, except a switch with more links
+to other switches than to nodes (a spine or a core with a stray node link),
+unless it is cabled to exactly the switches a leaf is (a partly filled leaf:
+its SU's last nodes, all its uplinks); every other switch is ranked by its
+distance in switch hops from the leaf tier (leaf 1, spine 2, core 3).
 """
 
 from __future__ import annotations
@@ -45,9 +46,10 @@ from designer.core.formatting import plural
 __all__ = ["check_tree", "switch_ranks"]
 
 
-def switch_ranks(g: ComputeGraph) -> IntArray:
+def switch_ranks(g: ComputeGraph, declared: IntArray | None = None) -> IntArray:
     """Tier of each local device of the compute graph: 0 for compute nodes,
-    1 leaf, 2 spine, ...; -1 for a switch no leaf reaches."""
+    1 leaf, 2 spine, ...; -1 for a switch no leaf reaches. ``declared``: the
+    tier each local device declares (1 leaf, 2 spine, 3 core; 0 none)."""
     n = g.n
     rank = np.full(n, -1, dtype=np.int64)
     rank[g.endpoint] = 0
@@ -57,15 +59,22 @@ def switch_ranks(g: ComputeGraph) -> IntArray:
     both = g.switch[u] & g.switch[v]
     at_node = g.endpoint[u] ^ g.endpoint[v]
     su, sv = u[both], v[both]
+    sw_deg = np.bincount(su, minlength=n) + np.bincount(sv, minlength=n)
     nu, nv = u[at_node], v[at_node]
     node_deg = np.bincount(np.where(g.endpoint[nu], nv, nu), minlength=n)
-    # links to other switches that have compute nodes too: a spine's links go
-    # to leaves, a leaf's (partly filled or not) to spines
+    dec = np.zeros(n, dtype=np.int64) if declared is None else declared
     bearing = g.switch & (node_deg > 0)
-    to_bearing = np.bincount(su[bearing[sv]], minlength=n) + np.bincount(
-        sv[bearing[su]], minlength=n
-    )
-    leaf = bearing & (node_deg >= to_bearing)
+    # a declared tier stands; else a switch whose links go mostly to nodes
+    leaf = bearing & ((dec == 1) | ((dec == 0) & (node_deg >= sw_deg)))
+    unsure = bearing & ~leaf & (dec == 0)
+    if unsure.any() and leaf.any():
+        # more switch links than nodes: a spine with a stray node, or a partly
+        # filled leaf, cabled to the very switches a leaf of its group is
+        sets = _neighbour_sets(n, su, sv, leaf | unsure)
+        of_leaves = {sets[i] for i in np.flatnonzero(leaf).tolist() if i in sets}
+        for i in np.flatnonzero(unsure).tolist():
+            if sets.get(i) in of_leaves:
+                leaf[i] = True
     rank[leaf] = 1
     frontier = leaf
     level = 1
@@ -80,6 +89,24 @@ def switch_ranks(g: ComputeGraph) -> IntArray:
         rank[nxt] = level
         frontier = nxt
     return rank
+
+
+def _neighbour_sets(
+    n: int, su: IntArray, sv: IntArray, which: np.ndarray
+) -> dict[int, tuple[int, ...]]:
+    """The switches each switch of ``which`` is cabled to, sorted."""
+    x = np.concatenate((su, sv))
+    y = np.concatenate((sv, su))
+    keep = which[x]
+    x, y = x[keep], y[keep]
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    cuts = np.flatnonzero(np.diff(x)) + 1
+    out: dict[int, tuple[int, ...]] = {}
+    for xs, ys in zip(np.split(x, cuts), np.split(y, cuts), strict=True):
+        if len(xs):
+            out[int(xs[0])] = tuple(np.unique(ys).tolist())
+    return out
 
 
 def _names(ctx: Context, local: list[int]) -> list[str]:
@@ -119,12 +146,12 @@ class _Shape:
     """Per group: the lower switch."""
 
 
-def _shape(g: ComputeGraph) -> _Shape | None:
+def _shape(g: ComputeGraph, declared: IntArray) -> _Shape | None:
     """The ranks, miswires and up-port groups of a fat tree (None: not one)."""
     u, v = g.all_u, g.all_v
     if not len(u) or not g.switch.any():
         return None
-    rank = switch_ranks(g)
+    rank = switch_ranks(g, declared)
     if int(rank.max()) < 2:
         return None  # one switch tier: not a fat tree
     both = g.switch[u] & g.switch[v]
@@ -158,9 +185,13 @@ def _shape(g: ComputeGraph) -> _Shape | None:
 def check_tree(ctx: Context) -> list[Finding]:
     """The three findings of the module doc (a fabric of two or more tiers)."""
     g = ctx.graph
-    if "tree shape" not in g.memo:  # the topology's: the same for any cables
-        g.memo["tree shape"] = _shape(g)
-    shape: _Shape | None = g.memo["tree shape"]
+    declared = ctx.index.declared_rank[g.dev]
+    # the topology's and the declared tiers': the same for any cables
+    key = declared.tobytes()
+    memo = g.memo.get("tree shape")
+    if memo is None or memo[0] != key:
+        memo = g.memo["tree shape"] = (key, _shape(g, declared))
+    shape: _Shape | None = memo[1]
     if shape is None:
         return []
     out: list[Finding] = []
