@@ -26,8 +26,10 @@ bounds, in two steps:
   this one minus what that adds (:mod:`designer.analysis.completion`, up to
   :data:`REGULAR_LIVE_LINKS` links) and the pair max-flow bound.
 
-The certificate runs before the candidate splits, which stop at the first cut
-that meets it (a regular fabric needs one split, solved on its seed quotient).
+Without a carried bound the certificate runs before the candidate splits,
+which stop at the first cut that meets it (a regular fabric needs one split,
+solved on its seed quotient); with one, the splits stop at a cut that meets the
+carried bound and the certificates run only when none does.
 Above :data:`LIVE_MAXFLOW_LINKS` links without symmetry the first result
 keeps a coarse quotient's cut instead of a whole-graph max-flow.
 
