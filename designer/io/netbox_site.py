@@ -220,7 +220,7 @@ def _from_rest(
     return out
 
 
-def _from_csv(site: str, folder: Path, files: dict[str, Path]) -> Site:
+def _from_csv(site: str, files: dict[str, Path]) -> Site:
     out = Site(site)
     for row in _csv_rows(files["devices"]):
         if row.get("site", site) != site:
@@ -319,7 +319,7 @@ def read_folder(folder: str | Path, site: str) -> Site:
             site, rows("devices"), rows("racks"), rows("cables"), rows("locations")
         )
     else:
-        got = _from_csv(site, root, files)
+        got = _from_csv(site, files)
     if not got.devices:
         raise NetboxSiteError(f"{root}: no device of site {site!r}")
     return got

@@ -48,7 +48,6 @@ __all__ = [
 ]
 
 HOURS_PER_DAY = 24.0
-MFU_SOURCES = ("model", "given", "default")
 
 
 class _Out(BaseModel):

@@ -56,9 +56,7 @@ def bound_words(out: Inference) -> str:
     return BOUND_WORDS[Bound(out.bound)]
 
 
-def _sweep(
-    model: ReplicaModel, point: Point, cap: int, n: int, gpus_used: int
-) -> list[SweepPoint]:
+def _sweep(model: ReplicaModel, point: Point, cap: int, n: int) -> list[SweepPoint]:
     """The chosen shape from batch 1 to the KV cache's limit (powers of two,
     the chosen batch and the limit)."""
     batches = {1, point.batch, cap}
@@ -257,7 +255,7 @@ def _out(
             comm_ms=st.comm_s * 1000.0,
             step_ms=st.time_s * 1000.0,
         ),
-        sweep=_sweep(model, point, shape_r.max_batch, n, n * shape.gpus),
+        sweep=_sweep(model, point, shape_r.max_batch, n),
         why_not=why_not,
         shapes_tried=len(plan.shapes),
     )
