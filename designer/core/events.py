@@ -24,9 +24,10 @@ so a follower never searches ids and never second-guesses an event.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -216,6 +217,41 @@ class Reads:
         return self._table[kind]
 
 
+L = TypeVar("L", bound=enum.IntEnum)
+
+
+class Most(Generic[L]):
+    """The most one step asks of a follower, on the follower's own scale of
+    levels (an ``IntEnum``, least first): handlers raise it, the follower
+    reads it once per step (:meth:`take`) and acts once."""
+
+    __slots__ = ("_least", "level")
+
+    def __init__(self, least: L) -> None:
+        self._least = least
+        self.level = least
+
+    def at_least(self, level: L) -> Handler:
+        """A handler that raises the step's level to ``level``."""
+
+        def handler(_event: Event) -> None:
+            self.raise_to(level)
+
+        return handler
+
+    def raise_to(self, level: L) -> None:
+        """Ask at least ``level`` of this step."""
+        self.level = max(self.level, level)
+
+    def take(self, reads: Reads, events: Iterable[Event]) -> L:
+        """Dispatch one step's events through ``reads`` and return the most
+        its handlers asked (the next step starts from the least again)."""
+        self.level = self._least
+        reads(events)
+        level, self.level = self.level, self._least
+        return level
+
+
 def each(kinds: Iterable[type[Event]], handler: Handler) -> dict[type[Event], Handler]:
     """One handler for several kinds (spelled out: ``{**each((A, B), h), C: g}``)."""
     return dict.fromkeys(kinds, handler)
@@ -233,6 +269,7 @@ __all__ = [
     "LinksAdded",
     "LinksChanged",
     "LinksRemoved",
+    "Most",
     "PhysicalChanged",
     "Reads",
     "SettingsChanged",

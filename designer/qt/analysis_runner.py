@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -42,6 +42,7 @@ from designer.core.events import (
     LinksAdded,
     LinksChanged,
     LinksRemoved,
+    Most,
     PhysicalChanged,
     Reads,
     SettingsChanged,
@@ -165,7 +166,7 @@ class AnalysisRunner(QObject):
         self.refining = False
         """The bisection bounds shown are being refined in the background."""
         self._debounce = Debounce(self, self._start_job)
-        self._owed = _Owed.NOTHING
+        self._owed = Most(_Owed.NOTHING)
         self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
 
@@ -192,17 +193,12 @@ class AnalysisRunner(QObject):
 
     def _reads_table(self) -> Reads:
         """What each kind of event asks of the analysis (the most of a step wins)."""
-
-        def owe(what: _Owed) -> Callable[[Event], None]:
-            def handler(_event: Event) -> None:
-                self._owed = max(self._owed, what)
-
-            return handler
+        owe = self._owed.at_least
 
         def devices_changed(event: Event) -> None:
             assert isinstance(event, DevicesChanged)
             unread = event.fields <= _UNANALYSED_FIELDS
-            self._owed = max(self._owed, _Owed.REPLAY if unread else _Owed.ANALYSE)
+            self._owed.raise_to(_Owed.REPLAY if unread else _Owed.ANALYSE)
 
         return Reads(
             "AnalysisRunner",
@@ -227,9 +223,7 @@ class AnalysisRunner(QObject):
         )
 
     def _on_changes(self, events: list[Event]) -> None:
-        self._owed = _Owed.NOTHING
-        self.reads(events)
-        owed = self._owed
+        owed = self._owed.take(self.reads, events)
         if owed is _Owed.NOTHING:
             return  # nothing changed (the saved state re-marked), or the workload
         if owed is _Owed.REPLAY and (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 import pytest
 
 import designer.core.events as ev
@@ -10,6 +12,7 @@ from designer.core.events import (
     DesignReplaced,
     Event,
     LinksAdded,
+    Most,
     Reads,
     SettingsChanged,
     each,
@@ -66,3 +69,31 @@ def test_events_go_to_their_own_handler_in_order() -> None:
     reads([LinksAdded(("l1",), (0,)), SettingsChanged(), DesignReplaced()])
     assert heard == ["links", "other", "replaced"]
     assert reads.handler(DesignReplaced) is not reads.handler(LinksAdded)
+
+
+class _Asks(enum.IntEnum):
+    NOTHING = 0
+    REPLAY = 1
+    ANALYSE = 2
+
+
+def test_most_keeps_the_most_a_step_asks_and_starts_the_next_from_the_least() -> None:
+    owed = Most(_Asks.NOTHING)
+    reads = Reads(
+        "Runner",
+        {
+            **each(EVENT_TYPES, ignore),
+            SettingsChanged: owed.at_least(_Asks.ANALYSE),
+            LinksAdded: owed.at_least(_Asks.REPLAY),
+        },
+    )
+    # the most wins, whatever the order
+    assert owed.take(reads, [SettingsChanged(), LinksAdded(("l1",), (0,))]) is (
+        _Asks.ANALYSE
+    )
+    assert owed.take(reads, [LinksAdded(("l1",), (0,))]) is _Asks.REPLAY
+    # a step of events that ask nothing: the least, not the last step's level
+    assert owed.take(reads, [DesignReplaced()]) is _Asks.NOTHING
+    assert owed.take(reads, []) is _Asks.NOTHING
+    owed.raise_to(_Asks.REPLAY)  # a handler raising it by hand
+    assert owed.level is _Asks.REPLAY

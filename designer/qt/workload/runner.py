@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -38,6 +37,7 @@ from designer.core.events import (
     LinksAdded,
     LinksChanged,
     LinksRemoved,
+    Most,
     PhysicalChanged,
     Reads,
     SettingsChanged,
@@ -175,7 +175,7 @@ class EstimateRunner(QObject):
         self._cache = FactsCache()
         self._jobs = Jobs(self)
         self._debounce = Debounce(self, self._start_job)
-        self._owed = _Owed.NOTHING
+        self._owed = Most(_Owed.NOTHING)
         self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         if analysis is not None:
@@ -246,16 +246,12 @@ class EstimateRunner(QObject):
     def _reads_table(self) -> Reads:
         """What each kind of event asks of the estimate (the most of a step wins)."""
 
-        def owe(what: _Owed) -> Callable[[Event], None]:
-            def handler(_event: Event) -> None:
-                self._owed = max(self._owed, what)
-
-            return handler
+        owe = self._owed.at_least
 
         def devices_changed(event: Event) -> None:
             assert isinstance(event, DevicesChanged)
             if not event.fields <= _UNREAD_FIELDS:  # moves, relabels: not read
-                self._owed = max(self._owed, _Owed.DESIGN)
+                self._owed.raise_to(_Owed.DESIGN)
 
         return Reads(
             "EstimateRunner",
@@ -280,9 +276,7 @@ class EstimateRunner(QObject):
         )
 
     def _on_changes(self, events: list[Event]) -> None:
-        self._owed = _Owed.NOTHING
-        self.reads(events)
-        owed = self._owed
+        owed = self._owed.take(self.reads, events)
         if owed is _Owed.NOTHING:
             return
         if owed is not _Owed.WORKLOAD:  # the design's facts changed
