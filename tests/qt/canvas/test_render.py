@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QGraphicsScene
 from designer.core.document import Document
 from designer.core.model import Design, Group, GroupKind, Tier
 from designer.qt.canvas import DesignScene
+from designer.qt.canvas.follower import SceneFollower
 from designer.qt.canvas.offscreen import OffscreenRenderer
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
@@ -130,6 +131,16 @@ def test_an_export_never_touches_the_editors_scene(catalog, monkeypatch) -> None
             return _real(self, *args, **kwargs)
 
         monkeypatch.setattr(DesignScene, name, spy)
+    # what the scene's follower does for it (labels placed, structure redone)
+    for name in ("place_labels", "refresh_structure", "flush"):
+        real = getattr(SceneFollower, name)
+
+        def follower_spy(self, *args, _name=name, _real=real, **kwargs):
+            if self is live.follower:
+                calls.append(f"follower.{_name}")
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(SceneFollower, name, follower_spy)
     renderer = OffscreenRenderer(doc.design, catalog, selection=["node-a"])
     before = _render(renderer, 1)
     _render(renderer, 2, labels=True)
