@@ -63,13 +63,15 @@ def test_scrolling_replaces_titles_once_per_turn(make_view, monkeypatch) -> None
     QApplication.processEvents()
     calls: list[QRectF | None] = []
     scene = view.design_scene
-    original = scene.declutter_labels
+    # every placing of titles goes through the scene's follower, whoever asks
+    follower = scene.follower
+    original = follower.place_labels
 
-    def counting(transform, bounds=None) -> None:
+    def counting(transform, bounds) -> None:
         calls.append(bounds)
         original(transform, bounds)
 
-    monkeypatch.setattr(scene, "declutter_labels", counting)
+    monkeypatch.setattr(follower, "place_labels", counting)
     bar = view.horizontalScrollBar()
     assert bar.maximum() > bar.minimum() + 30
     for step in (10, 20, 30):
