@@ -230,6 +230,7 @@ def build_index(
     links: LinkArrays | None = None,
     columns: tuple[list[str], dict[str, Any]] | None = None,
     name_code: dict[str, int] | None = None,
+    endpoint_order: dict[str, IntArray] | None = None,
 ) -> DesignIndex:
     """The design as arrays (devices, links, port groups) for the analysis.
 
@@ -239,7 +240,9 @@ def build_index(
     are joined here, once per catalog entry. ``columns`` (device ids and
     :func:`device_columns`) and ``name_code`` (position of each of the link
     state's device names) may come from an earlier state of the same design
-    (:mod:`designer.analysis.reuse`).
+    (:mod:`designer.analysis.reuse`), and so may ``endpoint_order``, the
+    candidate orders of the compute nodes, when the device columns and the
+    groups are the very same.
     """
     if catalog is None:
         from designer.catalog.loader import default_catalog
@@ -251,7 +254,7 @@ def build_index(
             list(map(attrgetter("id"), design.devices)),
             device_columns(design.devices, catalog, design),
         )
-    return _assemble(design, catalog, t, columns, name_code)
+    return _assemble(design, catalog, t, columns, name_code, endpoint_order)
 
 
 def _assemble(
@@ -260,6 +263,7 @@ def _assemble(
     t: LinkArrays,
     columns: tuple[list[str], dict[str, Any]],
     name_code: dict[str, int] | None,
+    endpoint_order: dict[str, IntArray] | None = None,
 ) -> DesignIndex:
     """The index of devices already joined with the catalog and a link state."""
     device_ids, cols = columns
@@ -318,7 +322,9 @@ def _assemble(
         port_names=port_names,
         port_keys=port_keys,
     )
-    idx.endpoint_order = _endpoint_orders(design, idx)
+    idx.endpoint_order = (
+        _endpoint_orders(design, idx) if endpoint_order is None else endpoint_order
+    )
     idx.device_ids_arr = np.asarray(device_ids, dtype=object)
     idx.link_ids_arr = t.ids
     idx.links = t

@@ -11,7 +11,9 @@ a result back only when its inputs are the same:
   replace a device rather than change it, :mod:`designer.core.snapshot`), with
   the same groups and catalog; patched when it differs in a few positions in
   one run (a model swapped, a device dropped, deleted or put back), the rest
-  spliced from the last columns (:func:`_patched_columns`);
+  spliced from the last columns (:func:`_patched_columns`); with the same
+  columns, the candidate orders of the compute nodes too (they read the
+  columns and the groups alone);
 - the whole index, when moreover the link table's state is the same object
   (its arrays are never written) and the physical block the same lists;
 - the end table (kinds of both ends of every link), when the devices are the
@@ -174,6 +176,9 @@ class _Columns:
     catalog: Catalog
     device_ids: list[str]
     columns: dict[str, Any]
+    orders: dict[str, Any] | None = None
+    """The candidate orders of the compute nodes (the index's
+    ``endpoint_order``): they read the device columns and the groups alone."""
 
 
 class Reuse:
@@ -209,13 +214,19 @@ class Reuse:
             return same
         last_columns = self._columns
         columns = self._device_columns(design, catalog)
+        kept = self._columns  # new (orders unknown) unless the columns are the same
+        orders = kept.orders if kept is not None else None
         index = build_index(
             design,
             catalog,
             links=links,
             columns=columns,
             name_code=self._name_codes(links.names),
+            endpoint_order=orders,
         )
+        if kept is not None:
+            self.hits["endpoint orders"] += orders is not None
+            kept.orders = index.endpoint_order
         last, self._index = self._index, index
         if last is not None and (
             self._columns is last_columns

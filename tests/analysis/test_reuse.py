@@ -23,7 +23,7 @@ from designer.analysis import index as index_module
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
-from designer.core.commands import Command, SetSettings
+from designer.core.commands import Command, SetGroups, SetSettings
 from designer.core.device_commands import (
     AddDevices,
     RemoveDevices,
@@ -32,7 +32,7 @@ from designer.core.device_commands import (
 )
 from designer.core.document import Document
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLink
-from designer.core.model import Design, Device, Purpose
+from designer.core.model import Design, Device, Group, Purpose
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
 from designer.physical import place
@@ -177,7 +177,7 @@ def test_reports_with_reuse_equal_reports_from_scratch(
             design, links, catalog, None
         ), f"step {step}"
     stages = ("device columns", "index", "index figures", "topology", "hierarchy")
-    for stage in (*stages, "end table"):
+    for stage in (*stages, "end table", "endpoint orders"):
         assert reuse.hits[stage] > 0, stage
 
 
@@ -236,9 +236,18 @@ def test_patched_device_columns_equal_columns_gathered_afresh(
     reuse = Reuse()
     for step in range(40):
         devices = doc.design.devices
-        kind = rng.choice(["swap", "drop", "drop other", "delete", "undo", "other"])
+        kind = rng.choice(
+            ["swap", "drop", "drop other", "delete", "undo", "groups", "other"]
+        )
         if kind == "undo" and doc.history.done:
             doc.undo()
+        elif kind == "groups":  # a new outer group first: the groups' order moves
+            outer = Group(id=f"outer-{step}")
+            inner = [
+                g if g.parent else g.model_copy(update={"parent": outer.id})
+                for g in doc.design.groups
+            ]
+            doc.execute(SetGroups([outer, *inner]))
         elif kind == "drop":
             at = f"drop-{step}"
             doc.execute(AddDevices([Device(id=at, catalog_id="qm9700", x=0, y=0)]))
@@ -264,7 +273,12 @@ def test_patched_device_columns_equal_columns_gathered_afresh(
             assert _same_column(getattr(ours, name), getattr(fresh, name)), (
                 f"step {step}: {name}"
             )
+        orders = ours.endpoint_order
+        assert orders.keys() == fresh.endpoint_order.keys(), f"step {step}"
+        for name, order in fresh.endpoint_order.items():
+            assert np.array_equal(orders[name], order), f"step {step}: {name}"
     assert reuse.hits["device columns patched"] > 0
+    assert reuse.hits["endpoint orders"] > 0
 
 
 def test_a_cable_change_reuses_the_fabric_but_not_the_capacities(
