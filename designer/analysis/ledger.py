@@ -128,6 +128,7 @@ class BoundLedger:
         self._refs: list[_Reference] = []
         self._lock = threading.Lock()  # the analysis and its refinement may share it
         self._last_fp: tuple[DesignIndex, tuple[tuple[str, ...], bytes]] | None = None
+        self._last_capacity: tuple[LinkArrays, np.ndarray] | None = None
         self._carried: tuple[LinkArrays | None, list[tuple[int, float]]] = (
             None,
             [],
@@ -142,14 +143,11 @@ class BoundLedger:
         same = [r for r in refs if r.table == links.table and r.fingerprint == fp]
         if not same:
             return None
-        capacity: list[np.ndarray] = []  # computed once, when a bound needs it
 
         def carried(r: _Reference) -> float:
             if r.links is links:
                 return r.lower
-            if not capacity:
-                capacity.append(_compute_capacity(links))
-            return r.carried(links, capacity[0])
+            return r.carried(links, self._capacity(links))
 
         # a bound carries at most what was proven: once one carries more than
         # another reference's proof, that reference cannot beat it
@@ -174,15 +172,26 @@ class BoundLedger:
             if any(
                 known[id(r)] >= lower
                 if id(r) in known
-                else r.lower >= lower and r.carried(links) >= lower
+                else r.lower >= lower
+                and r.carried(links, self._capacity(links)) >= lower
                 for r in same
             ):  # (a bound carries at most what was proven)
                 return
             self._refs = [r for r in self._refs if r not in same]
             self._refs.append(
-                _Reference(float(lower), fp, table, links, _compute_capacity(links))
+                _Reference(float(lower), fp, table, links, self._capacity(links))
             )
             del self._refs[:-MAX_REFERENCES]
+
+    def _capacity(self, links: LinkArrays) -> np.ndarray:
+        """:func:`_compute_capacity` of ``links``, kept for the last state
+        (asked when a bound is carried to it and again when one is recorded)."""
+        last = self._last_capacity
+        if last is not None and last[0] is links:
+            return last[1]
+        capacity = _compute_capacity(links)
+        self._last_capacity = (links, capacity)
+        return capacity
 
     def _fingerprint(self, index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
         """:func:`_fingerprint`, kept for the last index (asked twice per state)
