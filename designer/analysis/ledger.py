@@ -52,7 +52,8 @@ _COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
 def _fingerprint(index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
     """Compute nodes and their GPU counts: what every bisection split depends on."""
     comp = np.flatnonzero(index.kind == KIND_COMPUTE)
-    return tuple(index.device_ids[i] for i in comp.tolist()), index.gpus[comp].tobytes()
+    ids = tuple(index.device_ids_arr[comp].tolist())  # one gather, not a loop
+    return ids, index.gpus[comp].tobytes()
 
 
 def _compute_capacity(links: LinkArrays) -> np.ndarray:
