@@ -90,6 +90,9 @@ class DesignIndex:
     endpoint_order: dict[str, IntArray] = field(default_factory=dict)
     device_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
     link_ids_arr: npt.NDArray[Any] = field(default_factory=lambda: np.zeros(0))
+    row_of_name: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Per device name code of the link state (``links.names``), plus one: the
+    device's row (-1: not a device of this index); the links' ends go through it."""
     _ends: Any = None
     """The end table, once :func:`designer.analysis.ends.ends_of` built it."""
     physical: Physical | None = None
@@ -231,6 +234,7 @@ def build_index(
     columns: tuple[list[str], dict[str, Any]] | None = None,
     name_code: dict[str, int] | None = None,
     endpoint_order: dict[str, IntArray] | None = None,
+    row_of_name: IntArray | None = None,
 ) -> DesignIndex:
     """The design as arrays (devices, links, port groups) for the analysis.
 
@@ -242,7 +246,8 @@ def build_index(
     state's device names) may come from an earlier state of the same design
     (:mod:`designer.analysis.reuse`), and so may ``endpoint_order``, the
     candidate orders of the compute nodes, when the device columns and the
-    groups are the very same.
+    groups are the very same, and ``row_of_name`` (:attr:`DesignIndex.row_of_name`)
+    when the device ids and the link state's names are.
     """
     if catalog is None:
         from designer.catalog.loader import default_catalog
@@ -254,7 +259,27 @@ def build_index(
             list(map(attrgetter("id"), design.devices)),
             device_columns(design.devices, catalog, design),
         )
-    return _assemble(design, catalog, t, columns, name_code, endpoint_order)
+    return _assemble(
+        design, catalog, t, columns, name_code, endpoint_order, row_of_name
+    )
+
+
+def _rows_of_names(
+    t: LinkArrays, device_ids: list[str], name_code: dict[str, int] | None
+) -> IntArray:
+    """:attr:`DesignIndex.row_of_name` of a link state and a device list."""
+    code = (
+        name_code
+        if name_code is not None
+        else dict(zip(t.names, range(len(t.names)), strict=True))
+    )
+    pos_of_code = np.full(len(t.names) + 1, -1, dtype=np.int64)
+    dev_codes = np.fromiter(
+        map(code.get, device_ids, repeat(len(t.names))), np.int64, len(device_ids)
+    )
+    pos_of_code[dev_codes] = np.arange(len(device_ids))
+    pos_of_code[-1] = -1
+    return pos_of_code
 
 
 def _assemble(
@@ -264,22 +289,15 @@ def _assemble(
     columns: tuple[list[str], dict[str, Any]],
     name_code: dict[str, int] | None,
     endpoint_order: dict[str, IntArray] | None = None,
+    row_of_name: IntArray | None = None,
 ) -> DesignIndex:
     """The index of devices already joined with the catalog and a link state."""
     device_ids, cols = columns
-    code = (
-        name_code
-        if name_code is not None
-        else dict(zip(t.names, range(len(t.names)), strict=True))
-    )
     dev_catalog = cols["dev_catalog"]
     m = len(t)
-    pos_of_code = np.full(len(t.names) + 1, -1, dtype=np.int64)
-    dev_codes = np.fromiter(
-        map(code.get, device_ids, repeat(len(t.names))), np.int64, len(device_ids)
+    pos_of_code = (
+        _rows_of_names(t, device_ids, name_code) if row_of_name is None else row_of_name
     )
-    pos_of_code[dev_codes] = np.arange(len(device_ids))
-    pos_of_code[-1] = -1
     a = pos_of_code[t.a]
     b = pos_of_code[t.b]
     if m and (a.min() < 0 or b.min() < 0):
@@ -326,6 +344,7 @@ def _assemble(
         _endpoint_orders(design, idx) if endpoint_order is None else endpoint_order
     )
     idx.device_ids_arr = np.asarray(device_ids, dtype=object)
+    idx.row_of_name = pos_of_code
     idx.link_ids_arr = t.ids
     idx.links = t
     idx.physical = design.physical
@@ -370,7 +389,16 @@ def with_links_at(
     links = index.links
     sub = links.with_columns(**links.rows(positions))
     cols = {name: getattr(index, name) for name in _DEVICE_COLUMNS}
-    return _assemble(design, index.catalog, sub, (index.device_ids, cols), name_code)
+    rows = index.row_of_name if sub.names is links.names else None
+    return _assemble(
+        design,
+        index.catalog,
+        sub,
+        (index.device_ids, cols),
+        name_code,
+        index.endpoint_order,
+        rows,
+    )
 
 
 def _endpoint_orders(design: Design, idx: DesignIndex) -> dict[str, IntArray]:

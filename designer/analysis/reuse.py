@@ -216,6 +216,15 @@ class Reuse:
         columns = self._device_columns(design, catalog)
         kept = self._columns  # new (orders unknown) unless the columns are the same
         orders = kept.orders if kept is not None else None
+        last = self._index
+        rows = (
+            last.row_of_name
+            if last is not None
+            and last.device_ids is columns[0]
+            and last.links.names is links.names
+            else None
+        )
+        self.hits["rows of names"] += rows is not None
         index = build_index(
             design,
             catalog,
@@ -223,11 +232,12 @@ class Reuse:
             columns=columns,
             name_code=self._name_codes(links.names),
             endpoint_order=orders,
+            row_of_name=rows,
         )
         if kept is not None:
             self.hits["endpoint orders"] += orders is not None
             kept.orders = index.endpoint_order
-        last, self._index = self._index, index
+        self._index = index
         if last is not None and (
             self._columns is last_columns
             or (

@@ -24,6 +24,10 @@ def test_a_variant_is_the_index_of_the_design_with_those_links() -> None:
     for name in ("a", "b", "cables", "speed", "cap", "fabric", "rail"):
         assert np.array_equal(getattr(variant, name), getattr(fresh, name)), name
     assert variant.device_ids is index.device_ids  # the devices are not read again
+    assert variant.row_of_name is index.row_of_name  # nor their rows by name
+    assert variant.endpoint_order.keys() == fresh.endpoint_order.keys()
+    for name, order in fresh.endpoint_order.items():
+        assert np.array_equal(variant.endpoint_order[name], order), name
     ours, theirs = analyze_index(variant, cut), analyze_index(fresh, cut)
     assert ours.bisection.lower_gbps == theirs.bisection.lower_gbps
     assert ours.bisection.upper_gbps == theirs.bisection.upper_gbps

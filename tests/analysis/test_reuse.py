@@ -177,7 +177,7 @@ def test_reports_with_reuse_equal_reports_from_scratch(
             design, links, catalog, None
         ), f"step {step}"
     stages = ("device columns", "index", "index figures", "topology", "hierarchy")
-    for stage in (*stages, "end table", "endpoint orders"):
+    for stage in (*stages, "end table", "endpoint orders", "rows of names"):
         assert reuse.hits[stage] > 0, stage
 
 
@@ -273,6 +273,7 @@ def test_patched_device_columns_equal_columns_gathered_afresh(
             assert _same_column(getattr(ours, name), getattr(fresh, name)), (
                 f"step {step}: {name}"
             )
+        assert np.array_equal(ours.row_of_name, fresh.row_of_name), f"step {step}"
         orders = ours.endpoint_order
         assert orders.keys() == fresh.endpoint_order.keys(), f"step {step}"
         for name, order in fresh.endpoint_order.items():
