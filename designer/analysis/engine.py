@@ -244,13 +244,7 @@ def _fabric(index: DesignIndex, reuse: Reuse | None) -> tuple[ComputeGraph, Hier
         return g, h
     top = reuse.topology(index)
     g = compute_graph(index, top)
-    known = reuse.hierarchy(top)
-    if known is not None:
-        return g, known.with_capacities(g)
-    h = hierarchy(g)
-    h.plane = switch_planes(g)
-    reuse.keep_hierarchy(top, h)
-    return g, h
+    return g, reuse.levels(index, top, g)
 
 
 def _figures(

@@ -123,6 +123,143 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
             return h
 
 
+PATCH_MAX_EDGES = 64
+"""Most edges an edit may remove and add for the levels to be patched."""
+
+
+def _changed_run(
+    old: tuple[IntArray, IntArray, IntArray], new: tuple[IntArray, IntArray, IntArray]
+) -> tuple[int, int] | None:
+    """(head, tail): the edges before ``head`` and the last ``tail`` edges of
+    both graphs are the same edges (serial and ends); None: more than
+    :data:`PATCH_MAX_EDGES` differ between them."""
+    n0, n1 = len(old[0]), len(new[0])
+    short = min(n0, n1)
+    differ = np.zeros(short, dtype=np.bool_)
+    for x, y in zip(old, new, strict=True):
+        differ |= x[:short] != y[:short]
+    at = np.flatnonzero(differ)
+    head = int(at[0]) if len(at) else short
+    differ[:] = False
+    for x, y in zip(old, new, strict=True):
+        differ |= x[n0 - short :] != y[n1 - short :]
+    at = np.flatnonzero(differ)
+    tail = min(short - 1 - int(at[-1]) if len(at) else short, short - head)
+    if (n0 - head - tail) + (n1 - head - tail) > PATCH_MAX_EDGES:
+        return None
+    return head, tail
+
+
+def patched_hierarchy(
+    h0: Hierarchy,
+    old: tuple[IntArray, IntArray, IntArray],
+    g: ComputeGraph,
+    serial: IntArray,
+) -> Hierarchy | None:
+    """:func:`hierarchy` of ``g`` from ``h0``, the hierarchy of an earlier
+    state of the same nodes (same compute nodes and switches, same local ids)
+    whose edges were ``old`` = (serial, u, v), when the edges that differ (in
+    one run of at most :data:`PATCH_MAX_EDGES`) provably leave every level and
+    block as it was; None when they may not (the caller computes afresh).
+
+    Why it is exact: BFS levels only rise when edges go and only fall when
+    they come. A removed up-link x-y (y one level above x) leaves y's level
+    when another up-link still reaches y from a node of x's block, and then,
+    by induction on the level, every level; the blocks of level i+1 are the
+    components of the pairs (block of x, y) over level i's up-links, so they
+    stay when every pair that loses a link keeps another. An added edge
+    leaves the levels when its ends are at most one level apart (or both
+    unreached), and the blocks when, as an up-link, its ends are already in
+    one block of the upper level. The up-links keep the order
+    :func:`hierarchy` gives them: by the level of the lower end, then those
+    whose lower end is the edge's first end, then by edge.
+    """
+    u, v = g.u, g.v
+    run = _changed_run(old, (serial, u, v))
+    if run is None:
+        return None
+    head, tail = run
+    _, u0, v0 = old
+    n0, n1 = len(u0), len(u)
+    gone0 = np.arange(head, n0 - tail)
+    come1 = np.arange(head, n1 - tail)
+    routing = g.endpoint | g.switch
+    level = h0.level
+    ue = h0.up_edge
+    if ue is None:
+        return None
+    kept = (ue < head) | (ue >= n0 - tail)
+    top = h0.top
+    blocks = h0.blocks
+
+    def block_of(i: int) -> IntArray | None:
+        """The blocks of level ``i`` (None: not computed, above the top)."""
+        return blocks[i] if i < len(blocks) else None
+
+    for k in gone0.tolist():
+        a, b = int(u0[k]), int(v0[k])
+        if not (routing[a] and routing[b]) or abs(level[a] - level[b]) != 1:
+            continue  # not an up-link: no path from the compute nodes used it
+        x, y = (a, b) if level[a] < level[b] else (b, a)
+        i = int(level[x])
+        into = np.flatnonzero((h0.up_y == y) & kept)
+        if not len(into):
+            return None  # y loses its last link down: its level rises
+        low = block_of(i)
+        if low is None or (top is not None and i >= top):
+            continue  # above the top block: the blocks do not read it
+        if not (low[h0.up_x[into]] == low[x]).any():
+            return None  # the pair (block of x, y) is gone: a block may split
+    add_x: list[int] = []
+    add_y: list[int] = []
+    add_key: list[int] = []
+    span = n1 + 1
+    for k in come1.tolist():
+        a, b = int(u[k]), int(v[k])
+        if not (routing[a] and routing[b]):
+            continue
+        la, lb = int(level[a]), int(level[b])
+        if la < 0 and lb < 0:
+            continue  # between two unreached nodes: they stay unreached
+        if la < 0 or lb < 0 or abs(la - lb) > 1:
+            return None  # a node is reached, or reached sooner
+        if la == lb:
+            continue
+        x, y, orient = (a, b, 0) if la < lb else (b, a, 1)
+        i = min(la, lb)
+        if top is None or i < top:
+            upper = block_of(i + 1)
+            if upper is None or upper[x] != upper[y]:
+                return None  # it may join two blocks
+        add_x.append(x)
+        add_y.append(y)
+        add_key.append((i * 2 + orient) * span + k)
+    shift = n1 - n0
+    edge = np.where(ue >= n0 - tail, ue + shift, ue)[kept]
+    up_x, up_y = h0.up_x[kept], h0.up_y[kept]
+    if add_x:
+        orient = (u[edge] != up_x).astype(np.int64)
+        key = (level[up_x] * 2 + orient) * span + edge
+        at = np.searchsorted(key, np.asarray(add_key, dtype=np.int64))
+        new_edge = np.asarray(add_key, dtype=np.int64) % span
+        up_x = np.insert(up_x, at, add_x)
+        up_y = np.insert(up_y, at, add_y)
+        edge = np.insert(edge, at, new_edge)
+    deepest = int(level.max()) if len(level) else -1
+    starts = np.searchsorted(level[up_x], np.arange(deepest + 2))
+    return Hierarchy(
+        level=level,
+        up_x=up_x,
+        up_y=up_y,
+        up_c=g.c[edge],
+        blocks=list(blocks),
+        n_blocks=list(h0.n_blocks),
+        top=top,
+        up_start=starts,
+        up_edge=edge,
+    )
+
+
 @dataclass(frozen=True)
 class _Level:
     """What the certificate needs of one level that depends on the edges only."""
@@ -273,4 +410,11 @@ def levelled_bound(
     return best
 
 
-__all__ = ["Hierarchy", "certificate", "hierarchy", "levelled_bound"]
+__all__ = [
+    "PATCH_MAX_EDGES",
+    "Hierarchy",
+    "certificate",
+    "hierarchy",
+    "levelled_bound",
+    "patched_hierarchy",
+]

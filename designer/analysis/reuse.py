@@ -29,11 +29,17 @@ a result back only when its inputs are the same:
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
   bisection, for the same index object.
 
-Apart from the device columns, nothing is patched: a stage is either
-recomputed from its inputs or returned as computed from equal inputs, so a
-result with reuse equals the result without it (tests/analysis/test_reuse.py
-checks this along random edits, and the patched columns against columns
-gathered afresh).
+- the levels and blocks of a new topology of the same nodes, patched from the
+  last ones when the links that differ provably leave them as they were
+  (:func:`~designer.analysis.levels.patched_hierarchy`: a link between two
+  leaf-spine pairs that keep another, say).
+
+Apart from the device columns and the levels, nothing is patched: a stage is
+either recomputed from its inputs or returned as computed from equal inputs,
+so a result with reuse equals the result without it (tests/analysis/test_reuse.py
+checks this along random edits, the patched columns against columns gathered
+afresh, and tests/analysis/test_level_patch.py every patched hierarchy against
+one computed afresh).
 
 One :class:`Reuse` serves one thread at a time (the GUI's analysis worker runs
 its jobs one after the other).
@@ -48,7 +54,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from designer.analysis.graph import FabricEnds, Topology, fabric_ends, topology
+from designer.analysis.graph import (
+    ComputeGraph,
+    FabricEnds,
+    Topology,
+    fabric_ends,
+    topology,
+)
 from designer.analysis.index import DesignIndex, build_index, device_columns
 
 if TYPE_CHECKING:
@@ -169,6 +181,18 @@ def _prefix(a: _Columns, b: _Columns) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _Levels:
+    """The last levels computed or patched, with what a patch compares: the
+    graph's edges (serial, ends) and its nodes."""
+
+    h: Hierarchy
+    edges: tuple[np.ndarray, np.ndarray, np.ndarray]
+    dev: np.ndarray
+    endpoint: np.ndarray
+    switch: np.ndarray
+
+
 @dataclass
 class _Columns:
     devices: list[Device]
@@ -197,6 +221,7 @@ class Reuse:
         self._topologies: list[tuple[FabricEnds, Topology]] = []
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
+        self._levels: _Levels | None = None
 
     # --- index ------------------------------------------------------------------
 
@@ -364,17 +389,37 @@ class Reuse:
         del self._topologies[:-KEPT_TOPOLOGIES]
         return top
 
-    def hierarchy(self, top: Topology) -> Hierarchy | None:
-        """The levels and blocks found for ``top`` (None: not known yet)."""
+    def levels(self, index: DesignIndex, top: Topology, g: ComputeGraph) -> Hierarchy:
+        """The levels and blocks of ``g`` (the graph of ``top``): those found
+        for ``top`` before (an undo), else patched from the last ones when the
+        nodes are the same and the edges that differ leave them as they were
+        (:func:`~designer.analysis.levels.patched_hierarchy`), else computed."""
+        from designer.analysis.graph import switch_planes
+        from designer.analysis.levels import hierarchy, patched_hierarchy
+
+        serial = index.links.serial[g.link]
         known: Hierarchy | None = top.memo.get("hierarchy")
         if known is not None:
             self.hits["hierarchy"] += 1
-        return known
-
-    def keep_hierarchy(self, top: Topology, h: Hierarchy) -> None:
-        """Remember the levels and blocks of ``top`` (with it: a topology kept
-        for a later state keeps them, and what checks derived from it)."""
-        top.memo["hierarchy"] = h
+            h = known.with_capacities(g)
+        else:
+            last = self._levels
+            patched = None
+            if last is not None and (
+                _equal(last.dev, g.dev)
+                and _equal(last.endpoint, g.endpoint)
+                and _equal(last.switch, g.switch)
+            ):
+                patched = patched_hierarchy(last.h, last.edges, g, serial)
+            if patched is not None:
+                self.hits["hierarchy patched"] += 1
+                h = patched
+            else:
+                h = hierarchy(g)
+            h.plane = switch_planes(g)
+            top.memo["hierarchy"] = h  # with the topology: an undo finds it
+        self._levels = _Levels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
+        return h
 
     # --- figures of one index ---------------------------------------------------
 

@@ -1,0 +1,190 @@
+"""Levels and blocks patched across a link edit equal those computed afresh.
+
+:func:`designer.analysis.levels.patched_hierarchy` derives the hierarchy of a
+state from the last one when the links that differ provably leave every level
+and block as they were, and declines otherwise. Along random link deletions,
+additions and undos on fat trees, uneven trees and drawn sketches, every patch
+it returns is checked field by field against :func:`hierarchy` of the new
+graph, and the cases that must change a level or a block are checked to be
+declined.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from designer.analysis import build_index
+from designer.analysis.graph import ComputeGraph, compute_graph
+from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
+from designer.analysis.reuse import Reuse
+from designer.catalog import Catalog, default_catalog
+from designer.core.document import Document
+from designer.core.link_commands import AddLinks, RemoveLinks
+from designer.core.model import Design
+from designer.core.snapshot import snapshot
+from designer.generate import fat_tree
+from tests.analysis.builders import perturbed_fat_tree, sketch_design
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return default_catalog()
+
+
+def _graph(design: Design, catalog: Catalog) -> tuple[ComputeGraph, np.ndarray]:
+    light, links = snapshot(design)
+    index = build_index(light, catalog, links=links)
+    g = compute_graph(index)
+    return g, index.links.serial[g.link]
+
+
+def _same(patched: Hierarchy, fresh: Hierarchy) -> None:
+    for name in ("level", "up_x", "up_y", "up_c", "up_start", "up_edge"):
+        assert np.array_equal(getattr(patched, name), getattr(fresh, name)), name
+    assert patched.top == fresh.top
+    assert patched.n_blocks == fresh.n_blocks
+    assert len(patched.blocks) == len(fresh.blocks)
+    for ours, theirs in zip(patched.blocks, fresh.blocks, strict=True):
+        assert np.array_equal(ours, theirs)
+
+
+def _edit(rng: random.Random, doc: Document, step: int) -> None:
+    links = doc.design.links
+    if rng.random() < 0.25 and doc.history.done:
+        doc.undo()
+        return
+    if rng.random() < 0.6 or not len(links):
+        doc.execute(RemoveLinks([links.id[rng.randrange(len(links))]]))
+        return
+    # a copy of a link (a parallel cable), or a link between two random ends
+    row = links.get(links.id[rng.randrange(len(links))])
+    assert row is not None
+    if rng.random() < 0.5:
+        other = links.get(links.id[rng.randrange(len(links))])
+        assert other is not None
+        row = row.model_copy(update={"b": other.b, "b_port": other.b_port})
+        if row.a == row.b:
+            return
+    doc.execute(AddLinks([row.model_copy(update={"id": f"new-{step}", "cables": 1})]))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fat_tree("dgx-h100", 64, "qm9700"),
+        lambda: fat_tree("dgx-h100", 256, "qm9700"),
+        lambda: perturbed_fat_tree(256, 5),
+        lambda: sketch_design(4, 24, mixed=True),
+    ],
+    ids=["fat tree 64", "fat tree 256", "perturbed fat tree", "sketch"],
+)
+def test_every_patch_equals_the_hierarchy_computed_afresh(
+    make: object, catalog: Catalog
+) -> None:
+    doc = Document(make())  # type: ignore[operator]
+    rng = random.Random(5)
+    g, serial = _graph(doc.design, catalog)
+    h = hierarchy(g)
+    patched = declined = 0
+    for step in range(60):
+        try:
+            _edit(rng, doc, step)
+        except ValueError:
+            continue  # a link the rules refuse (a port already full)
+        g1, serial1 = _graph(doc.design, catalog)
+        fresh = hierarchy(g1)
+        same_nodes = np.array_equal(g.dev, g1.dev) and np.array_equal(
+            g.switch, g1.switch
+        )
+        ours = (
+            patched_hierarchy(h, (serial, g.u, g.v), g1, serial1)
+            if same_nodes
+            else None
+        )
+        if ours is None:
+            declined += 1
+        else:
+            patched += 1
+            _same(ours, fresh)
+        g, serial, h = g1, serial1, ours if ours is not None else fresh
+    assert patched >= 10, (patched, declined)
+
+
+def test_an_edit_that_moves_a_level_is_declined(catalog: Catalog) -> None:
+    """A spine losing its last link (it is no longer reached) and a compute
+    node cabled straight to a spine (the spine's level falls) are never
+    patched: the levels afresh differ, and the patch says None."""
+    doc = Document(fat_tree("dgx-h100", 64, "qm9700"))
+    design = doc.design
+    spine = next(d.id for d in design.devices if d.id.startswith("spine"))
+    own = [
+        lid
+        for lid, a, b in zip(
+            design.links.id, design.links.a, design.links.b, strict=True
+        )
+        if spine in (a, b)
+    ]
+    assert len(own) > 1
+    doc.execute(RemoveLinks(own[:-1]))
+    g, serial = _graph(doc.design, catalog)
+    h = hierarchy(g)
+    doc.execute(RemoveLinks(own[-1:]))
+    g1, serial1 = _graph(doc.design, catalog)
+    assert not np.array_equal(hierarchy(g1).level, h.level)
+    assert patched_hierarchy(h, (serial, g.u, g.v), g1, serial1) is None
+    doc.undo()
+    doc.undo()
+    g, serial = _graph(doc.design, catalog)
+    h = hierarchy(g)
+    node = next(d.id for d in design.devices if d.tier is None)
+    spine_row = next(
+        design.links.get(lid)
+        for lid, b in zip(design.links.id, design.links.b, strict=True)
+        if b == spine
+    )
+    node_row = next(
+        design.links.get(lid)
+        for lid, a in zip(design.links.id, design.links.a, strict=True)
+        if a == node
+    )
+    assert spine_row is not None and node_row is not None
+    shortcut = node_row.model_copy(
+        update={"id": "shortcut", "b": spine_row.b, "b_port": spine_row.b_port}
+    )
+    doc.execute(AddLinks([shortcut]))
+    g2, serial2 = _graph(doc.design, catalog)
+    assert not np.array_equal(hierarchy(g2).level, h.level)  # the spine's fell
+    assert patched_hierarchy(h, (serial, g.u, g.v), g2, serial2) is None
+
+
+def test_the_worker_patches_a_link_delete_and_finds_the_undo_again(
+    catalog: Catalog,
+) -> None:
+    doc = Document(fat_tree("dgx-h100", 128, "qm9700"))
+    reuse = Reuse()
+
+    def levels() -> Hierarchy:
+        light, links = snapshot(doc.design)
+        index = reuse.build_index(light, catalog, links)
+        top = reuse.topology(index)
+        g = compute_graph(index, top)
+        return reuse.levels(index, top, g)
+
+    first = levels()
+    spine_link = next(
+        lid
+        for lid, a in zip(doc.design.links.id, doc.design.links.a, strict=True)
+        if a.startswith("leaf")
+    )
+    doc.execute(RemoveLinks([spine_link]))
+    after = levels()
+    assert reuse.hits["hierarchy patched"] == 1
+    g, _ = _graph(doc.design, catalog)
+    _same(after, hierarchy(g))
+    doc.undo()
+    again = levels()
+    assert reuse.hits["hierarchy"] == 1  # the first state's, found with its topology
+    _same(again, first)
