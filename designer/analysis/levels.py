@@ -234,6 +234,7 @@ def patched_hierarchy(
         add_x.append(x)
         add_y.append(y)
         add_key.append((i * 2 + orient) * span + k)
+    plane = _planes_kept(h0.plane, (u0[gone0], v0[gone0]), (u[come1], v[come1]), g)
     shift = n1 - n0
     edge = np.where(ue >= n0 - tail, ue + shift, ue)[kept]
     up_x, up_y = h0.up_x[kept], h0.up_y[kept]
@@ -257,7 +258,51 @@ def patched_hierarchy(
         top=top,
         up_start=starts,
         up_edge=edge,
+        plane=plane,
     )
+
+
+def _planes_kept(
+    plane: IntArray | None,
+    gone: tuple[IntArray, IntArray],
+    come: tuple[IntArray, IntArray],
+    g: ComputeGraph,
+) -> IntArray | None:
+    """The switch planes (:func:`~designer.analysis.graph.switch_planes`) of
+    the new graph ``g`` when they are the old ``plane``, else None.
+
+    The planes are the components of the switch-to-switch links, labelled in
+    node order, so the same partition gives the same labels. An added link
+    within one plane keeps them; a removed link x-y keeps them when x and y
+    are still joined, which is checked on the cheapest witness: a path x - y'
+    - x' - y of switch links that the edit left (a leaf's other spine and
+    that spine's other leaf, in a fat tree)."""
+    if plane is None:
+        return None
+    sw = g.switch
+    for a, b in zip(*come, strict=True):
+        if sw[a] and sw[b] and plane[a] != plane[b]:
+            return None  # two planes join
+    removed = [(int(a), int(b)) for a, b in zip(*gone, strict=True) if sw[a] and sw[b]]
+    if not removed:
+        return plane
+    u, v = g.u, g.v
+    both = sw[u] & sw[v]
+    su, sv = u[both], v[both]
+    for x, y in removed:
+        # neighbours of x and of y over the switch links of the new graph
+        nx = np.zeros(g.n, dtype=np.bool_)
+        ny = np.zeros(g.n, dtype=np.bool_)
+        nx[sv[su == x]] = True
+        nx[su[sv == x]] = True
+        ny[sv[su == y]] = True
+        ny[su[sv == y]] = True
+        if nx[y]:
+            continue  # a parallel link x-y is left
+        nx[x] = ny[y] = False
+        if not ((nx[su] & ny[sv]) | (ny[su] & nx[sv])).any():
+            return None  # no short path left: the planes may split
+    return plane
 
 
 @dataclass(frozen=True)

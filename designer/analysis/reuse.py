@@ -416,7 +416,8 @@ class Reuse:
                 h = patched
             else:
                 h = hierarchy(g)
-            h.plane = switch_planes(g)
+            if h.plane is None:  # (a patch keeps the planes it proved kept)
+                h.plane = switch_planes(g)
             top.memo["hierarchy"] = h  # with the topology: an undo finds it
         self._levels = _Levels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
         return h

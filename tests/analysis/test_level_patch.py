@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from designer.analysis import build_index
-from designer.analysis.graph import ComputeGraph, compute_graph
+from designer.analysis.graph import ComputeGraph, compute_graph, switch_planes
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
 from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
@@ -26,7 +26,7 @@ from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Design
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
-from tests.analysis.builders import perturbed_fat_tree, sketch_design
+from tests.analysis.builders import Spec, make_design, perturbed_fat_tree, sketch_design
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +41,12 @@ def _graph(design: Design, catalog: Catalog) -> tuple[ComputeGraph, np.ndarray]:
     return g, index.links.serial[g.link]
 
 
-def _same(patched: Hierarchy, fresh: Hierarchy) -> None:
+def _same(patched: Hierarchy, fresh: Hierarchy, graph: ComputeGraph) -> None:
     for name in ("level", "up_x", "up_y", "up_c", "up_start", "up_edge"):
         assert np.array_equal(getattr(patched, name), getattr(fresh, name)), name
     assert patched.top == fresh.top
+    if patched.plane is not None:  # planes the patch proved unchanged
+        assert np.array_equal(patched.plane, switch_planes(graph)), "plane"
     assert patched.n_blocks == fresh.n_blocks
     assert len(patched.blocks) == len(fresh.blocks)
     for ours, theirs in zip(patched.blocks, fresh.blocks, strict=True):
@@ -88,7 +90,8 @@ def test_every_patch_equals_the_hierarchy_computed_afresh(
     rng = random.Random(5)
     g, serial = _graph(doc.design, catalog)
     h = hierarchy(g)
-    patched = declined = 0
+    h.plane = switch_planes(g)  # as the worker keeps it
+    patched = declined = kept_planes = 0
     for step in range(60):
         try:
             _edit(rng, doc, step)
@@ -96,6 +99,7 @@ def test_every_patch_equals_the_hierarchy_computed_afresh(
             continue  # a link the rules refuse (a port already full)
         g1, serial1 = _graph(doc.design, catalog)
         fresh = hierarchy(g1)
+        fresh.plane = switch_planes(g1)
         same_nodes = np.array_equal(g.dev, g1.dev) and np.array_equal(
             g.switch, g1.switch
         )
@@ -108,9 +112,11 @@ def test_every_patch_equals_the_hierarchy_computed_afresh(
             declined += 1
         else:
             patched += 1
-            _same(ours, fresh)
+            _same(ours, fresh, g1)
+            kept_planes += ours.plane is not None
         g, serial, h = g1, serial1, ours if ours is not None else fresh
     assert patched >= 10, (patched, declined)
+    assert kept_planes > 0
 
 
 def test_an_edit_that_moves_a_level_is_declined(catalog: Catalog) -> None:
@@ -174,6 +180,7 @@ def test_the_worker_patches_a_link_delete_and_finds_the_undo_again(
         return reuse.levels(index, top, g)
 
     first = levels()
+    g0, _ = _graph(doc.design, catalog)
     spine_link = next(
         lid
         for lid, a in zip(doc.design.links.id, doc.design.links.a, strict=True)
@@ -183,8 +190,45 @@ def test_the_worker_patches_a_link_delete_and_finds_the_undo_again(
     after = levels()
     assert reuse.hits["hierarchy patched"] == 1
     g, _ = _graph(doc.design, catalog)
-    _same(after, hierarchy(g))
+    _same(after, hierarchy(g), g)
+    assert after.plane is not None and np.array_equal(after.plane, switch_planes(g))
     doc.undo()
     again = levels()
     assert reuse.hits["hierarchy"] == 1  # the first state's, found with its topology
-    _same(again, first)
+    _same(again, first, g0)
+
+
+def test_planes_joined_or_split_by_a_link_are_worked_out_again(
+    catalog: Catalog,
+) -> None:
+    """Two leaves with no link between them are two switch planes; a
+    leaf-to-leaf link (one level: no level or block moves) joins them, and
+    removing it parts them again. The patch keeps the levels but never the
+    planes of the state before."""
+    hosts = [Spec(f"h{i}", "generic-host", ports={"compute": 4}) for i in range(4)]
+    leaves = [Spec(x, "generic-switch", ports={"ports": 64}) for x in ("la", "lb")]
+    rows = [
+        (h.id, "compute", leaf.id, "ports", 1, 400) for h in hosts for leaf in leaves
+    ]
+    doc = Document(make_design([*hosts, *leaves], rows))
+    g, serial = _graph(doc.design, catalog)
+    h = hierarchy(g)
+    h.plane = switch_planes(g)
+    assert len(set(h.plane[g.switch].tolist())) == 2
+    row = doc.design.links.get(doc.design.links.id[0])
+    assert row is not None
+    bridge = row.model_copy(
+        update={"id": "bridge", "a": "la", "a_port": "ports", "b": "lb"}
+    )
+    doc.execute(AddLinks([bridge]))
+    g1, serial1 = _graph(doc.design, catalog)
+    joined = patched_hierarchy(h, (serial, g.u, g.v), g1, serial1)
+    assert joined is not None and joined.plane is None  # the planes are asked again
+    _same(joined, hierarchy(g1), g1)
+    joined.plane = switch_planes(g1)
+    assert len(set(joined.plane[g1.switch].tolist())) == 1
+    doc.undo()
+    g2, serial2 = _graph(doc.design, catalog)
+    parted = patched_hierarchy(joined, (serial1, g1.u, g1.v), g2, serial2)
+    assert parted is not None and parted.plane is None
+    _same(parted, hierarchy(g2), g2)
