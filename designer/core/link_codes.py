@@ -48,18 +48,37 @@ _SPECIAL_PINS = frozenset({PIN_PENDING_TEXT, PIN_NONE_TEXT, ""})
 class Intern:
     """Strings to dense integer codes, append-only."""
 
-    __slots__ = ("code", "names")
+    __slots__ = ("_code", "names")
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self.names: tuple[str, ...] = ()
-        self.code: dict[str, int] = {}
+        self._code: dict[str, int] | None = {}
         self.add(names)
 
+    @classmethod
+    def of(cls, names: tuple[str, ...]) -> Intern:
+        """The codes of another intern's ``names`` (distinct already, code =
+        position): the lookup is built when first asked, so a table that
+        shares a state's code space (a few rows taken from 300,000) costs
+        nothing until it codes a new name."""
+        out = cls.__new__(cls)
+        out.names = names
+        out._code = None
+        return out
+
+    @property
+    def code(self) -> dict[str, int]:
+        """The code of each name."""
+        if self._code is None:
+            self._code = dict(zip(self.names, range(len(self.names)), strict=True))
+        return self._code
+
     def add(self, values: Iterable[str]) -> None:
-        new = [v for v in dict.fromkeys(values) if v not in self.code]
+        code = self.code
+        new = [v for v in dict.fromkeys(values) if v not in code]
         if new:
             start = len(self.names)
-            self.code.update(zip(new, range(start, start + len(new)), strict=True))
+            code.update(zip(new, range(start, start + len(new)), strict=True))
             self.names = (*self.names, *new)
 
     def recode(self, names: tuple[str, ...]) -> npt.NDArray[np.int32]:

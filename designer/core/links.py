@@ -370,9 +370,9 @@ class LinkTable:
         they are never written, so neither table sees the other's edits)."""
         table = LinkTable()
         table._arrays = LinkArrays(**{**self._arrays.__dict__, "table": table.uid})
-        table._devices = Intern(self._arrays.names)
-        table._ports = Intern(self._arrays.port_names)
-        table._pins = Intern(self._arrays.pin_names)
+        table._devices = Intern.of(self._arrays.names)
+        table._ports = Intern.of(self._arrays.port_names)
+        table._pins = Intern.of(self._arrays.pin_names)
         table._serial = dict(self._serial)
         table._next_serial = self._next_serial
         return table
@@ -398,9 +398,9 @@ class LinkTable:
         self, source: LinkArrays, rows: dict[str, npt.NDArray[Any]]
     ) -> None:
         """Become a table of ``rows`` taken from ``source`` (codes re-interned)."""
-        self._devices = Intern(source.names)
-        self._ports = Intern(source.port_names)
-        self._pins = Intern(source.pin_names)
+        self._devices = Intern.of(source.names)
+        self._ports = Intern.of(source.port_names)
+        self._pins = Intern.of(source.pin_names)
         self._serial = dict(
             zip(rows["ids"].tolist(), rows["serial"].tolist(), strict=True)
         )
