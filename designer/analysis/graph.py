@@ -83,6 +83,22 @@ class Topology:
 
 
 @dataclass(frozen=True)
+class EarlierEdges:
+    """How a topology's links line up with those of the topology before it
+    (the same devices and kinds; :func:`changed_run` of their serials and
+    ends): the first ``head`` and last ``tail`` links are the same, and what
+    the checks derived from the earlier one (its ``memo`` entries, copied: no
+    chain of states is kept), so a check can patch rather than start over."""
+
+    head: int
+    tail: int
+    u: IntArray
+    v: IntArray
+    """The earlier topology's links (``local_u``, ``local_v``)."""
+    memo: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class FabricEnds:
     """What :func:`topology` reads of an index: the compute links, their end
     devices, and the devices in the fabric (linked, or compute nodes)."""
@@ -233,6 +249,30 @@ def rank_within(groups: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
     rank = np.empty(len(groups), dtype=np.int64)
     rank[order] = np.arange(len(groups)) - np.repeat(starts, sizes)
     return rank, sizes
+
+
+def changed_run(
+    old: tuple[IntArray, ...], new: tuple[IntArray, ...], limit: int
+) -> tuple[int, int] | None:
+    """(head, tail) of two states of the same columns (a link's serial and
+    ends, say): their first ``head`` rows and last ``tail`` rows are equal in
+    every column, so what differs is one run between them; None when that run
+    holds more than ``limit`` rows of the two together."""
+    n0, n1 = len(old[0]), len(new[0])
+    short = min(n0, n1)
+    differ = np.zeros(short, dtype=np.bool_)
+    for x, y in zip(old, new, strict=True):
+        differ |= x[:short] != y[:short]
+    at = np.flatnonzero(differ)
+    head = int(at[0]) if len(at) else short
+    differ[:] = False
+    for x, y in zip(old, new, strict=True):
+        differ |= x[n0 - short :] != y[n1 - short :]
+    at = np.flatnonzero(differ)
+    tail = min(short - 1 - int(at[-1]) if len(at) else short, short - head)
+    if (n0 - head - tail) + (n1 - head - tail) > limit:
+        return None
+    return head, tail
 
 
 def switch_planes(g: ComputeGraph) -> IntArray:

@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from designer.analysis.balance import Balance, min_side_injection
-from designer.analysis.graph import ComputeGraph, bfs_levels, components, rank_within
+from designer.analysis.graph import (
+    ComputeGraph,
+    bfs_levels,
+    changed_run,
+    components,
+    rank_within,
+)
 from designer.analysis.index import BoolArray, IntArray
 from designer.core.formatting import plural, verb
 
@@ -127,29 +133,6 @@ PATCH_MAX_EDGES = 64
 """Most edges an edit may remove and add for the levels to be patched."""
 
 
-def _changed_run(
-    old: tuple[IntArray, IntArray, IntArray], new: tuple[IntArray, IntArray, IntArray]
-) -> tuple[int, int] | None:
-    """(head, tail): the edges before ``head`` and the last ``tail`` edges of
-    both graphs are the same edges (serial and ends); None: more than
-    :data:`PATCH_MAX_EDGES` differ between them."""
-    n0, n1 = len(old[0]), len(new[0])
-    short = min(n0, n1)
-    differ = np.zeros(short, dtype=np.bool_)
-    for x, y in zip(old, new, strict=True):
-        differ |= x[:short] != y[:short]
-    at = np.flatnonzero(differ)
-    head = int(at[0]) if len(at) else short
-    differ[:] = False
-    for x, y in zip(old, new, strict=True):
-        differ |= x[n0 - short :] != y[n1 - short :]
-    at = np.flatnonzero(differ)
-    tail = min(short - 1 - int(at[-1]) if len(at) else short, short - head)
-    if (n0 - head - tail) + (n1 - head - tail) > PATCH_MAX_EDGES:
-        return None
-    return head, tail
-
-
 def patched_hierarchy(
     h0: Hierarchy,
     old: tuple[IntArray, IntArray, IntArray],
@@ -175,7 +158,7 @@ def patched_hierarchy(
     whose lower end is the edge's first end, then by edge.
     """
     u, v = g.u, g.v
-    run = _changed_run(old, (serial, u, v))
+    run = changed_run(old, (serial, u, v), PATCH_MAX_EDGES)
     if run is None:
         return None
     head, tail = run

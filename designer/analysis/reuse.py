@@ -56,8 +56,10 @@ import numpy as np
 
 from designer.analysis.graph import (
     ComputeGraph,
+    EarlierEdges,
     FabricEnds,
     Topology,
+    changed_run,
     fabric_ends,
     topology,
 )
@@ -88,6 +90,13 @@ def _same_physical(a: object, b: object) -> bool:
     fields = type(a).model_fields  # type: ignore[attr-defined]
     return type(a) is type(b) and all(getattr(a, f) is getattr(b, f) for f in fields)
 
+
+PATCH_MAX_LINKS = 64
+"""Most compute links an edit may remove and add for what the checks derived
+from the last topology to be patched (:class:`.graph.EarlierEdges`)."""
+
+_PATCHED_MEMO = ("tree shape",)
+"""What the checks derive from a topology and can patch from the last one's."""
 
 KEPT_TOPOLOGIES = 3
 """Topologies kept (with their levels and what checks derived from them): an
@@ -218,7 +227,7 @@ class Reuse:
         self._name_code: dict[str, int] = {}
         self._index: DesignIndex | None = None
         self._index_key: tuple[Any, ...] = ()
-        self._topologies: list[tuple[FabricEnds, Topology]] = []
+        self._topologies: list[tuple[FabricEnds, Topology, np.ndarray]] = []
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
         self._levels: _Levels | None = None
@@ -375,9 +384,11 @@ class Reuse:
 
     def topology(self, index: DesignIndex) -> Topology:
         """:func:`~designer.analysis.graph.topology`, reused for equal inputs
-        (of the last few states: an undo returns to one of them)."""
+        (of the last few states: an undo returns to one of them). A new one of
+        the same devices as the last is told how its links line up with the
+        last one's (:class:`~designer.analysis.graph.EarlierEdges`)."""
         ends = fabric_ends(index)
-        for i, (known, top) in enumerate(self._topologies):
+        for i, (known, top, _serial) in enumerate(self._topologies):
             if known.same_as(ends):
                 self.hits["topology"] += 1
                 if i < len(self._topologies) - 1:
@@ -385,7 +396,23 @@ class Reuse:
                 self._topologies.append(self._topologies.pop(i))  # most recent
                 return top
         top = topology(index, ends)
-        self._topologies.append((ends, top))
+        serial = index.links.serial[top.link]
+        if self._topologies:
+            last_ends, last, last_serial = self._topologies[-1]
+            if _equal(last_ends.active, ends.active) and _equal(
+                last_ends.kind, ends.kind
+            ):
+                run = changed_run(
+                    (last_serial, last.local_u, last.local_v),
+                    (serial, top.local_u, top.local_v),
+                    PATCH_MAX_LINKS,
+                )
+                if run is not None:
+                    kept = {k: last.memo[k] for k in _PATCHED_MEMO if k in last.memo}
+                    top.memo["earlier"] = EarlierEdges(
+                        *run, last.local_u, last.local_v, kept
+                    )
+        self._topologies.append((ends, top, serial))
         del self._topologies[:-KEPT_TOPOLOGIES]
         return top
 

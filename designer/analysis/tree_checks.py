@@ -33,13 +33,14 @@ distance in switch hops from the leaf tier (leaf 1, spine 2, core 3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from designer.analysis.context import MAX_ITEMS, Context
-from designer.analysis.graph import ComputeGraph
-from designer.analysis.index import IntArray
+from designer.analysis.graph import ComputeGraph, EarlierEdges
+from designer.analysis.index import BoolArray, IntArray
 from designer.analysis.report import Finding, Severity
 from designer.core.formatting import plural
 
@@ -134,79 +135,230 @@ class _Shape:
     """What the checks read of the topology alone (no capacities, no names)."""
 
     rank: IntArray
-    same_u: IntArray
-    same_v: IntArray
-    high_node: IntArray
-    high_switch: IntArray
+    same: IntArray
+    """Positions in the graph's ``all_*`` edges of the links within one tier."""
+    high: IntArray
+    """Positions of the links from a compute node to a switch above the leaves."""
     up: IntArray
-    """Positions in the graph's ``all_*`` edges of the links one tier up."""
+    """Positions in the graph's ``all_*`` edges of the links one tier up: those
+    whose first end is the lower (``n_up_a`` of them), then the others."""
+    n_up_a: int
     group: IntArray
     """Per link of ``up``: its up-port group (a (switch, upper switch) pair)."""
+    keys: IntArray
+    """Per group, ascending: lower switch x n + upper switch."""
     owner: IntArray
     """Per group: the lower switch."""
+    counts: tuple[int, int]
+    """Switch-to-switch links and node-to-switch links (for :func:`_is_fat_tree`)."""
+
+    def ends(self, g: ComputeGraph) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+        """(same-tier link ends u, v; the high links' nodes and switches)."""
+        u, v = g.all_u, g.all_v
+        hu, hv = u[self.high], v[self.high]
+        on_u = g.endpoint[hu]
+        return (
+            u[self.same],
+            v[self.same],
+            np.where(on_u, hu, hv),
+            np.where(on_u, hv, hu),
+        )
 
 
-def _shape(g: ComputeGraph, declared: IntArray) -> _Shape | None:
+def _edge_kinds(
+    g: ComputeGraph, rank: IntArray, u: IntArray, v: IntArray
+) -> tuple[BoolArray, ...]:
+    """Per edge (u, v): switch-to-switch, within a tier, node-to-switch, node
+    above the leaves, one tier up from u, one tier up from v."""
+    both = g.switch[u] & g.switch[v]
+    same = both & (rank[u] == rank[v]) & (rank[u] > 0)
+    at_node = g.endpoint[u] ^ g.endpoint[v]
+    sw = np.where(g.endpoint[u], v, u)
+    high = at_node & g.switch[sw] & (rank[sw] >= 2)
+    up_a = both & (rank[v] == rank[u] + 1) & (rank[u] > 0)
+    up_b = both & (rank[u] == rank[v] + 1) & (rank[v] > 0)
+    return both, same, at_node, high, up_a, up_b
+
+
+def _shape(
+    g: ComputeGraph, declared: IntArray, rank: IntArray | None = None
+) -> _Shape | None:
     """The ranks, miswires and up-port groups of a fat tree (None: not one)."""
     u, v = g.all_u, g.all_v
     if not len(u) or not g.switch.any():
         return None
-    rank = switch_ranks(g, declared)
+    if rank is None:
+        rank = switch_ranks(g, declared)
     if int(rank.max()) < 2:
         return None  # one switch tier: not a fat tree
-    both = g.switch[u] & g.switch[v]
-    same = both & (rank[u] == rank[v]) & (rank[u] > 0)
-    at_node = g.endpoint[u] ^ g.endpoint[v]
-    node = np.where(g.endpoint[u], u, v)
-    sw = np.where(g.endpoint[u], v, u)
-    high = at_node & g.switch[sw] & (rank[sw] >= 2)
-    if not _is_fat_tree(
-        int(same.sum()), int(both.sum()), int(high.sum()), int(at_node.sum())
-    ):
+    both, same, at_node, high, is_up_a, is_up_b = _edge_kinds(g, rank, u, v)
+    counts = (int(both.sum()), int(at_node.sum()))
+    if not _is_fat_tree(int(same.sum()), counts[0], int(high.sum()), counts[1]):
         return None
-    up_a = np.flatnonzero(both & (rank[v] == rank[u] + 1) & (rank[u] > 0))
-    up_b = np.flatnonzero(both & (rank[u] == rank[v] + 1) & (rank[v] > 0))
+    up_a = np.flatnonzero(is_up_a)
+    up_b = np.flatnonzero(is_up_b)
     lower = np.concatenate((u[up_a], v[up_b]))
     upper = np.concatenate((v[up_a], u[up_b]))
     n_local = max(1, g.n)
     keys, group = np.unique(lower * n_local + upper, return_inverse=True)
     return _Shape(
         rank=rank,
-        same_u=u[same],
-        same_v=v[same],
-        high_node=node[high],
-        high_switch=sw[high],
+        same=np.flatnonzero(same),
+        high=np.flatnonzero(high),
         up=np.concatenate((up_a, up_b)),
+        n_up_a=len(up_a),
         group=group.reshape(-1),
+        keys=keys,
         owner=keys // n_local,
+        counts=counts,
     )
+
+
+def _patched_shape(
+    base: _Shape, earlier: EarlierEdges, g: ComputeGraph, declared: IntArray
+) -> _Shape | None:
+    """:func:`_shape` of ``g`` from the shape ``base`` of the topology before
+    it, whose links line up with these as ``earlier`` says.
+
+    The ranks are worked out again (a link can move a switch between tiers)
+    and, when they are the ranks of ``base``, every other part is a filter of
+    the links by their ends' ranks: the links the edit left keep their kind
+    (their positions move past the run of changed links), the run's own links
+    are judged afresh and put in order, and the up-port groups are numbered
+    again by key when a (switch, upper switch) pair loses its last link or
+    gains its first (:func:`_regrouped`)."""
+    rank = switch_ranks(g, declared)
+    if not np.array_equal(rank, base.rank):
+        return _shape(g, declared, rank)
+    head, tail = earlier.head, earlier.tail
+    u, v = g.all_u, g.all_v
+    n0, n1 = len(earlier.u), len(u)
+    stop0, stop1 = n0 - tail, n1 - tail
+    gone = slice(head, stop0)
+    come = np.arange(head, stop1)
+    old = _edge_kinds(g, rank, earlier.u[gone], earlier.v[gone])
+    new = _edge_kinds(g, rank, u[come], v[come])
+    counts = (
+        base.counts[0] - int(old[0].sum()) + int(new[0].sum()),
+        base.counts[1] - int(old[2].sum()) + int(new[2].sum()),
+    )
+
+    def moved(at: IntArray, fresh: BoolArray) -> IntArray:
+        """Positions ``at`` of the old links past the edit, with the run's."""
+        keep = (at < head) | (at >= stop0)
+        kept = np.where(at >= stop0, at + (n1 - n0), at)[keep]
+        cut = int(np.searchsorted(kept, head))
+        return np.concatenate((kept[:cut], come[fresh], kept[cut:]))
+
+    same = moved(base.same, new[1])
+    high = moved(base.high, new[3])
+    if not _is_fat_tree(len(same), counts[0], len(high), counts[1]):
+        return None
+    n_local = max(1, g.n)
+    parts = []
+    for at, grp, fresh, lower_is_u in (
+        (base.up[: base.n_up_a], base.group[: base.n_up_a], new[4], True),
+        (base.up[base.n_up_a :], base.group[base.n_up_a :], new[5], False),
+    ):
+        keep = (at < head) | (at >= stop0)
+        kept_at = np.where(at >= stop0, at + (n1 - n0), at)[keep]
+        cut = int(np.searchsorted(kept_at, head))
+        added = come[fresh]
+        lo, hi = (u[added], v[added]) if lower_is_u else (v[added], u[added])
+        parts.append((kept_at, grp[keep], cut, added, lo * n_local + hi))
+    keys, renumber = _regrouped(
+        base.keys,
+        np.concatenate((parts[0][1], parts[1][1])),
+        np.concatenate((parts[0][4], parts[1][4])),
+    )
+    up, group = [], []
+    for kept_at, kept_grp, cut, added, key in parts:
+        grp = renumber(kept_grp)
+        slot = np.searchsorted(keys, key)
+        up.append(np.concatenate((kept_at[:cut], added, kept_at[cut:])))
+        group.append(np.concatenate((grp[:cut], slot, grp[cut:])))
+    return _Shape(
+        rank=rank,
+        same=same,
+        high=high,
+        up=np.concatenate(up),
+        n_up_a=len(up[0]),
+        group=np.concatenate(group).astype(base.group.dtype, copy=False),
+        keys=keys,
+        owner=keys // n_local,
+        counts=counts,
+    )
+
+
+def _regrouped(
+    keys: IntArray, kept: IntArray, added: IntArray
+) -> tuple[IntArray, Callable[[IntArray], IntArray]]:
+    """The up-port groups after an edit: of the groups ``keys`` (ascending),
+    those that keep a link (``kept``: the group of each link left) and the
+    pairs of the links ``added``; and the new number of each kept group.
+
+    Numbering stays by ascending key (as :func:`numpy.unique` gives it): a
+    group gone moves every later one down by one, a pair new moves every
+    later one up."""
+    lost = np.flatnonzero(np.bincount(kept, minlength=len(keys)) == 0)
+    left = np.delete(keys, lost) if len(lost) else keys
+    fresh = np.unique(added)
+    if len(fresh):
+        at = np.searchsorted(left, fresh)
+        known = (at < len(left)) & (left[np.minimum(at, len(left) - 1)] == fresh)
+        fresh, at = fresh[~known], at[~known]
+    else:
+        at = fresh
+    out = np.insert(left, at, fresh) if len(fresh) else left
+
+    def renumber(group: IntArray) -> IntArray:
+        reduced = group - np.searchsorted(lost, group) if len(lost) else group
+        if not len(fresh):
+            return reduced
+        moved: IntArray = reduced + np.searchsorted(at, reduced, side="right")
+        return moved
+
+    return out, renumber
+
+
+def _shape_of(g: ComputeGraph, declared: IntArray) -> _Shape | None:
+    """The shape of ``g`` for ``declared`` tiers: kept with the topology,
+    patched from the last topology's when the edit was a few links (see
+    :func:`_patched_shape`), else made."""
+    # the topology's and the declared tiers': the same for any cables
+    key = declared.tobytes()
+    memo = g.memo.get("tree shape")
+    if memo is not None and memo[0] == key:
+        shape: _Shape | None = memo[1]
+        return shape
+    earlier: EarlierEdges | None = g.memo.get("earlier")
+    before = earlier.memo.get("tree shape") if earlier is not None else None
+    if earlier is not None and before is not None and before[0] == key and before[1]:
+        shape = _patched_shape(before[1], earlier, g, declared)
+    else:
+        shape = _shape(g, declared)
+    g.memo["tree shape"] = (key, shape)
+    return shape
 
 
 def check_tree(ctx: Context) -> list[Finding]:
     """The three findings of the module doc (a fabric of two or more tiers)."""
     g = ctx.graph
-    declared = ctx.index.declared_rank[g.dev]
-    # the topology's and the declared tiers': the same for any cables
-    key = declared.tobytes()
-    memo = g.memo.get("tree shape")
-    if memo is None or memo[0] != key:
-        memo = g.memo["tree shape"] = (key, _shape(g, declared))
-    shape: _Shape | None = memo[1]
+    shape = _shape_of(g, ctx.index.declared_rank[g.dev])
     if shape is None:
         return []
     out: list[Finding] = []
     rank = shape.rank
+    same_u, same_v, high_node, high_switch = shape.ends(g)
     # leaf to leaf, spine to spine
-    if len(shape.same_u):
+    if len(same_u):
         pairs = sorted(
             {
                 tuple(sorted(_names(ctx, [int(a), int(b)])))
-                for a, b in zip(
-                    shape.same_u.tolist(), shape.same_v.tolist(), strict=True
-                )
+                for a, b in zip(same_u.tolist(), same_v.tolist(), strict=True)
             }
         )
-        tiers = sorted({int(r) for r in rank[shape.same_u].tolist()})
+        tiers = sorted({int(r) for r in rank[same_u].tolist()})
         what = " and ".join(_TIER.get(t, f"tier-{t}") for t in tiers)
         text = _listed([f"{a} - {b}" for a, b in pairs])
         out.append(
@@ -223,9 +375,9 @@ def check_tree(ctx: Context) -> list[Finding]:
             )
         )
     # a compute node on a spine
-    if len(shape.high_node):
-        node_names = _names(ctx, shape.high_node.tolist())
-        switch_names = _names(ctx, shape.high_switch.tolist())
+    if len(high_node):
+        node_names = _names(ctx, high_node.tolist())
+        switch_names = _names(ctx, high_switch.tolist())
         nodes = sorted(set(node_names))
         switches = sorted(set(switch_names))
         pairs = sorted(set(zip(node_names, switch_names, strict=True)))

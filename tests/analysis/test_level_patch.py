@@ -232,3 +232,160 @@ def test_planes_joined_or_split_by_a_link_are_worked_out_again(
     parted = patched_hierarchy(joined, (serial1, g1.u, g1.v), g2, serial2)
     assert parted is not None and parted.plane is None
     _same(parted, hierarchy(g2), g2)
+
+
+def _shapes_equal(ours: object, theirs: object) -> None:
+    assert (ours is None) == (theirs is None)
+    if ours is None:
+        return
+    for name in ("rank", "same", "high", "up", "group", "keys", "owner"):
+        assert np.array_equal(getattr(ours, name), getattr(theirs, name)), name
+    assert ours.n_up_a == theirs.n_up_a  # type: ignore[attr-defined]
+    assert ours.counts == theirs.counts  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fat_tree("dgx-h100", 256, "qm9700"),
+        lambda: perturbed_fat_tree(256, 5),
+        lambda: sketch_design(4, 24, mixed=True),
+    ],
+    ids=["fat tree 256", "perturbed fat tree", "sketch"],
+)
+def test_every_patched_tree_shape_equals_the_shape_made_afresh(
+    make: object, catalog: Catalog
+) -> None:
+    """The fat-tree checks' shape (ranks, miswires, up-port groups) patched
+    from the last topology's equals the one made from scratch, and the
+    findings read from it are the same."""
+    from designer.analysis import tree_checks
+
+    doc = Document(make())  # type: ignore[operator]
+    rng = random.Random(9)
+    reuse = Reuse()
+    patched = 0
+    for step in range(60):
+        if step:
+            try:
+                _edit(rng, doc, step)
+            except ValueError:
+                continue
+        light, links = snapshot(doc.design)
+        index = reuse.build_index(light, catalog, links)
+        top = reuse.topology(index)
+        g = compute_graph(index, top)
+        declared = index.declared_rank[g.dev]
+        earlier = g.memo.get("earlier")
+        had_base = (
+            earlier is not None
+            and "tree shape" not in g.memo
+            and earlier.memo.get("tree shape", (None, None))[1] is not None
+        )
+        ours = tree_checks._shape_of(g, declared)
+        _shapes_equal(ours, tree_checks._shape(g, declared))
+        patched += had_base
+    assert patched >= 10
+
+
+def test_tree_shape_patches_that_renumber_rerank_or_reorder(catalog: Catalog) -> None:
+    """Patches aimed at each way one can go wrong, from one state to another
+    of the same devices, each checked against the shape made afresh: a (leaf,
+    spine) pair losing its only link or getting one (the up-port groups are
+    numbered again), a switch moved to another tier by a link (made afresh),
+    and a leaf-to-leaf link or an up-link put into the middle of the table
+    (its place among its kind) or taken out of it."""
+    from designer.analysis import tree_checks
+    from designer.analysis.graph import EarlierEdges, changed_run, topology
+
+    hosts = [Spec(f"h{i}", "generic-host", ports={"compute": 4}) for i in range(12)]
+    switches = [
+        Spec(x, "generic-switch", ports={"ports": 64})
+        for x in ("la", "lb", "lc", "s1", "s2", "x")
+    ]
+    rows = [
+        (h.id, "compute", ("la", "lb", "lc")[i % 3], "ports", 1, 400)
+        for i, h in enumerate(hosts)
+    ]
+    rows += [
+        (a, "ports", b, "ports", 1, 400)
+        for a in ("la", "lb", "lc")
+        for b in ("s1", "s2")
+    ]
+    rows += [
+        ("x", "ports", "s1", "ports", 1, 400),
+        ("x", "ports", "s2", "ports", 1, 400),
+    ]
+    doc = Document(make_design([*hosts, *switches], rows))
+
+    def state() -> tuple[ComputeGraph, np.ndarray]:
+        light, links = snapshot(doc.design)
+        index = build_index(light, catalog, links=links)
+        top = topology(index)
+        return compute_graph(index, top), index.links.serial[top.link]
+
+    def patch(before: tuple[ComputeGraph, np.ndarray]) -> str:
+        """Patch the current state from ``before``; say which way it went."""
+        g0, serial0 = before
+        g1, serial1 = state()
+        declared = np.zeros(g1.n, dtype=np.int64)
+        base = tree_checks._shape(g0, declared)
+        assert base is not None
+        run = changed_run(
+            (serial0, g0.all_u, g0.all_v), (serial1, g1.all_u, g1.all_v), 64
+        )
+        assert run is not None
+        earlier = EarlierEdges(*run, g0.all_u, g0.all_v, {})
+        made = []
+        real = tree_checks._shape
+
+        def counting(*args: object, **kwargs: object) -> object:
+            made.append(1)
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        tree_checks._shape = counting  # type: ignore[assignment]
+        try:
+            ours = tree_checks._patched_shape(base, earlier, g1, declared)
+        finally:
+            tree_checks._shape = real
+        _shapes_equal(ours, real(g1, declared))
+        return "made afresh" if made else "patched"
+
+    def link_id(a: str, b: str) -> str:
+        t = doc.design.links
+        return next(
+            lid for lid, x, y in zip(t.id, t.a, t.b, strict=True) if {x, y} == {a, b}
+        )
+
+    def copy_of(lid: str, new_id: str, **ends: str) -> AddLinks:
+        row = doc.design.links.get(lid)
+        assert row is not None
+        return AddLinks([row.model_copy(update={"id": new_id, **ends})])
+
+    start = state()
+    doc.execute(RemoveLinks([link_id("lb", "s2")]))
+    assert patch(start) == "patched"  # the pair (lb, s2) lost its only link
+    without = state()
+    doc.undo()
+    assert patch(without) == "patched"  # the pair comes back: a new group
+    doc.execute(copy_of(link_id("la", "s1"), "la-s1-2"))  # a second la-s1 cable
+    assert patch(start) == "patched"
+    doc.undo()
+    doc.execute(copy_of(link_id("x", "s1"), "x-la", b="la"))  # x: core -> spine
+    assert patch(start) == "made afresh"
+    doc.undo()
+    original = link_id("la", "s1")
+    doc.execute(copy_of(original, "la-lb", b="lb"))  # a same-tier link
+    doc.execute(copy_of(original, "la-s1-2"))  # a second la-s1 cable
+    doc.execute(copy_of(link_id("lb", "s1"), "lb-lc", b="lc"))  # same tier, later
+    full = state()
+    doc.execute(RemoveLinks(["la-lb"]))  # out of the middle of the table
+    assert patch(full) == "patched"
+    out = state()
+    doc.undo()  # back into the middle, before lb-lc
+    assert patch(out) == "patched"
+    doc.execute(RemoveLinks([original]))  # an up-link whose pair keeps a cable
+    assert patch(full) == "patched"
+    gone = state()
+    doc.undo()  # back into the middle, before other up-links
+    assert patch(gone) == "patched"
