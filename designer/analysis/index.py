@@ -9,10 +9,10 @@ milliseconds and nothing needs to be patched between edits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -235,6 +235,7 @@ def build_index(
     name_code: dict[str, int] | None = None,
     endpoint_order: dict[str, IntArray] | None = None,
     row_of_name: IntArray | None = None,
+    casts: Casts | None = None,
 ) -> DesignIndex:
     """The design as arrays (devices, links, port groups) for the analysis.
 
@@ -247,7 +248,8 @@ def build_index(
     (:mod:`designer.analysis.reuse`), and so may ``endpoint_order``, the
     candidate orders of the compute nodes, when the device columns and the
     groups are the very same, and ``row_of_name`` (:attr:`DesignIndex.row_of_name`)
-    when the device ids and the link state's names are.
+    when the device ids and the link state's names are; ``casts`` keeps what
+    the index derives from the link columns for the next state (:class:`Casts`).
     """
     if catalog is None:
         from designer.catalog.loader import default_catalog
@@ -260,8 +262,35 @@ def build_index(
             device_columns(design.devices, catalog, design),
         )
     return _assemble(
-        design, catalog, t, columns, name_code, endpoint_order, row_of_name
+        design, catalog, t, columns, name_code, endpoint_order, row_of_name, casts
     )
+
+
+class Casts:
+    """What an index derives from a link state's columns (the columns widened
+    to int64, the ends' device rows, the port keys, the capacities), kept for
+    the next state: a column an edit did not touch is the very same array in
+    the next state (:func:`~designer.core.link_splice.replaced`), so what was
+    derived from it is taken again rather than made. Kept results are made
+    read-only (an index's arrays are never written)."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[tuple[object, ...], Any]] = {}
+
+    def get(
+        self, name: str, inputs: tuple[object, ...], make: Callable[[], Any]
+    ) -> Any:
+        """``make()``, or what it gave for the very same ``inputs`` last time."""
+        hit = self._kept.get(name)
+        if hit is not None and all(map(is_, hit[0], inputs)):
+            return hit[1]
+        out = make()
+        if isinstance(out, np.ndarray):
+            out.flags.writeable = False
+        self._kept[name] = (inputs, out)
+        return out
 
 
 def _rows_of_names(
@@ -290,6 +319,7 @@ def _assemble(
     name_code: dict[str, int] | None,
     endpoint_order: dict[str, IntArray] | None = None,
     row_of_name: IntArray | None = None,
+    casts: Casts | None = None,
 ) -> DesignIndex:
     """The index of devices already joined with the catalog and a link state."""
     device_ids, cols = columns
@@ -298,19 +328,25 @@ def _assemble(
     pos_of_code = (
         _rows_of_names(t, device_ids, name_code) if row_of_name is None else row_of_name
     )
-    a = pos_of_code[t.a]
-    b = pos_of_code[t.b]
+    kept = casts if casts is not None else Casts()
+    a = kept.get("a", (t.a, pos_of_code), lambda: pos_of_code[t.a])
+    b = kept.get("b", (t.b, pos_of_code), lambda: pos_of_code[t.b])
     if m and (a.min() < 0 or b.min() < 0):
         raise ValueError("a link names a device that is not in the design")
     port_names = list(t.port_names)
-    a_port = t.a_port.astype(np.int64)
-    b_port = t.b_port.astype(np.int64)
-    cables = t.cables.astype(np.int64)
-    speed = t.speed.astype(np.int64)
 
-    port_keys: dict[tuple[int, int], PortKey] = {}
-    n_ports = max(len(port_names), 1)
-    if m:
+    def wide(name: str) -> IntArray:
+        column = getattr(t, name)
+        out: IntArray = kept.get(name, (column,), lambda: column.astype(np.int64))
+        return out
+
+    a_port, b_port = wide("a_port"), wide("b_port")
+    cables, speed = wide("cables"), wide("speed")
+
+    def keys() -> dict[tuple[int, int], PortKey]:
+        out: dict[tuple[int, int], PortKey] = {}
+        if not m:
+            return out
         size = len(cols["catalog_ids"]) * n_ports
         seen = np.bincount(dev_catalog[a] * n_ports + a_port, minlength=size)
         seen += np.bincount(dev_catalog[b] * n_ports + b_port, minlength=size)
@@ -319,9 +355,15 @@ def _assemble(
             ci, pi = divmod(key, n_ports)
             entry = entries[ci]
             iface = entry.interface(port_names[pi]) if entry else None
-            port_keys[(ci, pi)] = PortKey(
-                cols["catalog_ids"][ci], port_names[pi], iface
-            )
+            out[(ci, pi)] = PortKey(cols["catalog_ids"][ci], port_names[pi], iface)
+        return out
+
+    n_ports = max(len(port_names), 1)
+    port_keys: dict[tuple[int, int], PortKey] = kept.get(
+        "port keys",
+        (dev_catalog, a, b, a_port, b_port, cols["entries"], t.port_names),
+        keys,
+    )
 
     idx = DesignIndex(
         catalog=catalog,
@@ -334,9 +376,9 @@ def _assemble(
         b_port=b_port,
         cables=cables,
         speed=speed,
-        cap=cables * speed,
-        fabric=t.fabric.astype(np.int64),
-        rail=t.rail.astype(np.int64),
+        cap=kept.get("cap", (cables, speed), lambda: cables * speed),
+        fabric=wide("fabric"),
+        rail=wide("rail"),
         port_names=port_names,
         port_keys=port_keys,
     )

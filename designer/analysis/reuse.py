@@ -14,6 +14,8 @@ a result back only when its inputs are the same:
   spliced from the last columns (:func:`_patched_columns`); with the same
   columns, the candidate orders of the compute nodes too (they read the
   columns and the groups alone);
+- what the index derives from a link column the edit left, the very same
+  array in the next state (:class:`~designer.analysis.index.Casts`);
 - the whole index, when moreover the link table's state is the same object
   (its arrays are never written) and the physical block the same lists;
 - the end table (kinds of both ends of every link), when the devices are the
@@ -63,7 +65,7 @@ from designer.analysis.graph import (
     fabric_ends,
     topology,
 )
-from designer.analysis.index import DesignIndex, build_index, device_columns
+from designer.analysis.index import Casts, DesignIndex, build_index, device_columns
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -231,6 +233,8 @@ class Reuse:
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
         self._levels: _Levels | None = None
+        self._casts = Casts()
+        """What the index derived from the last state's link columns."""
 
     # --- index ------------------------------------------------------------------
 
@@ -267,6 +271,7 @@ class Reuse:
             name_code=self._name_codes(links.names),
             endpoint_order=orders,
             row_of_name=rows,
+            casts=self._casts,
         )
         if kept is not None:
             self.hits["endpoint orders"] += orders is not None

@@ -67,7 +67,10 @@ def pins_written(old: LinkArrays, at: npt.NDArray[np.int64], pins: Columns) -> C
     flat = old.pin_rows(at)
     out = {}
     for name in LinkArrays._PINS:
-        column = getattr(old, name).copy()
+        column = getattr(old, name)
+        if np.array_equal(column[flat], pins[name]):
+            continue  # the same pins: the state keeps this very array
+        column = column.copy()
         column[flat] = pins[name]
         out[name] = column
     return out
@@ -75,10 +78,15 @@ def pins_written(old: LinkArrays, at: npt.NDArray[np.int64], pins: Columns) -> C
 
 def replaced(old: LinkArrays, at: npt.NDArray[np.int64], rows: Columns) -> Columns:
     """The rows at ``at`` given the values of ``rows`` (pins included, whose
-    cable counts may differ); serials kept."""
+    cable counts may differ); serials kept. Only the columns whose values
+    change are new arrays (the others are left out: the state keeps them, so
+    a reader can tell an untouched column by identity)."""
     new: Columns = {}
     for name in LinkArrays._ROW:
-        column = getattr(old, name).copy()
+        column = getattr(old, name)
+        if np.array_equal(column[at], rows[name]):
+            continue  # the same values: the state keeps this very array
+        column = column.copy()
         column[at] = rows[name]
         new[name] = column
     return new | _replace_pins(old, at, rows)

@@ -365,3 +365,36 @@ def test_a_changed_device_is_never_taken_from_the_last_state(
     assert reuse.hits["device columns"] == 0
     assert after == _report(design, links, catalog, None)
     assert after["gpus"] == 64
+
+
+def test_what_the_index_derives_from_link_columns_equals_a_fresh_index(
+    catalog: Catalog,
+) -> None:
+    """Along random edits, the link-side arrays of an index built with reuse
+    (taken again for a column the edit left) equal a fresh index's; a cable
+    edit keeps the speeds and ends as the very same arrays."""
+    doc = Document(fat_tree("dgx-h100", 32, "qm9700"))
+    rng = random.Random(3)
+    reuse = Reuse()
+    names = ("a", "b", "a_port", "b_port", "cables", "speed", "cap", "fabric", "rail")
+    last = None
+    for step in range(40):
+        if step:
+            doc.execute(_edit(rng, doc, step))
+        design, links = snapshot(doc.design)
+        ours = reuse.build_index(design, catalog, links)
+        fresh = build_index(design, catalog, links=links)
+        for name in names:
+            assert np.array_equal(getattr(ours, name), getattr(fresh, name)), name
+        assert ours.port_keys == fresh.port_keys, f"step {step}"
+        last = ours
+    assert last is not None
+    lid = doc.design.links.id[0]
+    row = doc.design.links.get(lid)
+    assert row is not None
+    doc.execute(UpdateLink(lid, {"cables": row.cables + 1}))
+    design, links = snapshot(doc.design)
+    after = reuse.build_index(design, catalog, links)
+    assert after.speed is last.speed and after.a is last.a
+    assert after.cables is not last.cables
+    assert not after.speed.flags.writeable
