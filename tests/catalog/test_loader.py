@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 from pathlib import Path
@@ -284,7 +285,7 @@ def test_mutated_entries_load_or_fail_cleanly(
     tmp_path: Path, edits: list[tuple[tuple[Any, ...], bool, Any]]
 ) -> None:
     """Random replacements/deletions never escape as anything but CatalogError."""
-    data = yaml.safe_load(yaml.safe_dump(_SHIPPED))
+    data = copy.deepcopy(_SHIPPED)  # plain YAML data: what a reload would give
     for path, delete, value in edits:
         node = data
         try:

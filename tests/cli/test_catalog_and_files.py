@@ -1,9 +1,17 @@
 """``--catalog DIR`` and ``CLUSTER_DESIGNER_CATALOG``, strict JSON output, and the
-messages for duplicate keys and hostile files: the real command in a subprocess
-(exit codes, stderr), never a traceback."""
+messages for duplicate keys and hostile files: exit codes and stderr, never a
+traceback.
+
+The command runs in-process (:func:`cli`: ``main(argv)`` with stdout and stderr
+captured and the environment as given), which is what the messages and exit
+codes are about; whatever would start the editor runs the real command in a
+subprocess (:func:`cli_process`), so a refusal that came too late would open a
+window there, not in the test run, and the editor's launch is the real one."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -11,12 +19,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from designer.catalog.loader import CATALOG_ENV, default_catalog_dir
+from designer.catalog.loader import CATALOG_ENV, default_catalog_dir, use_catalog_dir
+from designer.cli.main import main
 from designer.cli.summary import _usd
 from designer.core.limits import MAX_PRICE_USD
 from designer.generate import k_ary
@@ -26,9 +36,40 @@ from designer.io.export._common import csv_number, strict_json
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@contextlib.contextmanager
+def _environment(env: dict[str, str] | None) -> Iterator[None]:
+    """The process environment without :data:`CATALOG_ENV`, plus ``env``; the
+    old one back afterwards (as is the catalog folder ``--catalog`` chose)."""
+    saved = dict(os.environ)
+    os.environ.pop(CATALOG_ENV, None)
+    os.environ.update(env or {})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        use_catalog_dir(None)
+
+
 def cli(
     *args: str | Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """The command in-process: its exit code, stdout and stderr."""
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        _environment(env),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = main(argv)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+def cli_process(
+    *args: str | Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real command in a subprocess."""
     clean = {k: v for k, v in os.environ.items() if k != CATALOG_ENV}
     result = subprocess.run(
         [sys.executable, "-m", "designer.cli.main", *map(str, args)],
@@ -71,26 +112,27 @@ MISSING += (
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "where",
+    ("where", "run"),
     [
-        ["--catalog", "{dir}", "validate", "{file}"],
-        ["validate", "{file}", "--catalog", "{dir}"],
-        ["validate", "--catalog={dir}", "{file}"],
-        ["export", "{file}", "--bom", "{out}", "--catalog", "{dir}"],
-        ["generate", "k-ary", "--k", "4", "-o", "{out}", "--catalog", "{dir}"],
-        ["{file}", "--catalog", "{dir}"],  # the editor: refused before Qt starts
-        ["--catalog", "{dir}", "{file}"],
-        ["gui", "--catalog", "{dir}"],
+        (["--catalog", "{dir}", "validate", "{file}"], cli),
+        (["validate", "{file}", "--catalog", "{dir}"], cli),
+        (["validate", "--catalog={dir}", "{file}"], cli),
+        (["export", "{file}", "--bom", "{out}", "--catalog", "{dir}"], cli),
+        (["generate", "k-ary", "--k", "4", "-o", "{out}", "--catalog", "{dir}"], cli),
+        # the editor: refused before Qt starts (a real process, in case it is not)
+        (["{file}", "--catalog", "{dir}"], cli_process),
+        (["--catalog", "{dir}", "{file}"], cli_process),
+        (["gui", "--catalog", "{dir}"], cli_process),
     ],
 )
 def test_a_missing_catalog_folder_is_exit_2_with_a_clear_message(
-    where: list[str], design_file: Path, tmp_path: Path
+    where: list[str], run: Any, design_file: Path, tmp_path: Path
 ) -> None:
     missing = tmp_path / "nowhere"
     args = [
         a.format(dir=missing, file=design_file, out=tmp_path / "out") for a in where
     ]
-    result = cli(*args)
+    result = run(*args)
     assert result.returncode == 2
     assert result.stderr == f"cluster-designer: {missing}: {MISSING}\n"
     assert not (tmp_path / "out").exists()
@@ -144,7 +186,7 @@ def test_the_editor_opens_with_its_own_catalog(
 ) -> None:
     pytest.importorskip("PySide6")
     shot = tmp_path / "window.png"
-    result = cli(design_file, "--catalog", own_catalog, "--screenshot", shot)
+    result = cli_process(design_file, "--catalog", own_catalog, "--screenshot", shot)
     assert result.returncode == 0, result.stderr
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

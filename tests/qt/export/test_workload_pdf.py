@@ -3,7 +3,9 @@ both charts, the assumptions; a section the export dialog can toggle."""
 
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,14 +81,34 @@ def _workload_text(pages: list[str]) -> str:
     return " ".join(pages[start:end])
 
 
+Sample = Callable[[str], tuple[str, dict[str, Any], Path]]
+
+
+@pytest.fixture(scope="module")
+def sample_page(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Sample:
+    """``sample_page(name)``: the text of the sample's "Workload fit" pages (the
+    report with that section only, as analysed), its ``estimate --json`` and
+    the PDF. Read-only, so made once per sample for the tests here that read it."""
+    made: dict[str, tuple[str, dict[str, Any], Path]] = {}
+
+    def page(name: str) -> tuple[str, dict[str, Any], Path]:
+        if name not in made:
+            design = load_design(SAMPLES / name)
+            out = tmp_path_factory.mktemp("workload-pdf") / "report.pdf"
+            write_pdf(
+                out, design, analyze(design), sections=["workload"], date="2026-12-01"
+            )
+            made[name] = (_workload_text(_pages(out)), cli_json(SAMPLES / name), out)
+        text, data, out = made[name]
+        return text, copy.deepcopy(data), out
+
+    return page
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", WITH_WORKLOAD)
-def test_page_figures_equal_the_cli(qapp: Any, tmp_path: Path, name: str) -> None:
-    design = load_design(SAMPLES / name)
-    out = tmp_path / "report.pdf"
-    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
-    text = _workload_text(_pages(out))
-    data = cli_json(SAMPLES / name)
+def test_page_figures_equal_the_cli(sample_page: Sample, name: str) -> None:
+    text, data, _ = sample_page(name)
     for heading in ("Workload fit", "Workload figures", "Workload assumptions"):
         assert heading in text
     assert ("Training days vs GPUs" in text) == (data["days"] is not None)
@@ -184,18 +206,13 @@ def test_cli_export_includes_the_workload_page(tmp_path: Path) -> None:
     assert any("Workload fit" in t for t in _pages(out))
 
 
-def test_inference_page_has_the_serving_answers_and_chart(
-    qapp: Any, tmp_path: Path
-) -> None:
+def test_inference_page_has_the_serving_answers_and_chart(sample_page: Sample) -> None:
     """The PDF, the panel and the CLI agree on the serving figures (issue 19)."""
     from designer.core.formatting import quantity
 
     name = "inference-ethernet.json"
-    design = load_design(SAMPLES / name)
-    out = tmp_path / "serving.pdf"
-    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
-    text = _workload_text(_pages(out))
-    inf = cli_json(SAMPLES / name)["inference"]
+    text, data, out = sample_page(name)
+    inf = data["inference"]
     assert "Throughput vs latency, batch sweep" in text
     assert f"TPOT limit {inf['tpot_limit_ms']:.0f} ms" in text
     assert f"{quantity(inf['requests_per_s'])} requests/s" in text
@@ -217,17 +234,13 @@ _PNG_DIR = __import__("os").environ.get("SERVING_PNG_DIR")
 
 @pytest.mark.slow
 def test_page_counts_durations_and_money_read_as_in_the_panel(
-    qapp: Any, tmp_path: Path
+    sample_page: Sample,
 ) -> None:
     """Issue 16 item 9: tokens read "15T" on the page as in the panel (not
     "1.5e+13"), money "$52.4M" (not "$52,376,496"), through one formatter."""
-    name = "dgx-h100-superpod-4su.json"
-    design = load_design(SAMPLES / name)
-    out = tmp_path / "report.pdf"
-    write_pdf(out, design, analyze(design), sections=["workload"], date="2026-12-01")
-    text = _workload_text(_pages(out))
+    text, data, _ = sample_page("dgx-h100-superpod-4su.json")
     assert "15T tokens" in text
     assert not re.search(r"\d\.\d+e\+1\d", text), re.findall(r"\S+e\+1\d\S*", text)
-    owned = cli_json(SAMPLES / name)["tco"]["total_usd"]["owned_3y"]
+    owned = data["tco"]["total_usd"]["owned_3y"]
     assert f"${owned / 1e6:.1f}M" in text
     assert f"${owned:,.0f}" not in text
