@@ -234,7 +234,7 @@ class AnalysisRunner(QObject):
             generation = self._jobs.bump()
             self._report_generation = generation
             report = self._last_report
-            QTimer.singleShot(0, lambda: self._replay(generation, report))
+            QTimer.singleShot(0, self, lambda: self._replay(generation, report))
             return
         if owed is _Owed.RESET:
             # A new design: let the window build and paint it first, so the

@@ -138,5 +138,5 @@ def _run_interactive(app: QApplication, window: object) -> int:
         return extra
 
     app.aboutToQuit.connect(autosave.end_session)
-    QTimer.singleShot(0, lambda: offer_recovery(window, new_window))
+    QTimer.singleShot(0, window, lambda: offer_recovery(window, new_window))
     return int(app.exec())

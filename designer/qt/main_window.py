@@ -301,7 +301,7 @@ class MainWindow(QMainWindow):
             self._default_dock_sizes()
         elif not self._checked_canvas_share:
             # a restored layout made on a wider screen: checked once laid out
-            QTimer.singleShot(0, self._keep_canvas_share)
+            QTimer.singleShot(0, self, self._keep_canvas_share)
         self._checked_canvas_share = True
 
     def _keep_canvas_share(self) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
@@ -79,6 +80,8 @@ def main_window(qtbot: object) -> Iterator[Callable[..., object]]:
 
     yield make
     for window in windows:
+        if not shiboken6.isValid(window):
+            continue  # the test deleted it already
         window.document.mark_clean()  # never prompt while tearing down
         window.close()
         window.deleteLater()

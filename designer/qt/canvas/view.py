@@ -167,7 +167,7 @@ class CanvasView(ZoomingView):
         """The view fits a newly opened design; its scene follows the rest."""
 
         def opened(_event: Event) -> None:
-            QTimer.singleShot(0, self.fit_all)
+            QTimer.singleShot(0, self, self.fit_all)
 
         return Reads(
             "CanvasView",
@@ -437,7 +437,7 @@ class CanvasView(ZoomingView):
         """Fit the design the first time the view is shown."""
         super().showEvent(event)
         if not self._fitted:
-            QTimer.singleShot(0, self.fit_all)
+            QTimer.singleShot(0, self, self.fit_all)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Re-check the semantic zoom level when the view changes size."""

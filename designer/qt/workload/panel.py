@@ -269,7 +269,7 @@ class WorkloadPanel(QWidget):
         )
         n = len(est.findings)
         self.tabs.setTabText(0, f"Results ({n} finding{'s' if n != 1 else ''})")
-        QTimer.singleShot(0, self._fit_splitter)
+        QTimer.singleShot(0, self, self._fit_splitter)  # dropped if the panel goes
 
     def _on_splitter_moved(self) -> None:
         self._user_sized = True

@@ -304,3 +304,23 @@ def test_the_estimate_reads_the_validators_analysis(
     # the very report object the validator showed (refinements may follow it)
     assert facts is not None and any(facts.report is r for r in reports)
     assert facts._index is window.runner.latest_index
+
+
+def test_a_panel_deleted_before_its_deferred_fit_runs_is_left_alone(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Showing an estimate fits the panel's splitter on the next turn of the
+    event loop; a window closed and deleted before that turn (a test's
+    teardown, a window closed at once) must not have the fit reach its
+    deleted splitter (that raised in the Qt event loop)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    window = open_sample(qtbot, main_window, "minimum-viable-enterprise.json")
+    panel = window.workload_panel
+    panel.show_estimate(panel.estimate)  # the fit is now due on the next turn
+    window.document.mark_clean()
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    QApplication.processEvents()  # the turn the fit was due in
