@@ -31,17 +31,20 @@ a result back only when its inputs are the same:
 - every figure of the index alone (graph, ports, optics, tiers...) and an exact
   bisection, for the same index object.
 
-- the levels and blocks of a new topology of the same nodes, patched from the
-  last ones when the links that differ provably leave them as they were
-  (:func:`~designer.analysis.levels.patched_hierarchy`: a link between two
-  leaf-spine pairs that keep another, say).
+- the levels, blocks and switch planes of a new topology of the same nodes,
+  patched from the last ones when the links that differ provably leave them as
+  they were (:func:`~designer.analysis.levels.patched_hierarchy`: a leaf-spine
+  link removed whose pair of lower block and spine keeps another link, say);
+  and a new topology of the same devices is told how its links line up with
+  the last one's (:class:`~designer.analysis.graph.EarlierEdges`), from which
+  the fat-tree checks patch their shape (:mod:`designer.analysis.tree_checks`).
 
-Apart from the device columns and the levels, nothing is patched: a stage is
-either recomputed from its inputs or returned as computed from equal inputs,
-so a result with reuse equals the result without it (tests/analysis/test_reuse.py
-checks this along random edits, the patched columns against columns gathered
-afresh, and tests/analysis/test_level_patch.py every patched hierarchy against
-one computed afresh).
+Apart from the device columns, the levels and the fat-tree shape, nothing is
+patched: a stage is either recomputed from its inputs or returned as computed
+from equal inputs, so a result with reuse equals the result without it
+(tests/analysis/test_reuse.py checks this along random edits and the patched
+columns against columns gathered afresh; tests/analysis/test_level_patch.py
+checks every patched hierarchy and shape against one made afresh).
 
 One :class:`Reuse` serves one thread at a time (the GUI's analysis worker runs
 its jobs one after the other).
@@ -63,14 +66,15 @@ from designer.analysis.graph import (
     Topology,
     changed_run,
     fabric_ends,
+    switch_planes,
     topology,
 )
 from designer.analysis.index import Casts, DesignIndex, build_index, device_columns
+from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from designer.analysis.levels import Hierarchy
     from designer.catalog.loader import Catalog
     from designer.core.model import Design, Device, LinkArrays
 
@@ -426,9 +430,6 @@ class Reuse:
         for ``top`` before (an undo), else patched from the last ones when the
         nodes are the same and the edges that differ leave them as they were
         (:func:`~designer.analysis.levels.patched_hierarchy`), else computed."""
-        from designer.analysis.graph import switch_planes
-        from designer.analysis.levels import hierarchy, patched_hierarchy
-
         serial = index.links.serial[g.link]
         known: Hierarchy | None = top.memo.get("hierarchy")
         if known is not None:
