@@ -129,8 +129,14 @@ def hierarchy(g: ComputeGraph) -> Hierarchy:
             return h
 
 
-PATCH_MAX_EDGES = 64
-"""Most edges an edit may remove and add for the levels to be patched."""
+PATCH_MAX_EDGES = 16
+"""Most edges an edit may remove and add for the levels to be patched (each
+removed up-link is checked with a pass over the up-links: past a few, the
+levels afresh cost less)."""
+
+PLANES_MAX_REMOVED = 4
+"""Most switch-to-switch links an edit may remove for the planes to be kept
+(each is checked with a pass over the switch links)."""
 
 
 def patched_hierarchy(
@@ -269,6 +275,8 @@ def _planes_kept(
     removed = [(int(a), int(b)) for a, b in zip(*gone, strict=True) if sw[a] and sw[b]]
     if not removed:
         return plane
+    if len(removed) > PLANES_MAX_REMOVED:
+        return None
     u, v = g.u, g.v
     both = sw[u] & sw[v]
     su, sv = u[both], v[both]
@@ -440,6 +448,7 @@ def levelled_bound(
 
 __all__ = [
     "PATCH_MAX_EDGES",
+    "PLANES_MAX_REMOVED",
     "Hierarchy",
     "certificate",
     "hierarchy",
