@@ -111,3 +111,32 @@ def test_findings_and_charts_follow_the_estimate(
     for u, per_busy_hour, cloud in charts.cost:
         assert per_busy_hour == pytest.approx(owned / u)
         assert cloud == pytest.approx(tco["cloud_usd_per_gpu_hour"])
+
+
+def test_the_charts_are_drawn_when_their_tab_is_first_shown(
+    qtbot: Any, main_window: Any
+) -> None:
+    """The Charts tab makes its plots the first time it is shown (most windows
+    never open it); before, its figures and notes follow the estimate; when
+    shown, the plots hold the days curve and point, the owned and cloud lines
+    and the design's point, and they follow the next estimate."""
+    from PySide6.QtWidgets import QApplication
+
+    window = open_sample(qtbot, main_window, "dgx-h100-superpod-4su.json")
+    panel = window.workload_panel
+    charts = panel.charts
+    assert charts.days_plot is None and charts.cost_plot is None
+    assert charts.days and charts.design_point is not None  # the figures are there
+    assert "this design" in charts.days_note.text()
+    panel.tabs.setCurrentWidget(charts)
+    QApplication.processEvents()
+    assert charts.days_plot is not None and charts.cost_plot is not None
+    days_items = charts.days_plot.getPlotItem().listDataItems()
+    assert len(days_items) == 2  # the curve and the design's point
+    xs, _ = days_items[0].getOriginalDataset()
+    assert list(xs) == [float(n) for n, _ in charts.days]
+    cost_items = charts.cost_plot.getPlotItem().listDataItems()
+    assert len(cost_items) >= 2  # owned (and cloud) lines, the design's point
+    charts.show_estimate(None)  # an estimate that has nothing to chart
+    assert charts.days_plot.getPlotItem().listDataItems() == []
+    assert charts.days == [] and charts.design_point is None
