@@ -227,11 +227,13 @@ def _patched_shape(
     are judged afresh and put in order, and the up-port groups are numbered
     again by key when a (switch, upper switch) pair loses its last link or
     gains its first (:func:`_regrouped`)."""
+    u, v = g.all_u, g.all_v
+    if not len(u):
+        return None  # no compute link left: no fat tree (as :func:`_shape` says)
     rank = switch_ranks(g, declared)
     if not np.array_equal(rank, base.rank):
         return _shape(g, declared, rank)
     head, tail = earlier.head, earlier.tail
-    u, v = g.all_u, g.all_v
     n0, n1 = len(earlier.u), len(u)
     stop0, stop1 = n0 - tail, n1 - tail
     gone = slice(head, stop0)
@@ -303,12 +305,12 @@ def _regrouped(
     lost = np.flatnonzero(np.bincount(kept, minlength=len(keys)) == 0)
     left = np.delete(keys, lost) if len(lost) else keys
     fresh = np.unique(added)
-    if len(fresh):
+    if len(fresh) and len(left):
         at = np.searchsorted(left, fresh)
         known = (at < len(left)) & (left[np.minimum(at, len(left) - 1)] == fresh)
         fresh, at = fresh[~known], at[~known]
-    else:
-        at = fresh
+    else:  # nothing new, or every old pair gone: all of them are new
+        at = np.zeros(len(fresh), dtype=np.int64)
     out = np.insert(left, at, fresh) if len(fresh) else left
 
     def renumber(group: IntArray) -> IntArray:

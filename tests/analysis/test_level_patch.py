@@ -328,6 +328,7 @@ def test_tree_shape_patches_that_renumber_rerank_or_reorder(catalog: Catalog) ->
         """Patch the current state from ``before``; say which way it went."""
         g0, serial0 = before
         g1, serial1 = state()
+        assert np.array_equal(g0.dev, g1.dev)  # as the worker asks of a patch
         declared = np.zeros(g1.n, dtype=np.int64)
         base = tree_checks._shape(g0, declared)
         assert base is not None
@@ -389,3 +390,37 @@ def test_tree_shape_patches_that_renumber_rerank_or_reorder(catalog: Catalog) ->
     gone = state()
     doc.undo()  # back into the middle, before other up-links
     assert patch(gone) == "patched"
+    # every leaf up-link gone and one new pair made (the old groups all lost)
+    ups = [
+        lid
+        for lid, a, b in zip(
+            doc.design.links.id, doc.design.links.a, doc.design.links.b, strict=True
+        )
+        if a.startswith("l") and b.startswith(("s", "l"))
+    ]
+    doc.execute(RemoveLinks(ups))
+    doc.execute(copy_of(link_id("x", "s1"), "x-la", b="la"))
+    patch(full)
+
+
+def test_regrouping_numbers_groups_as_a_fresh_unique_would() -> None:
+    """After an edit, the up-port groups are the distinct keys of the links
+    left and added, numbered in key order: on random cases (every old group
+    lost, none, new pairs before, between and after the old ones, repeats),
+    the kept links' new numbers and the keys equal :func:`numpy.unique`'s."""
+    from designer.analysis.tree_checks import _regrouped
+
+    rng = np.random.default_rng(4)
+    for case in range(300):
+        keys = np.unique(rng.integers(0, 60, rng.integers(0, 12)))
+        n_kept = 0 if case % 7 == 0 else int(rng.integers(0, 20))
+        kept = (
+            rng.integers(0, len(keys), n_kept)
+            if len(keys)
+            else np.zeros(0, dtype=np.int64)
+        )
+        added = rng.integers(0, 60, int(rng.integers(0, 4)))
+        out, renumber = _regrouped(keys, kept, added)
+        expect = np.unique(np.concatenate((keys[kept], added)))
+        assert np.array_equal(out, expect), case
+        assert np.array_equal(renumber(kept), np.searchsorted(expect, keys[kept])), case
