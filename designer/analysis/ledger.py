@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from designer.analysis.graph import changed_run
 from designer.analysis.index import KIND_COMPUTE, DesignIndex
 from designer.core.link_arrays import LinkArrays
 from designer.core.link_model import FABRIC_CODE, Fabric
@@ -95,12 +96,9 @@ def _rows_of(now: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """``np.searchsorted(now, ref)`` of two ascending serial columns, searched
     only between their common first and last rows (an edit adds or removes a
     few rows: the rows before and after match one to one)."""
-    short = min(len(now), len(ref))
-    differ = np.flatnonzero(now[:short] != ref[:short])
-    head = int(differ[0]) if len(differ) else short
-    differ = np.flatnonzero(now[len(now) - short :] != ref[len(ref) - short :])
-    tail = short - 1 - int(differ[-1]) if len(differ) else short
-    tail = min(tail, short - head)
+    run = changed_run((ref,), (now,), len(ref) + len(now))
+    assert run is not None  # (no limit)
+    head, tail = run
     at = np.empty(len(ref), dtype=np.int64)
     at[:head] = np.arange(head)
     stop_ref, stop_now = len(ref) - tail, len(now) - tail
