@@ -49,13 +49,22 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
 
 
 class ChartsPanel(QWidget):
-    """Two bar charts that follow the latest analysis report."""
+    """Two bar charts that follow the latest analysis report.
+
+    The bars are made once and then given the next report's values
+    (``setOpts``); a report whose values and labels are those already drawn
+    changes nothing (most edits move one chart at most). Making the three bar
+    items and the axis ticks afresh took ~2 ms of the GUI thread per report.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.cost_plot = _plot("Cost (USD millions)", "")
         self.cost_plot.getAxis("left").setWidth(90)
         self.cost_plot.getViewBox().invertY(True)  # first category on top
+        self.cost_plot.getAxis("left").setTicks(
+            [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
+        )
         self.tier_plot = _plot(
             f"Per tier: <span style='color:{DOWN_COLOUR}'>&#9632; down</span> vs "
             f"<span style='color:{UP_COLOUR}'>&#9632; up</span>",
@@ -68,6 +77,9 @@ class ChartsPanel(QWidget):
         self.cost_values: list[float] = []
         self.cost_unit = "millions"
         self.tier_values: dict[str, tuple[float, float]] = {}
+        self._cost_bars: pg.BarGraphItem | None = None
+        self._tier_bars: tuple[pg.BarGraphItem, pg.BarGraphItem] | None = None
+        self._tier_ticks: list[tuple[int, str]] | None = None
 
     def show_report(self, report: Report | None) -> None:
         """Redraw both charts from ``report`` (clear them when None)."""
@@ -76,66 +88,53 @@ class ChartsPanel(QWidget):
 
     def _draw_cost(self, report: Report | None) -> None:
         plot = self.cost_plot
-        plot.clear()
         if report is None:
+            if self._cost_bars is not None:
+                plot.removeItem(self._cost_bars)
+                self._cost_bars = None
             self.cost_values = []
             return
         cost = report.cost_usd
         unit, scale = ("billions", 1e9) if cost.total >= 2e9 else ("millions", 1e6)
         if cost.total < 1e6:
             unit, scale = "thousands", 1e3
-        plot.setTitle(f"Cost (USD {unit})", color="#33414f", size="10pt")
+        values = [getattr(cost, k) / scale for k, _ in COST_CATEGORIES]
+        if self._cost_bars is not None and (values, unit) == (
+            self.cost_values,
+            self.cost_unit,
+        ):
+            return
+        if unit != self.cost_unit or self._cost_bars is None:
+            plot.setTitle(f"Cost (USD {unit})", color="#33414f", size="10pt")
         self.cost_unit = unit
-        self.cost_values = [getattr(cost, k) / scale for k, _ in COST_CATEGORIES]
-        ys = list(range(len(COST_CATEGORIES)))
-        brushes = ["#4c9f70", "#4a7fb5", "#8e7cc3", "#c88a3a", "#7b8794"]
-        plot.addItem(
-            pg.BarGraphItem(
+        self.cost_values = values
+        if self._cost_bars is None:
+            self._cost_bars = pg.BarGraphItem(
                 x0=0,
-                y=ys,
-                width=self.cost_values,
+                y=list(range(len(COST_CATEGORIES))),
+                width=values,
                 height=0.6,
-                brushes=brushes,
+                brushes=["#4c9f70", "#4a7fb5", "#8e7cc3", "#c88a3a", "#7b8794"],
                 pen=None,
             )
-        )
-        plot.getAxis("left").setTicks(
-            [[(i, label) for i, (_, label) in enumerate(COST_CATEGORIES)]]
-        )
-        top = max([*self.cost_values]) or 1.0
+            plot.addItem(self._cost_bars)
+        else:
+            self._cost_bars.setOpts(width=values)
+        top = max(values) or 1.0
         plot.setXRange(0, top * 1.08, padding=0)
-        plot.setYRange(-0.6, len(ys) - 0.4, padding=0)
+        plot.setYRange(-0.6, len(COST_CATEGORIES) - 0.4, padding=0)
 
     def _draw_tiers(self, report: Report | None) -> None:
         plot = self.tier_plot
-        plot.clear()
-        self.tier_values = {}
         if report is None:
+            self._drop_tier_bars()
+            self.tier_values = {}
             return
         names = sorted(report.tiers, key=lambda t: (Tier.order_key(t), t))
-        for name in names:
-            t = report.tiers[name]
-            self.tier_values[name] = (t.down_gbps / 1e3, t.up_gbps / 1e3)
-        xs = list(range(len(names)))
-        if names:
-            plot.addItem(
-                pg.BarGraphItem(
-                    x=[x - 0.18 for x in xs],
-                    height=[self.tier_values[n][0] for n in names],
-                    width=0.34,
-                    brush=DOWN_COLOUR,
-                    pen=None,
-                )
-            )
-            plot.addItem(
-                pg.BarGraphItem(
-                    x=[x + 0.18 for x in xs],
-                    height=[self.tier_values[n][1] for n in names],
-                    width=0.34,
-                    brush=UP_COLOUR,
-                    pen=None,
-                )
-            )
+        values = {
+            n: (report.tiers[n].down_gbps / 1e3, report.tiers[n].up_gbps / 1e3)
+            for n in names
+        }
         ticks = []
         for i, n in enumerate(names):
             r = report.tiers[n].ratio
@@ -145,7 +144,47 @@ class ChartsPanel(QWidget):
             ticks.append(
                 (i, f"{n}\n{fmt.ratio(r)}" if r is not None else f"{n}\n(top)")
             )
-        plot.getAxis("bottom").setTicks([ticks])
-        top = max([max(v) for v in self.tier_values.values()], default=0.0) or 1.0
+        drawn = self._tier_bars is not None or not names
+        if drawn and values == self.tier_values and ticks == self._tier_ticks:
+            return
+        self.tier_values = values
+        xs = list(range(len(names)))
+        downs = [values[n][0] for n in names]
+        ups = [values[n][1] for n in names]
+        if not names:
+            self._drop_tier_bars()
+        elif self._tier_bars is None:
+            self._tier_bars = (
+                pg.BarGraphItem(
+                    x=[x - 0.18 for x in xs],
+                    height=downs,
+                    width=0.34,
+                    brush=DOWN_COLOUR,
+                    pen=None,
+                ),
+                pg.BarGraphItem(
+                    x=[x + 0.18 for x in xs],
+                    height=ups,
+                    width=0.34,
+                    brush=UP_COLOUR,
+                    pen=None,
+                ),
+            )
+            for bars in self._tier_bars:
+                plot.addItem(bars)
+        else:
+            down_bars, up_bars = self._tier_bars
+            down_bars.setOpts(x=[x - 0.18 for x in xs], height=downs)
+            up_bars.setOpts(x=[x + 0.18 for x in xs], height=ups)
+        if ticks != self._tier_ticks:
+            plot.getAxis("bottom").setTicks([ticks])
+            self._tier_ticks = ticks
+        top = max([max(v) for v in values.values()], default=0.0) or 1.0
         plot.setYRange(0, top * 1.1, padding=0)
         plot.setXRange(-0.6, max(len(xs), 1) - 0.4, padding=0)
+
+    def _drop_tier_bars(self) -> None:
+        if self._tier_bars is not None:
+            for bars in self._tier_bars:
+                self.tier_plot.removeItem(bars)
+            self._tier_bars = None

@@ -176,11 +176,17 @@ class EstimateRunner(QObject):
         self._jobs = Jobs(self)
         self._debounce = Debounce(self, self._start_job)
         self._owed = Most(_Owed.NOTHING)
+        self._cleared = False
+        """``cleared`` was the last thing said (no block, nothing since)."""
         self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.ANALYSIS)
         if analysis is not None:
             analysis.report_ready.connect(self._on_report)
             analysis.failed.connect(self._on_analysis_failed)
+
+    def _start(self) -> None:
+        self._cleared = False
+        self.started.emit()
 
     @property
     def generation(self) -> int:
@@ -204,7 +210,7 @@ class EstimateRunner(QObject):
         self._jobs.bump()
         self.busy = True
         self._debounce.stop()
-        self.started.emit()
+        self._start()
         return True
 
     def _on_report(self, report: Any) -> None:
@@ -300,11 +306,13 @@ class EstimateRunner(QObject):
             self._jobs.clear()
             self.busy = False
             self.latest, self.latest_generation = None, self.generation
-            self.cleared.emit()
+            if not self._cleared:  # said once, not again on every design edit
+                self._cleared = True
+                self.cleared.emit()
             return
         self.busy = True
         if self._debounce.edit(delay_ms):
-            self.started.emit()
+            self._start()
 
     def run_now(self) -> None:
         """Estimate the design as it is: from the validator's report of this
@@ -335,7 +343,7 @@ class EstimateRunner(QObject):
             self._catalog,
             self._report if self._report_key == self.design_key else None,
         )
-        self.started.emit()
+        self._start()
         self._jobs.submit(
             work,
             lambda result, seconds: self._on_estimated(generation, result, seconds),

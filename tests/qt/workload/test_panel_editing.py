@@ -231,6 +231,35 @@ def test_a_design_without_a_block_starts_one_from_a_preset(
     qtbot.waitUntil(lambda: panel.state.text() == NO_BLOCK)
 
 
+def test_without_a_block_design_edits_do_not_clear_the_panel_again(
+    qtbot: Any, main_window: Any
+) -> None:
+    """No block: the panel is cleared once, not on every design edit (that
+    redid the form's hints and rate table, ~1 ms of the GUI thread per edit,
+    and sent the user back to the inputs tab)."""
+    window = main_window()
+    assert window.open_path(SAMPLES / "development.json")
+    settle(qtbot, window)
+    runner, panel = window.estimate_runner, window.workload_panel
+    cleared: list[int] = []
+    runner.cleared.connect(lambda: cleared.append(1))
+    panel.tabs.setCurrentIndex(0)
+    for k in range(3):
+        window.document.execute(
+            AddDevices([Device(id=f"extra-{k}", catalog_id="dgx-h100", x=k * 50.0)])
+        )
+        settle(qtbot, window)
+    qtbot.wait(400)  # past the estimate's design debounce
+    assert cleared == [] and panel.tabs.currentIndex() == 0
+    assert panel.state.text() == NO_BLOCK
+    combo = panel.form.model
+    combo.setCurrentIndex(combo.findData("llama3-8b"))
+    wait_estimate(qtbot, window)
+    window.document.undo()  # the block goes: cleared again, once
+    qtbot.waitUntil(lambda: panel.state.text() == NO_BLOCK)
+    assert cleared == [1] and panel.estimate is None
+
+
 @pytest.mark.slow
 def test_cloud_rate_table_edits_are_one_step(qtbot: Any, main_window: Any) -> None:
     window = open_sample(qtbot, main_window, BIG)
