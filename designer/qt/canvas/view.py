@@ -86,12 +86,11 @@ class CanvasView(ZoomingView):
         catalog: Mapping[str, CatalogEntry],
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(DesignScene(document, catalog), parent)
         self.document = document
         self.catalog = catalog
-        self.design_scene = DesignScene(document, catalog, self)
-        self.setScene(self.design_scene)
         self.design_scene.selection_changed_ids.connect(self.selection_changed)
+        self.refused.connect(self.refuse)
         self.grid_snap = True
         self.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         self.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -110,7 +109,6 @@ class CanvasView(ZoomingView):
         self._tool = self._tools["select"]
         self._pan_from: QPointF | None = None
         self._space = False
-        self._fitted = False
         self._toast = QLabel(self.viewport())
         self._toast.setObjectName("canvasMessage")
         self._toast.setStyleSheet(
@@ -122,32 +120,9 @@ class CanvasView(ZoomingView):
         self._toast_timer = QTimer(self)
         self._toast_timer.setSingleShot(True)
         self._toast_timer.timeout.connect(self._toast.hide)
-        self._zoom_timer = QTimer(self)
-        self._zoom_timer.setSingleShot(True)
-        self._zoom_timer.setInterval(0)
-        # scrolls, zooms and resizes of one event-loop turn share one update
-        self._zoom_timer.timeout.connect(self._on_view_changed)
-        self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
-        self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
-        self.design_scene.sceneRectChanged.connect(lambda _r: self._room_to_scroll())
         self._menu: QMenu | None = None
         self.reads = self._reads_table()
         document.subscribe(self._on_changes, Stage.VIEWS)
-
-    def _schedule_zoom_check(self, *_: object) -> None:
-        self._zoom_timer.start()
-
-    def _on_view_changed(self) -> None:
-        self._update_semantic_zoom()
-        self.relabel()
-
-    def relabel(self) -> None:
-        """Place titles and trunk labels for the current zoom, inside the window."""
-        self._zoom_timer.stop()
-        t = self.transform()
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        bounds = t.mapRect(visible).adjusted(2, 2, -2, -2)
-        self.design_scene.declutter_labels(t, bounds)
 
     # --- document -----------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QTransform, QWheelEvent
-from PySide6.QtWidgets import QGraphicsView
+from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from designer.qt.canvas import style as st
 from designer.view.canvas import sizes as sz
@@ -51,18 +51,48 @@ def _at_least(rect: QRectF, w: float = 640.0, h: float = 400.0) -> QRectF:
 
 
 class ZoomingView(QGraphicsView):
-    """A graphics view over a DesignScene that zooms like a drawing tool."""
+    """A graphics view over a DesignScene that zooms like a drawing tool.
+
+    Signals: ``zoom_changed(scale)`` after every zoom or fit,
+    ``refused(message)`` when a zoom cannot happen (nothing selected to zoom
+    to; the canvas view shows why). The view owns ``scene`` (made its child).
+    """
 
     zoom_changed = Signal(float)
-    design_scene: DesignScene
-    _zoom_timer: QTimer
-    _fitted: bool
-    #: (scene point, viewport position) the last zoom step pinned
-    _anchor: tuple[QPointF, QPointF] | None = None
+    refused = Signal(str)
 
-    def refuse(self, message: str) -> None:
-        """Tell the user why an action did not happen (the canvas view shows it)."""
-        raise NotImplementedError
+    def __init__(self, scene: DesignScene, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        scene.setParent(self)
+        self.design_scene = scene
+        self.setScene(scene)
+        self._fitted = False
+        """The view shows the whole design (fit_all) and has not been moved."""
+        self._anchor: tuple[QPointF, QPointF] | None = None
+        """(scene point, viewport position) the last zoom step pinned."""
+        self._zoom_timer = QTimer(self)
+        self._zoom_timer.setSingleShot(True)
+        self._zoom_timer.setInterval(0)
+        # scrolls, zooms and resizes of one event-loop turn share one update
+        self._zoom_timer.timeout.connect(self._on_view_changed)
+        self.horizontalScrollBar().valueChanged.connect(self._schedule_zoom_check)
+        self.verticalScrollBar().valueChanged.connect(self._schedule_zoom_check)
+        scene.sceneRectChanged.connect(lambda _r: self._room_to_scroll())
+
+    def _schedule_zoom_check(self, *_: object) -> None:
+        self._zoom_timer.start()
+
+    def _on_view_changed(self) -> None:
+        self._update_semantic_zoom()
+        self.relabel()
+
+    def relabel(self) -> None:
+        """Place titles and trunk labels for the current zoom, inside the window."""
+        self._zoom_timer.stop()
+        t = self.transform()
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        bounds = t.mapRect(visible).adjusted(2, 2, -2, -2)
+        self.design_scene.declutter_labels(t, bounds)
 
     # --- zoom and pan ---------------------------------------------------------
 
@@ -254,7 +284,7 @@ class ZoomingView(QGraphicsView):
         """Fit the selection into the window (context menu: Zoom to Selection)."""
         target = self._ids_rect(self.design_scene.selected_ids())
         if target is None:
-            self.refuse("Nothing selected to zoom to.")
+            self.refused.emit("Nothing selected to zoom to.")
             return
         self.zoom_to_rect(_at_least(target))
 

@@ -142,6 +142,24 @@ def test_fit_never_zooms_past_100_percent(make_view, qtbot: QtBot) -> None:
         assert big.scale_factor() == pytest.approx(fitted)
 
 
+def test_zoom_to_selection_fits_it_or_says_nothing_is_selected(
+    make_view, qtbot: QtBot
+) -> None:
+    view = make_view(_rack())
+    view.fit_all()
+    before = view.scale_factor()
+    with qtbot.waitSignal(view.status_message) as sig:
+        view.zoom_to_selection()
+    assert sig.args[0] == "Nothing selected to zoom to."
+    assert view.scale_factor() == before
+    view.select_ids(["dgx-01"], center=False)
+    view.zoom_to_selection()
+    assert view.scale_factor() > before
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    item = view.design_scene.item_for("dgx-01")
+    assert item is not None and shown.contains(item.sceneBoundingRect())
+
+
 @pytest.mark.slow
 def test_new_and_opened_designs_fit_at_100_percent_or_less(
     main_window, qtbot: QtBot
