@@ -34,13 +34,14 @@ only ever reads the arrays it is given.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from designer.analysis.graph import changed_run
 from designer.analysis.index import KIND_COMPUTE, DesignIndex
-from designer.core.link_arrays import LinkArrays
+from designer.core.link_arrays import LinkArrays, rows_run
 from designer.core.link_model import FABRIC_CODE, Fabric
 
 MAX_REFERENCES = 4
@@ -71,13 +72,19 @@ class _Reference:
     links: LinkArrays
     capacity: np.ndarray
 
-    def carried(self, now: LinkArrays, capacity: np.ndarray | None = None) -> float:
+    def carried(
+        self, now: LinkArrays, capacity: Callable[[], np.ndarray] | None = None
+    ) -> float:
         """L - D for the state ``now`` of the same table (see module doc);
-        ``capacity``: :func:`_compute_capacity` of ``now``, when known."""
+        ``capacity()``: :func:`_compute_capacity` of ``now``, when it is
+        asked for (kept by the ledger for the state)."""
         if now is self.links:
             return self.lower
         ref = self.links
-        cap_now = _compute_capacity(now) if capacity is None else capacity
+        run = rows_run(ref, now)
+        if run is not None:
+            return max(0.0, self.lower - self._deficit_in_run(now, *run))
+        cap_now = _compute_capacity(now) if capacity is None else capacity()
         if len(now) == len(ref) and _equal(now.serial, ref.serial):
             # the same links in the same rows (a cable or speed edit): no search
             same_ends = _equal(now.a, ref.a) and _equal(now.b, ref.b)
@@ -90,6 +97,29 @@ class _Reference:
             kept = np.zeros(len(ref), dtype=np.int64)
         deficit = np.maximum(self.capacity - kept, 0).sum()
         return max(0.0, self.lower - float(deficit))
+
+    def _deficit_in_run(self, now: LinkArrays, head: int, tail: int) -> float:
+        """D when the states' first ``head`` and last ``tail`` rows are the
+        same rows (:func:`~designer.core.link_arrays.rows_run`): they lose
+        nothing, so only the rows between are matched by serial."""
+        ref = self.links
+        r0, r1 = head, len(ref) - tail
+        n0, n1 = head, len(now) - tail
+        if r1 <= r0:
+            return 0.0
+        lost = self.capacity[r0:r1]
+        if n1 <= n0:
+            return float(lost.sum())
+        serial = ref.serial[r0:r1]
+        at = n0 + np.minimum(np.searchsorted(now.serial[n0:n1], serial), n1 - n0 - 1)
+        a, b = now.a[at], now.b[at]
+        ra, rb = ref.a[r0:r1], ref.b[r0:r1]
+        same = (now.serial[at] == serial) & (
+            ((a == ra) & (b == rb)) | ((a == rb) & (b == ra))
+        )
+        cap = now.cables[at].astype(np.int64) * now.speed[at]
+        kept = np.where(same & (now.fabric[at] == _COMPUTE), cap, 0)
+        return float(np.maximum(lost - kept, 0).sum())
 
 
 def _rows_of(now: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -146,7 +176,7 @@ class BoundLedger:
         def carried(r: _Reference) -> float:
             if r.links is links:
                 return r.lower
-            return r.carried(links, self._capacity(links))
+            return r.carried(links, lambda: self._capacity(links))
 
         # a bound carries at most what was proven: once one carries more than
         # another reference's proof, that reference cannot beat it
@@ -172,7 +202,7 @@ class BoundLedger:
                 known[id(r)] >= lower
                 if id(r) in known
                 else r.lower >= lower
-                and r.carried(links, self._capacity(links)) >= lower
+                and r.carried(links, lambda: self._capacity(links)) >= lower
                 for r in same
             ):  # (a bound carries at most what was proven)
                 return

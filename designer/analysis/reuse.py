@@ -71,6 +71,7 @@ from designer.analysis.graph import (
 )
 from designer.analysis.index import Casts, DesignIndex, build_index, device_columns
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
+from designer.core.link_arrays import StateMark, rows_run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -220,6 +221,38 @@ class _Columns:
     ``endpoint_order``): they read the device columns and the groups alone."""
 
 
+def _compute_run(
+    last: StateMark,
+    last_rows: np.ndarray,
+    last_link: np.ndarray,
+    index: DesignIndex,
+    link: np.ndarray,
+) -> tuple[int, int] | None:
+    """(head, tail) of the compute links of two topologies of the same fabric
+    devices, from the link table's lineage (:func:`rows_run`) rather than by
+    comparing them: the link rows an edit left are equal in every column,
+    and with the same devices in the same rows (``row_of_name`` equal for the
+    earlier state's names) their compute links have the same serials and
+    ends; None when the lineage does not tell."""
+    run = rows_run(last, index.links)
+    rows = index.row_of_name
+    if run is None or not (
+        rows is last_rows
+        or (
+            len(rows) >= len(last_rows)
+            and bool(np.array_equal(rows[: len(last_rows) - 1], last_rows[:-1]))
+        )
+    ):
+        return None
+    head, tail = run
+    # the compute links among the first head rows, and among the last tail
+    n_head = int(np.searchsorted(link, head))
+    n_tail = len(link) - int(np.searchsorted(link, len(index.links) - tail))
+    assert n_head == int(np.searchsorted(last_link, head))
+    assert n_tail == len(last_link) - int(np.searchsorted(last_link, len(last) - tail))
+    return n_head, n_tail
+
+
 class Reuse:
     """The last analysis's inputs and results (see the module doc).
 
@@ -233,7 +266,9 @@ class Reuse:
         self._name_code: dict[str, int] = {}
         self._index: DesignIndex | None = None
         self._index_key: tuple[Any, ...] = ()
-        self._topologies: list[tuple[FabricEnds, Topology, np.ndarray]] = []
+        self._topologies: list[
+            tuple[FabricEnds, Topology, np.ndarray, StateMark, np.ndarray]
+        ] = []
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
         self._levels: _Levels | None = None
@@ -397,31 +432,49 @@ class Reuse:
         the same devices as the last is told how its links line up with the
         last one's (:class:`~designer.analysis.graph.EarlierEdges`)."""
         ends = fabric_ends(index)
-        for i, (known, top, _serial) in enumerate(self._topologies):
+        for i, (known, top, *_) in enumerate(self._topologies):
             if known.same_as(ends):
                 self.hits["topology"] += 1
                 if i < len(self._topologies) - 1:
                     self.hits["earlier topology"] += 1
-                self._topologies.append(self._topologies.pop(i))  # most recent
+                del self._topologies[i]
+                # most recent, as this state's (whose lineage the next one knows)
+                self._topologies.append(
+                    (
+                        known,
+                        top,
+                        index.links.serial[top.link],
+                        index.links.mark(),
+                        index.row_of_name,
+                    )
+                )
                 return top
         top = topology(index, ends)
         serial = index.links.serial[top.link]
         if self._topologies:
-            last_ends, last, last_serial = self._topologies[-1]
+            last_ends, last, last_serial, last_mark, last_rows = self._topologies[-1]
             if _equal(last_ends.active, ends.active) and _equal(
                 last_ends.kind, ends.kind
             ):
-                run = changed_run(
-                    (last_serial, last.local_u, last.local_v),
-                    (serial, top.local_u, top.local_v),
-                    PATCH_MAX_LINKS,
-                )
+                run = _compute_run(last_mark, last_rows, last.link, index, top.link)
+                if run is not None and (
+                    len(last.link) + len(top.link) - 2 * sum(run) <= PATCH_MAX_LINKS
+                ):
+                    self.hits["compute links' run from the lineage"] += 1
+                else:  # not told, or more than the patch takes: compare
+                    run = changed_run(
+                        (last_serial, last.local_u, last.local_v),
+                        (serial, top.local_u, top.local_v),
+                        PATCH_MAX_LINKS,
+                    )
                 if run is not None:
                     kept = {k: last.memo[k] for k in _PATCHED_MEMO if k in last.memo}
                     top.memo["earlier"] = EarlierEdges(
                         *run, last.local_u, last.local_v, kept
                     )
-        self._topologies.append((ends, top, serial))
+        self._topologies.append(
+            (ends, top, serial, index.links.mark(), index.row_of_name)
+        )
         del self._topologies[:-KEPT_TOPOLOGIES]
         return top
 

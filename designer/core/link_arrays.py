@@ -9,6 +9,7 @@ go on reading them. Strings are integer codes into the state's name tuples
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,15 @@ import numpy.typing as npt
 
 from designer.core.link_model import PIN_PENDING_TEXT
 
-__all__ = ["NO_PORT", "NO_RAIL", "PENDING", "LinkArrays"]
+__all__ = [
+    "NO_PORT",
+    "NO_RAIL",
+    "ORIGIN_DEPTH",
+    "PENDING",
+    "LinkArrays",
+    "Origin",
+    "rows_run",
+]
 
 NO_PORT = -1
 """Pin code of a cable that found no free port."""
@@ -31,6 +40,86 @@ def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     out = np.array(values, dtype=dtype)
     out.flags.writeable = False
     return out
+
+
+ORIGIN_DEPTH = 16
+"""Steps of a state's lineage it remembers (:class:`Origin`)."""
+
+_states = itertools.count(1)
+
+
+def next_state() -> int:
+    """A new :attr:`LinkArrays.state` number."""
+    return next(_states)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """How a state of the link table came from the state before it: its
+    first ``head`` rows and last ``tail`` rows are that state's, equal in every
+    column (ids, ends, ports, cables, speed, fabric, rail, serial and the
+    rows' pins), so an edit's rows are one run between them. ``before`` is the
+    earlier state's own origin (at most :data:`ORIGIN_DEPTH` steps are kept;
+    states are named by number, so no array of an earlier state is kept)."""
+
+    parent: int
+    """:attr:`LinkArrays.state` of the state before."""
+    head: int
+    tail: int
+    before: Origin | None
+    depth: int = 1
+
+    def then(self, state: int, head: int, tail: int) -> Origin:
+        """The origin of the next state, made from ``state`` (whose origin this
+        is) with that run."""
+        kept: Origin | None = self
+        if self.depth >= ORIGIN_DEPTH:
+            kept = _trimmed(self, ORIGIN_DEPTH - 1)
+        return Origin(state, head, tail, kept, 1 + (kept.depth if kept else 0))
+
+
+def _trimmed(origin: Origin, depth: int) -> Origin | None:
+    """The first ``depth`` steps of a lineage."""
+    if depth <= 0:
+        return None
+    rest = _trimmed(origin.before, depth - 1) if origin.before else None
+    return Origin(
+        origin.parent, origin.head, origin.tail, rest, 1 + (rest.depth if rest else 0)
+    )
+
+
+@dataclass(frozen=True)
+class StateMark:
+    """What :func:`rows_run` needs of an earlier state, without its arrays."""
+
+    state: int
+    table: int
+    n: int
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def rows_run(old: LinkArrays | StateMark, new: LinkArrays) -> tuple[int, int] | None:
+    """(head, tail) of two states of one table known from ``new``'s lineage:
+    the first ``head`` and last ``tail`` rows of ``old`` and ``new`` are equal
+    in every column, as :func:`designer.analysis.graph.changed_run` would find
+    by comparing them (or fewer: each step counts its whole run as changed);
+    None when ``old`` is not among the states ``new`` remembers coming from."""
+    if new is old or new.state == old.state:
+        return len(new), 0
+    if new.table != old.table:
+        return None
+    head, tail = len(new), len(new)
+    origin = new.origin
+    while origin is not None:
+        head, tail = min(head, origin.head), min(tail, origin.tail)
+        if origin.parent == old.state:
+            short = min(len(old), len(new))
+            head = min(head, short)
+            return head, min(tail, short - head)
+        origin = origin.before
+    return None
 
 
 @dataclass(frozen=True)
@@ -62,9 +151,17 @@ class LinkArrays:
     table: int = 0
     """The :attr:`designer.core.links.LinkTable.uid` of the table this is a
     state of (serials of one table are comparable; another table's are not)."""
+    state: int = field(default_factory=next_state, compare=False)
+    """This state's number (unique in the process)."""
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    """How this state came from the one before (None: not known)."""
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def mark(self) -> StateMark:
+        """This state's name and size (for :func:`rows_run` later)."""
+        return StateMark(self.state, self.table, len(self.ids))
 
     _ROW = ("ids", "a", "b", "a_port", "b_port", "cables", "speed", "fabric", "rail")
     _ALL = (*_ROW, "serial")
@@ -122,11 +219,24 @@ class LinkArrays:
             pin_names=(),
         )
 
-    def with_columns(self, **columns: npt.NDArray[Any]) -> LinkArrays:
-        """A new state with some arrays replaced (made read-only)."""
+    def with_columns(
+        self, run: tuple[int, int] | None = None, /, **columns: npt.NDArray[Any]
+    ) -> LinkArrays:
+        """A new state with some arrays replaced (made read-only); ``run``:
+        its (head, tail) of rows equal to this state's (:class:`Origin`),
+        None when not known."""
         for array in columns.values():
             array.flags.writeable = False
-        return LinkArrays(**{**self.__dict__, **columns})
+        origin = None
+        if run is not None:
+            origin = (
+                self.origin.then(self.state, *run)
+                if self.origin is not None
+                else Origin(self.state, *run, None)
+            )
+        return LinkArrays(
+            **{**self.__dict__, **columns, "state": next_state(), "origin": origin}
+        )
 
     def rows(self, positions: npt.ArrayLike) -> dict[str, npt.NDArray[Any]]:
         """The arrays of some rows (serial and pins included), as fresh arrays."""

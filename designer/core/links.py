@@ -29,7 +29,7 @@ import numpy.typing as npt
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-from designer.core.link_arrays import NO_RAIL, PENDING, LinkArrays
+from designer.core.link_arrays import NO_RAIL, PENDING, LinkArrays, next_state
 from designer.core.link_codes import (
     Intern,
     column_values,
@@ -158,11 +158,15 @@ class LinkTable:
         self._next_serial += n
         self._serial.update(zip(cols["id"], serial.tolist(), strict=True))
         start = len(self)
-        self._set(appended(self._arrays, rows, serial))
+        self._set(appended(self._arrays, rows, serial), (start, 0))
         return range(start, start + n)
 
-    def _set(self, columns: dict[str, npt.NDArray[Any]]) -> None:
-        self._arrays = self._arrays.with_columns(**columns)
+    def _set(
+        self, columns: dict[str, npt.NDArray[Any]], run: tuple[int, int] | None = None
+    ) -> None:
+        """Put a new state in place; ``run``: (head, tail) of its rows that
+        are the last state's (:class:`~designer.core.link_arrays.Origin`)."""
+        self._arrays = self._arrays.with_columns(run, **columns)
         if (
             self._arrays.names is not self._devices.names
             or self._arrays.port_names is not self._ports.names
@@ -369,7 +373,14 @@ class LinkTable:
         """An independent table with the same links (the arrays are shared:
         they are never written, so neither table sees the other's edits)."""
         table = LinkTable()
-        table._arrays = LinkArrays(**{**self._arrays.__dict__, "table": table.uid})
+        table._arrays = LinkArrays(
+            **{
+                **self._arrays.__dict__,
+                "table": table.uid,
+                "state": next_state(),
+                "origin": None,
+            }
+        )
         table._devices = Intern.of(self._arrays.names)
         table._ports = Intern.of(self._arrays.port_names)
         table._pins = Intern.of(self._arrays.pin_names)
@@ -432,7 +443,7 @@ class LinkTable:
         self._next_serial += n
         self._serial.update(zip(rows_["ids"].tolist(), serial.tolist(), strict=True))
         start = len(self)
-        self._set(appended(self._arrays, rows_, serial))
+        self._set(appended(self._arrays, rows_, serial), (start, 0))
         return range(start, start + n)
 
     def insert(self, i: int, link: Link) -> None:
@@ -455,7 +466,7 @@ class LinkTable:
         old = self._arrays
         for lid in old.ids[n:].tolist():
             self._serial.pop(lid, None)
-        self._set(truncated(old, n))
+        self._set(truncated(old, n), (min(n, len(old)), 0))
 
     def delete(self, positions: Sequence[int]) -> LinkTable:
         """Remove the rows at ascending ``positions``; return them."""
@@ -466,7 +477,7 @@ class LinkTable:
         at = np.asarray(positions, dtype=np.int64)
         for lid in removed._arrays.ids.tolist():
             self._serial.pop(lid, None)
-        self._set(deleted(old, at))
+        self._set(deleted(old, at), _run(at, len(old)))
         return removed
 
     def restore(self, positions: Sequence[int], rows: LinkTable) -> None:
@@ -481,20 +492,29 @@ class LinkTable:
         self, positions: list[int], cols: dict[str, npt.NDArray[Any]]
     ) -> None:
         """Insert rows at ascending final ``positions``; keep serials increasing."""
-        new = spliced(self._arrays, positions, cols)
+        old = self._arrays
+        new = spliced(old, positions, cols)
         serial = new["serial"]
         self._next_serial = max(self._next_serial, int(serial.max()) + 1)
+        head, tail = _run(np.asarray(positions, dtype=np.int64), len(serial))
         if len(serial) > 1 and not bool((np.diff(serial) > 0).all()):
             # rows came back out of stack order (not an undo): renumber
             serial = np.arange(len(serial), dtype=np.int64)
             new["serial"] = serial
             self._serial = dict(zip(new["ids"].tolist(), serial.tolist(), strict=True))
             self._next_serial = len(serial)
+            # the rows whose serial the renumbering changed are not the same
+            moved = np.flatnonzero(old.serial[:head] != serial[:head])
+            head = int(moved[0]) if len(moved) else head
+            moved = np.flatnonzero(
+                old.serial[len(old) - tail :] != serial[len(serial) - tail :]
+            )
+            tail = tail - 1 - int(moved[-1]) if len(moved) else tail
         else:
             self._serial.update(
                 zip(cols["ids"].tolist(), cols["serial"].tolist(), strict=True)
             )
-        self._set(new)
+        self._set(new, (head, tail))
 
     def adopt_pins(
         self,
@@ -533,7 +553,7 @@ class LinkTable:
             column = getattr(old, name).copy()
             column[flat] = encode_pins(given, cables, self._pins)
             new[name] = column
-        self._set(new)
+        self._set(new, _run(at, len(old)))
 
     def pop(self, i: int) -> Link:
         """Remove and return the link at position ``i``."""
@@ -560,5 +580,10 @@ class LinkTable:
         for prev, link in zip(old_links, links, strict=True):
             if prev.id != link.id:
                 self._serial[link.id] = self._serial.pop(prev.id)
-        self._set(new)
+        self._set(new, _run(at, len(old)))
         return old_links
+
+
+def _run(at: npt.NDArray[np.int64], n: int) -> tuple[int, int]:
+    """(head, tail) of ``n`` rows outside the positions ``at`` (not empty)."""
+    return int(at.min()), n - 1 - int(at.max())

@@ -257,3 +257,36 @@ def test_serials_are_found_as_by_a_search_of_the_whole_column() -> None:
         found = now[whole] == ref
         assert (found == (now[ours] == ref)).all()
         assert (whole[found] == ours[found]).all()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_bound_carried_along_the_lineage_equals_one_found_by_search(
+    seed: int,
+) -> None:
+    """A state that knows how it came from the reference's
+    (:func:`~designer.core.link_arrays.rows_run`) matches only the rows
+    between the common first and last rows; the same state with no lineage is
+    matched row by row over the whole column: the two carried bounds agree."""
+    from designer.core.link_arrays import LinkArrays, next_state, rows_run
+
+    rng = random.Random(seed)
+    doc = Document(random_design(seed, hosts=6, switches=3))
+    ledger = BoundLedger()
+    removed: list[Link] = []
+    along = 0
+    for step in range(16):
+        if step:
+            doc.execute(_random_edit(rng, doc.design, removed))
+        if rng.random() < 0.3 and doc.history.done:
+            doc.undo()
+        index = build_index(doc.design)
+        links = index.links
+        bare = LinkArrays(**{**links.__dict__, "state": next_state(), "origin": None})
+        for r in ledger._refs:
+            if r.table != links.table or r.links is links:
+                continue
+            along += rows_run(r.links, links) is not None
+            assert rows_run(r.links, bare) is None
+            assert r.carried(links) == r.carried(bare), f"step {step}"
+        ledger.record(rng.uniform(0.2, 1.2) * oracle_bisection(doc.design), index)
+    assert along >= 5  # the lineage path was taken

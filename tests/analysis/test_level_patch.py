@@ -424,3 +424,54 @@ def test_regrouping_numbers_groups_as_a_fresh_unique_would() -> None:
         expect = np.unique(np.concatenate((keys[kept], added)))
         assert np.array_equal(out, expect), case
         assert np.array_equal(renumber(kept), np.searchsorted(expect, keys[kept])), case
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: fat_tree("dgx-h100", 256, "qm9700"), lambda: sketch_design(4, 24)],
+    ids=["fat tree 256", "sketch"],
+)
+def test_the_run_the_lineage_gives_is_what_comparing_the_links_finds(
+    make: object, catalog: Catalog
+) -> None:
+    """The worker takes the compute links an edit left from the link table's
+    lineage rather than by comparing two topologies: its (head, tail) is
+    true of the two topologies' serials and ends, and is the run that
+    comparing them finds."""
+    from designer.analysis.graph import changed_run
+
+    doc = Document(make())  # type: ignore[operator]
+    rng = random.Random(4)
+    reuse = Reuse()
+    last = None
+    told = exact = 0
+    for step in range(50):
+        if step:
+            try:
+                _edit(rng, doc, step)
+            except ValueError:
+                continue
+        light, links = snapshot(doc.design)
+        index = reuse.build_index(light, catalog, links)
+        before = reuse.hits["compute links' run from the lineage"]
+        top = reuse.topology(index)
+        serial = index.links.serial[top.link]
+        if reuse.hits["compute links' run from the lineage"] > before:
+            told += 1
+            earlier = top.memo["earlier"]
+            assert last is not None
+            head, tail = earlier.head, earlier.tail
+            old_serial, old_u, old_v = last
+            for old, new in ((old_serial, serial), (old_u, top.local_u),
+                             (old_v, top.local_v)):  # fmt: skip
+                assert np.array_equal(old[:head], new[:head])
+                assert np.array_equal(old[len(old) - tail :], new[len(new) - tail :])
+            found = changed_run(last, (serial, top.local_u, top.local_v), 1 << 30)
+            assert found is not None
+            # the lineage never says more than comparing finds (it may say
+            # less: each step counts its whole run as changed); with every
+            # state analysed, undos included, it says as much
+            assert found[0] >= head and found[1] >= tail
+            exact += found == (head, tail)
+        last = (serial, top.local_u, top.local_v)
+    assert told >= 10 and exact == told, (told, exact)
