@@ -60,6 +60,24 @@ class Kinds:
     cable_classes: list[tuple[int, str]]
 
 
+@dataclass(frozen=True)
+class Basis:
+    """How an end table's kind codes were made, and how often each occurs:
+    what :func:`patched_end_table` needs to code a few new rows the same way
+    and to tell whether the set of kinds, speeds or pairs changed."""
+
+    kinds_present: IntArray
+    """The kind key of each kind code (ascending)."""
+    speeds: IntArray
+    """The distinct link speeds (ascending): the speed codes in the keys."""
+    speed_count: IntArray
+    """Links per speed (``np.bincount`` of the speeds)."""
+    kind_count: IntArray
+    """Ends per kind code (both ends of every link)."""
+    pair_count: IntArray
+    """Links per kind pair (``code_a * kinds + code_b``)."""
+
+
 @dataclass
 class EndTable:
     """Both ends of every link as kind codes, with the facts per kind.
@@ -86,6 +104,8 @@ class EndTable:
     pair_media_ok: BoolArray
     """Per kind pair: the two port groups speak the same link layer."""
     index: DesignIndex = field(repr=False)
+    basis: Basis | None = field(default=None, repr=False)
+    """How the kind codes were made (for :func:`patched_end_table`)."""
 
     @property
     def all_known(self) -> bool:
@@ -200,7 +220,7 @@ def end_table(index: DesignIndex) -> EndTable:
     per_link = (index.fabric * n_s + scode[index.speed]) * n_med
     if media is not None:
         per_link += media.medium + 1
-    stride = 4 * n_s * n_med
+    stride = _stride(n_s)
     key_a = cp_a * stride + per_link
     key_b = cp_b * stride + per_link
     size = n_cp * stride
@@ -212,15 +232,16 @@ def end_table(index: DesignIndex) -> EndTable:
     cps = kinds.port_group
     # media: the two ends of a link must speak the same link layer
     pair_code = code_a.astype(np.int64) * max(n_k, 1) + code_b
-    pairs = np.flatnonzero(np.bincount(pair_code, minlength=n_k * n_k))
+    pair_count = np.bincount(pair_code, minlength=n_k * n_k)
     pair_ok = np.ones(max(n_k, 1) ** 2, dtype=np.bool_)
-    for p in pairs.tolist():
-        ka, kb = divmod(int(p), n_k)
-        ia = index.port_keys.get(divmod(cps[ka], n_ports))
-        ib = index.port_keys.get(divmod(cps[kb], n_ports))
-        if ia and ib and ia.interface and ib.interface:
-            fa, fb = ia.interface, ib.interface
-            pair_ok[p] = fb.supports_media(fa.media) or fa.supports_media(fb.media)
+    _check_pairs(index, cps, n_k, n_ports, np.flatnonzero(pair_count), pair_ok)
+    basis = None
+    if media is None:  # (a placed design's media follow every link's length)
+        kind_count = np.bincount(code_a, minlength=n_k) + np.bincount(
+            code_b, minlength=n_k
+        )
+        counts = np.bincount(index.speed) if m else np.zeros(0, dtype=np.int64)
+        basis = Basis(kinds_present, speeds, counts, kind_count, pair_count)
     return EndTable(
         m=m,
         n_ports=n_ports,
@@ -235,6 +256,124 @@ def end_table(index: DesignIndex) -> EndTable:
         pair_code=pair_code,
         pair_media_ok=pair_ok,
         index=index,
+        basis=basis,
+    )
+
+
+def _stride(n_s: int) -> int:
+    """Keys per (catalog entry, port group): fabric x speed code x medium."""
+    return 4 * n_s * (len(MEDIA) + 1)
+
+
+def _check_pairs(
+    index: DesignIndex,
+    cps: list[int],
+    n_k: int,
+    n_ports: int,
+    pairs: IntArray,
+    pair_ok: BoolArray,
+) -> None:
+    """Whether the two port groups of each kind pair in ``pairs`` speak the
+    same link layer, into ``pair_ok``."""
+    for p in pairs.tolist():
+        ka, kb = divmod(int(p), n_k)
+        ia = index.port_keys.get(divmod(cps[ka], n_ports))
+        ib = index.port_keys.get(divmod(cps[kb], n_ports))
+        if ia and ib and ia.interface and ib.interface:
+            fa, fb = ia.interface, ib.interface
+            pair_ok[p] = fb.supports_media(fa.media) or fa.supports_media(fb.media)
+
+
+PATCH_MAX_ROWS = 4096
+"""Most link rows (of the two states together) an edit may change for the
+end table to be patched rather than made again."""
+
+
+def patched_end_table(
+    last: EndTable, index: DesignIndex, head: int, tail: int
+) -> EndTable | None:
+    """The end table of ``index`` from ``last`` (the table of an earlier state)
+    when the two states' first ``head`` and last ``tail`` link rows are the
+    same rows (:func:`~designer.core.link_arrays.rows_run`) on the same
+    devices in the same rows with the same catalog entries, port names and no
+    placement: those rows keep their codes and bins, the rows between are
+    coded with the last table's kinds. None (make it afresh) when a row
+    between brings a kind, speed or kind pair the last table lacks... a new
+    kind renumbers the kinds; or takes the last link of one away (an
+    unused kind must not be reported); or the run is long.
+
+    Equal to :func:`end_table` of ``index`` (tests/analysis/test_end_patch.py).
+    """
+    basis, old = last.basis, last.index
+    m0, m1 = old.n_links, index.n_links
+    if basis is None or (m0 - head - tail) + (m1 - head - tail) > PATCH_MAX_ROWS:
+        return None
+    n_ports = last.n_ports
+    s0, s1 = slice(head, m0 - tail), slice(head, m1 - tail)
+    speeds = basis.speeds
+    # the speeds of the rows between, as the last table coded them
+    new_speed = index.speed[s1]
+    if len(new_speed) and (not len(speeds) or int(new_speed.max()) > int(speeds.max())):
+        return None
+    speed_count = basis.speed_count.copy()
+    np.subtract.at(speed_count, old.speed[s0], 1)
+    np.add.at(speed_count, new_speed, 1)
+    if not np.array_equal(np.flatnonzero(speed_count), speeds):
+        return None  # a speed came or went: the keys change
+    n_s = max(len(speeds), 1)
+    scode = np.zeros(int(speeds.max()) + 1 if len(speeds) else 1, dtype=np.int64)
+    scode[speeds] = np.arange(len(speeds))
+    cat = index.dev_catalog
+    a, b = index.a[s1], index.b[s1]
+    per_link = (index.fabric[s1] * n_s + scode[new_speed]) * (len(MEDIA) + 1)
+    stride = _stride(n_s)
+    kinds = basis.kinds_present
+    n_k = len(kinds)
+    codes = []
+    for dev, port in ((a, index.a_port[s1]), (b, index.b_port[s1])):
+        key = (cat[dev] * n_ports + port) * stride + per_link
+        at = np.minimum(np.searchsorted(kinds, key), max(n_k - 1, 0))
+        if len(key) and (not n_k or not np.array_equal(kinds[at], key)):
+            return None  # a kind the last table has not got
+        codes.append(at.astype(np.int32))
+    mid_a, mid_b = codes
+    kind_count = basis.kind_count.copy()
+    for gone in (last.code_a[s0], last.code_b[s0]):
+        np.subtract.at(kind_count, gone, 1)
+    for came in (mid_a, mid_b):
+        np.add.at(kind_count, came, 1)
+    if not kind_count.all():
+        return None  # a kind no end has any more
+    mid_pair = mid_a.astype(np.int64) * max(n_k, 1) + mid_b
+    pair_count = basis.pair_count.copy()
+    np.subtract.at(pair_count, last.pair_code[s0], 1)
+    np.add.at(pair_count, mid_pair, 1)
+    pair_ok = last.pair_media_ok
+    was, now = basis.pair_count > 0, pair_count > 0
+    if not np.array_equal(was, now):
+        pair_ok = pair_ok.copy()
+        pair_ok[was & ~now] = True  # (as for a pair no link has)
+        fresh = np.flatnonzero(now & ~was)
+        _check_pairs(index, last.kinds.port_group, n_k, n_ports, fresh, pair_ok)
+
+    def spliced(column: np.ndarray, mid: np.ndarray) -> np.ndarray:
+        return np.concatenate((column[:head], mid, column[m0 - tail :]))
+
+    return EndTable(
+        m=m1,
+        n_ports=n_ports,
+        code_a=spliced(last.code_a, mid_a),
+        code_b=spliced(last.code_b, mid_b),
+        kinds=last.kinds,
+        module_id=last.module_id,
+        blocks=last.blocks,
+        cable_classes=last.cable_classes,
+        group_a=spliced(last.group_a, a * n_ports + index.a_port[s1]),
+        group_b=spliced(last.group_b, b * n_ports + index.b_port[s1]),
+        pair_code=spliced(last.pair_code, mid_pair),
+        pair_media_ok=pair_ok,
+        index=index,
+        basis=Basis(kinds, speeds, speed_count, kind_count, pair_count),
     )
 
 

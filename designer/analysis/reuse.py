@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from designer.analysis.ends import EndTable, patched_end_table
 from designer.analysis.graph import (
     ComputeGraph,
     EarlierEdges,
@@ -352,6 +353,7 @@ class Reuse:
             (last.speed, index.speed),
         )
         if not all(x is y or _equal(x, y) for x, y in pairs):
+            self._patch_ends(table, last, index)
             return
         if index.physical is not None:
             # the media follow the lengths and the cages, which read the cables
@@ -362,6 +364,22 @@ class Reuse:
                 return
         index._ends = replace(table, index=index)
         self.hits["end table"] += 1
+
+    def _patch_ends(
+        self, table: EndTable, last: DesignIndex, index: DesignIndex
+    ) -> None:
+        """Give ``index`` the end table of ``last`` patched for the link rows
+        an edit changed (:func:`~designer.analysis.ends.patched_end_table`),
+        when the link table's lineage tells which rows those are."""
+        if index.physical is not None:
+            return
+        run = rows_run(last.links, index.links)
+        if run is None:
+            return
+        patched = patched_end_table(table, index, *run)
+        if patched is not None:
+            index._ends = patched
+            self.hits["end table patched"] += 1
 
     def _device_columns(
         self, design: Design, catalog: Catalog
