@@ -29,12 +29,13 @@ from designer.analysis.metrics import (
     cable_class_counts,
     port_budget,
     switch_counts,
-    switch_tiers,
+    tier_ranks,
     transceivers,
 )
 from designer.analysis.physical_checks import physical_report
 from designer.analysis.refine import refine_bisection
 from designer.analysis.report import Bisection, Report, TierOversubscription
+from designer.analysis.sums import link_sums
 from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
 
@@ -256,12 +257,16 @@ def _figures(
     names = index.device_ids_arr[g.dev]
     bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
     ends = ends_of(index)
-    budget = port_budget(index, ends)
     dev_level = np.full(index.n_devices, -1, dtype=np.int64)
     dev_level[g.dev] = h.level
-    tiers = switch_tiers(index, dev_level, g)
+    rank = tier_ranks(index, dev_level, g)
+    sums = (
+        link_sums(index, ends, rank) if reuse is None else reuse.sums(index, ends, rank)
+    )
+    budget = port_budget(index, ends, (sums.seen, sums.used))
+    tiers = Tiers(rank=rank, down=sums.down, up=sums.up)
     cables_by_fabric = np.bincount(index.fabric, weights=index.cables, minlength=4)
-    modules = transceivers(index, ends)
+    modules = transceivers(index, ends, sums.lanes)
     tier_rows, ratios = _tier_rows(index, tiers, budget)
     comp_sw = np.flatnonzero(tiers.rank > 0)
     up = tiers.up[comp_sw]

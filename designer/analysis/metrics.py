@@ -25,25 +25,35 @@ from designer.analysis.index import (
 )
 from designer.analysis.lengths import media_of
 from designer.catalog.schema import Media
-from designer.core.model import FABRIC_CODE, FABRICS, Fabric, Tier
+from designer.core.model import FABRICS, Tier
 
 TIER_NAMES = {t.rank: t.value for t in Tier}
 
 
-def port_budget(
-    index: DesignIndex, ends: EndTable
-) -> tuple[IntArray, FloatArray, FloatArray]:
-    """(device*P + port keys, ports used, ports available) for every used port group."""
-    n_ports = ends.n_ports
-    size = index.n_devices * n_ports
-    if not ends.m:
-        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+def port_sums(index: DesignIndex, ends: EndTable) -> tuple[IntArray, FloatArray]:
+    """Per (device, port group) bin ``device * P + port``: the link ends in it,
+    and the native ports they take (:meth:`EndTable.usage`)."""
+    size = index.n_devices * ends.n_ports
     seen = np.bincount(ends.group_a, minlength=size) + np.bincount(
         ends.group_b, minlength=size
     )
     used_all = np.bincount(
         ends.group_a, weights=ends.usage("a"), minlength=size
     ) + np.bincount(ends.group_b, weights=ends.usage("b"), minlength=size)
+    return seen.astype(np.int64, copy=False), used_all.astype(np.float64, copy=False)
+
+
+def port_budget(
+    index: DesignIndex,
+    ends: EndTable,
+    sums: tuple[IntArray, FloatArray] | None = None,
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """(device*P + port keys, ports used, ports available) for every used port
+    group; ``sums``: :func:`port_sums` when known."""
+    n_ports = ends.n_ports
+    if not ends.m:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    seen, used_all = port_sums(index, ends) if sums is None else sums
     uniq = np.flatnonzero(seen)
     used = used_all[uniq]
     dev, port = np.divmod(uniq, n_ports)
@@ -63,8 +73,28 @@ def port_budget(
     return uniq.astype(np.int64), used.astype(np.float64), avail
 
 
-def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
-    """Pluggable modules by module id (see module doc).
+def lane_sums(index: DesignIndex, ends: EndTable) -> FloatArray:
+    """Per (device, port group, optics block) bin: the cables of the links
+    whose end there takes a module (see :func:`transceivers`)."""
+    n_blk = max(len(ends.blocks), 1)
+    lanes = np.zeros(index.n_devices * ends.n_ports * n_blk)
+    cables = index.cables.astype(np.float64)
+    for group, code in ((ends.group_a, ends.code_a), (ends.group_b, ends.code_b)):
+        blk = ends.kinds.block[code]
+        optic = blk >= 0
+        lanes += np.bincount(
+            group * n_blk + np.maximum(blk, 0),
+            weights=np.where(optic, cables, 0.0),
+            minlength=len(lanes),
+        )
+    return lanes
+
+
+def transceivers(
+    index: DesignIndex, ends: EndTable, lanes: FloatArray | None = None
+) -> dict[str, int]:
+    """Pluggable modules by module id (see module doc); ``lanes``:
+    :func:`lane_sums` when known.
 
     Per device, port group and module type the links fill ports, and the ports
     fill cages: a port carries one whole-port link or the lanes of one breakout
@@ -77,17 +107,8 @@ def transceivers(index: DesignIndex, ends: EndTable) -> dict[str, int]:
     if not n_blk or not ends.m:
         return {}
     n_mod = len(ends.module_id)
-    size = index.n_devices * ends.n_ports * n_blk
-    lanes = np.zeros(size)
-    cables = index.cables.astype(np.float64)
-    for group, code in ((ends.group_a, ends.code_a), (ends.group_b, ends.code_b)):
-        blk = ends.kinds.block[code]
-        optic = blk >= 0
-        lanes += np.bincount(
-            group * n_blk + np.maximum(blk, 0),
-            weights=np.where(optic, cables, 0.0),
-            minlength=size,
-        )
+    if lanes is None:
+        lanes = lane_sums(index, ends)
     present = np.flatnonzero(lanes)
     group, blk = np.divmod(present, n_blk)
     facts = np.array(ends.blocks, dtype=np.float64).reshape(-1, 3)
@@ -149,16 +170,22 @@ class Tiers:
     up: FloatArray
 
 
-def on_compute_fabric(index: DesignIndex) -> np.ndarray:
-    """Per device: whether at least one compute-fabric link ends on it."""
-    mask = index.fabric == FABRIC_CODE[Fabric.COMPUTE]
+def on_compute_fabric(index: DesignIndex, g: ComputeGraph) -> np.ndarray:
+    """Per device: whether at least one compute-fabric link ends on it (the
+    ends of ``g``'s links; kept with its topology)."""
+    touched = g.memo.get("on compute fabric")
+    if touched is None:
+        local = np.zeros(g.n, dtype=np.bool_)
+        local[g.all_u] = True
+        local[g.all_v] = True
+        touched = g.dev[local]
+        g.memo["on compute fabric"] = touched
     out = np.zeros(index.n_devices, dtype=np.bool_)
-    out[index.a[mask]] = True
-    out[index.b[mask]] = True
+    out[touched] = True
     return out
 
 
-def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
+def tier_ranks(index: DesignIndex, level: IntArray, g: ComputeGraph) -> IntArray:
     """Declared tier, else ``level`` (BFS distance from the compute nodes).
 
     A declared tier counts only for a switch wired into the compute fabric: a
@@ -166,24 +193,40 @@ def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
     must not add to the tier's switches, ports or the Clos floor comparison.
     """
     is_sw = index.kind == KIND_SWITCH
-    declared = np.where(on_compute_fabric(index), index.declared_rank, 0)
+    declared = np.where(on_compute_fabric(index, g), index.declared_rank, 0)
     rank = np.where(declared > 0, declared, level)
-    rank = np.where(is_sw & (rank > 0), rank, 0)
-    a, b, cap = g.all_u, g.all_v, g.all_c.astype(np.float64)
-    local_rank = rank[g.dev]
-    ra, rb = local_rank[a], local_rank[b]
+    out: IntArray = np.where(is_sw & (rank > 0), rank, 0)
+    return out
+
+
+def tier_sums(
+    rank: IntArray, a: IntArray, b: IntArray, cap: np.ndarray, n: int
+) -> tuple[FloatArray, FloatArray]:
+    """Down and up capacity per device of the compute links ``a``-``b`` of
+    capacities ``cap``: a link counts down at its higher-ranked end and up at
+    its lower end when that is a switch (rank > 0). The capacities are whole
+    Gb/s, so the sums are exact in any order (a patch adds and takes away)."""
+    cap = cap.astype(np.float64)
+    ra, rb = rank[a], rank[b]
     a_down, b_down = rb < ra, ra < rb
     a_up = b_down & (ra > 0)
     b_up = a_down & (rb > 0)
-    n = g.n
-    down = np.zeros(index.n_devices)
-    up = np.zeros(index.n_devices)
-    down[g.dev] = np.bincount(
-        a[a_down], weights=cap[a_down], minlength=n
-    ) + np.bincount(b[b_down], weights=cap[b_down], minlength=n)
-    up[g.dev] = np.bincount(a[a_up], weights=cap[a_up], minlength=n) + np.bincount(
+    down = np.bincount(a[a_down], weights=cap[a_down], minlength=n) + np.bincount(
+        b[b_down], weights=cap[b_down], minlength=n
+    )
+    up = np.bincount(a[a_up], weights=cap[a_up], minlength=n) + np.bincount(
         b[b_up], weights=cap[b_up], minlength=n
     )
+    return down.astype(np.float64, copy=False), up.astype(np.float64, copy=False)
+
+
+def switch_tiers(index: DesignIndex, level: IntArray, g: ComputeGraph) -> Tiers:
+    """Tier rank (:func:`tier_ranks`) and down and up capacity of every device."""
+    rank = tier_ranks(index, level, g)
+    local = rank[g.dev]
+    down = np.zeros(index.n_devices)
+    up = np.zeros(index.n_devices)
+    down[g.dev], up[g.dev] = tier_sums(local, g.all_u, g.all_v, g.all_c, g.n)
     return Tiers(rank=rank, down=down, up=up)
 
 

@@ -72,6 +72,7 @@ from designer.analysis.graph import (
 )
 from designer.analysis.index import Casts, DesignIndex, build_index, device_columns
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
+from designer.analysis.sums import LinkSums, link_sums, patched_sums
 from designer.core.link_arrays import StateMark, rows_run
 
 if TYPE_CHECKING:
@@ -273,6 +274,7 @@ class Reuse:
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
         self._levels: _Levels | None = None
+        self._sums: LinkSums | None = None
         self._casts = Casts()
         """What the index derived from the last state's link columns."""
 
@@ -525,6 +527,24 @@ class Reuse:
             top.memo["hierarchy"] = h  # with the topology: an undo finds it
         self._levels = _Levels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
         return h
+
+    # --- sums over the links ----------------------------------------------------
+
+    def sums(self, index: DesignIndex, ends: EndTable, rank: np.ndarray) -> LinkSums:
+        """:func:`~designer.analysis.sums.link_sums` of ``index``, patched from
+        the last state's for the link rows an edit changed when it can be
+        (:func:`~designer.analysis.sums.patched_sums`)."""
+        last = self._sums
+        if last is not None and last.index is index:
+            self.hits["link sums"] += 1
+            return last
+        sums = patched_sums(last, index, ends, rank) if last is not None else None
+        if sums is None:
+            sums = link_sums(index, ends, rank)
+        else:
+            self.hits["link sums patched"] += 1
+        self._sums = sums
+        return sums
 
     # --- figures of one index ---------------------------------------------------
 
