@@ -244,7 +244,7 @@ def _fabric(index: DesignIndex, reuse: Reuse | None) -> tuple[ComputeGraph, Hier
         h.plane = switch_planes(g)
         return g, h
     top = reuse.topology(index)
-    g = compute_graph(index, top)
+    g = reuse.graph(index, top)
     return g, reuse.levels(index, top, g)
 
 

@@ -190,12 +190,14 @@ def compute_graph(index: DesignIndex, top: Topology | None = None) -> ComputeGra
     all_c = index.cap[top.link]
     u, v = top.local_u[alive], top.local_v[alive]
     c, link = all_c[alive], top.link[alive]
-    inj = np.bincount(u, weights=c, minlength=n) + np.bincount(
-        v, weights=c, minlength=n
-    )
+    inj = (
+        np.bincount(u, weights=c, minlength=n) + np.bincount(v, weights=c, minlength=n)
+    ).astype(np.float64, copy=False)
     w = index.gpus[active].copy()
     if not w[ep].any():
         w[ep] = 1
+    for array in (u, v, c, link, inj, w, all_c):
+        array.flags.writeable = False  # a later graph may share them
     return ComputeGraph(
         dev=active,
         endpoint=ep,
@@ -204,7 +206,7 @@ def compute_graph(index: DesignIndex, top: Topology | None = None) -> ComputeGra
         v=v,
         c=c,
         link=link,
-        injection=inj.astype(np.float64),
+        injection=inj,
         weight=w,
         pruned=top.pruned,
         all_u=top.local_u,
@@ -213,6 +215,76 @@ def compute_graph(index: DesignIndex, top: Topology | None = None) -> ComputeGra
         all_c=all_c,
         memo=top.memo,
     )
+
+
+def recapacitated(
+    last: ComputeGraph, last_index: DesignIndex, index: DesignIndex, top: Topology
+) -> ComputeGraph | None:
+    """:func:`compute_graph` of ``index`` on ``top``, from ``last`` (the graph
+    of ``last_index`` on the same topology) when the link rows an edit
+    changed are known (:func:`~designer.core.link_arrays.rows_run`): only the
+    capacities of the compute links among them are read again, and the
+    injection moves by their change (whole Gb/s: the same sums). None when the
+    lineage does not tell, or the devices' GPUs differ."""
+    from designer.core.link_arrays import rows_run
+
+    if index.n_links != last_index.n_links or not (
+        index.gpus is last_index.gpus
+        or bool(np.array_equal(index.gpus, last_index.gpus))
+    ):
+        return None
+    run = rows_run(last_index.links, index.links)
+    if run is None:
+        return None
+    head, tail = run
+    lo = int(np.searchsorted(top.link, head))
+    hi = int(np.searchsorted(top.link, index.n_links - tail))
+    if hi - lo > 4096:
+        return None
+    k = np.arange(lo, hi)
+    cap = index.cap[top.link[k]]
+    if np.array_equal(cap, last.all_c[k]):
+        all_c, c, inj = last.all_c, last.c, last.injection
+    else:
+        all_c = last.all_c.copy()
+        all_c[k] = cap
+        live = top.alive[k]
+        pos = _alive_rank(top)[k[live]]
+        c = last.c.copy()
+        change = (cap[live] - last.all_c[k][live]).astype(np.float64)
+        c[pos] = cap[live]
+        inj = last.injection.copy()
+        np.add.at(inj, last.u[pos], change)
+        np.add.at(inj, last.v[pos], change)
+        for array in (all_c, c, inj):
+            array.flags.writeable = False
+    return ComputeGraph(
+        dev=last.dev,
+        endpoint=last.endpoint,
+        switch=last.switch,
+        u=last.u,
+        v=last.v,
+        c=c,
+        link=last.link,
+        injection=inj,
+        weight=last.weight,
+        pruned=last.pruned,
+        all_u=last.all_u,
+        all_v=last.all_v,
+        all_link=last.all_link,
+        all_c=all_c,
+        memo=top.memo,
+    )
+
+
+def _alive_rank(top: Topology) -> IntArray:
+    """Position of each compute link among the topology's live (unpruned)
+    links (kept with the topology)."""
+    rank: IntArray | None = top.memo.get("alive rank")
+    if rank is None:
+        rank = np.cumsum(top.alive) - 1
+        top.memo["alive rank"] = rank
+    return rank
 
 
 def bfs_levels(n: int, start: BoolArray, u: IntArray, v: IntArray) -> IntArray:

@@ -293,6 +293,16 @@ class Casts:
         return out
 
 
+def same_device_rows(old: DesignIndex, new: DesignIndex) -> bool:
+    """The devices the earlier index's link codes name are in the same rows in
+    ``new`` (:attr:`DesignIndex.row_of_name` equal for the earlier names;
+    codes only grow), so an unchanged link row has the same end rows."""
+    a, b = old.row_of_name, new.row_of_name
+    return a is b or (
+        len(b) >= len(a) and bool(np.array_equal(a[:-1], b[: len(a) - 1]))
+    )
+
+
 def _rows_of_names(
     t: LinkArrays, device_ids: list[str], name_code: dict[str, int] | None
 ) -> IntArray:

@@ -66,11 +66,19 @@ from designer.analysis.graph import (
     FabricEnds,
     Topology,
     changed_run,
+    compute_graph,
     fabric_ends,
+    recapacitated,
     switch_planes,
     topology,
 )
-from designer.analysis.index import Casts, DesignIndex, build_index, device_columns
+from designer.analysis.index import (
+    Casts,
+    DesignIndex,
+    build_index,
+    device_columns,
+    same_device_rows,
+)
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
 from designer.analysis.sums import LinkSums, link_sums, patched_sums
 from designer.core.link_arrays import StateMark, rows_run
@@ -255,6 +263,28 @@ def _compute_run(
     return n_head, n_tail
 
 
+def _same_fabric(prev: DesignIndex, index: DesignIndex) -> bool:
+    """``index`` has the compute-fabric topology of ``prev``: the same links
+    in the same rows but for a run the lineage names, whose rows join the same
+    device rows on the same fabrics, with the same devices in the same rows."""
+    if (
+        prev.links.table != index.links.table
+        or prev.n_links != index.n_links
+        or prev.n_devices != index.n_devices
+    ):
+        return False
+    run = rows_run(prev.links, index.links)
+    if run is None or not same_device_rows(prev, index):
+        return False
+    if not (prev.kind is index.kind or _equal(prev.kind, index.kind)):
+        return False
+    rows = slice(run[0], index.n_links - run[1])
+    return all(
+        _equal(getattr(prev, name)[rows], getattr(index, name)[rows])
+        for name in ("a", "b", "fabric")
+    )
+
+
 class Reuse:
     """The last analysis's inputs and results (see the module doc).
 
@@ -275,6 +305,9 @@ class Reuse:
         self._facts: tuple[DesignIndex, Any] | None = None
         self._levels: _Levels | None = None
         self._sums: LinkSums | None = None
+        self._fabric_of: DesignIndex | None = None
+        """The index whose topology is the most recent kept."""
+        self._graph: tuple[ComputeGraph, DesignIndex] | None = None
         self._casts = Casts()
         """What the index derived from the last state's link columns."""
 
@@ -451,6 +484,15 @@ class Reuse:
         (of the last few states: an undo returns to one of them). A new one of
         the same devices as the last is told how its links line up with the
         last one's (:class:`~designer.analysis.graph.EarlierEdges`)."""
+        prev = self._fabric_of
+        if prev is not None and self._topologies and _same_fabric(prev, index):
+            # the link rows an edit changed kept their ends and fabrics: the
+            # last topology, found without reading every link again
+            self.hits["topology"] += 1
+            self.hits["topology by the rows"] += 1
+            known, top, *_ = self._topologies[-1]
+            self._keep_topology(-1, known, top, index)
+            return top
         ends = fabric_ends(index)
         for i, (known, top, *_) in enumerate(self._topologies):
             if known.same_as(ends):
@@ -459,15 +501,7 @@ class Reuse:
                     self.hits["earlier topology"] += 1
                 del self._topologies[i]
                 # most recent, as this state's (whose lineage the next one knows)
-                self._topologies.append(
-                    (
-                        known,
-                        top,
-                        index.links.serial[top.link],
-                        index.links.mark(),
-                        index.row_of_name,
-                    )
-                )
+                self._keep_topology(None, known, top, index)
                 return top
         top = topology(index, ends)
         serial = index.links.serial[top.link]
@@ -492,11 +526,44 @@ class Reuse:
                     top.memo["earlier"] = EarlierEdges(
                         *run, last.local_u, last.local_v, kept
                     )
-        self._topologies.append(
-            (ends, top, serial, index.links.mark(), index.row_of_name)
-        )
+        self._keep_topology(None, ends, top, index, serial)
         del self._topologies[:-KEPT_TOPOLOGIES]
         return top
+
+    def _keep_topology(
+        self,
+        at: int | None,
+        ends: FabricEnds,
+        top: Topology,
+        index: DesignIndex,
+        serial: np.ndarray | None = None,
+    ) -> None:
+        """Keep ``top`` as the topology of ``index``'s state (at position
+        ``at`` of the kept ones, or as the most recent)."""
+        if serial is None:
+            serial = index.links.serial[top.link]
+        record = (ends, top, serial, index.links.mark(), index.row_of_name)
+        if at is None:
+            self._topologies.append(record)
+        else:
+            self._topologies[at] = record
+        self._fabric_of = index
+
+    def graph(self, index: DesignIndex, top: Topology) -> ComputeGraph:
+        """:func:`~designer.analysis.graph.compute_graph` of ``index`` on
+        ``top``: when the last graph is of the same topology and the link
+        rows an edit changed are known, its capacities patched for them
+        (:func:`~designer.analysis.graph.recapacitated`)."""
+        last = self._graph
+        g = None
+        if last is not None and last[0].memo is top.memo:
+            g = recapacitated(last[0], last[1], index, top)
+        if g is None:
+            g = compute_graph(index, top)
+        else:
+            self.hits["graph capacities patched"] += 1
+        self._graph = (g, index)
+        return g
 
     def levels(self, index: DesignIndex, top: Topology, g: ComputeGraph) -> Hierarchy:
         """The levels and blocks of ``g`` (the graph of ``top``): those found

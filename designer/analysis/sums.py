@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.ends import EndTable
-from designer.analysis.index import DesignIndex, FloatArray, IntArray
+from designer.analysis.index import DesignIndex, FloatArray, IntArray, same_device_rows
 from designer.analysis.metrics import lane_sums, port_sums, tier_sums
 from designer.core.link_arrays import rows_run
 from designer.core.model import FABRIC_CODE, Fabric
@@ -79,7 +79,7 @@ def patched_sums(
         or ends.blocks != old_ends.blocks
         or index.n_devices != old.n_devices
         or index.port_names != old.port_names
-        or not _same_rows(old, index)
+        or not same_device_rows(old, index)
         or not np.array_equal(rank, last.rank)
     ):
         return None
@@ -97,14 +97,6 @@ def patched_sums(
         _add_tiers(sign, rows, state, rank, down, up)
         _add_ports(sign, rows, state, table, seen, used, lanes)
     return LinkSums(index, ends, rank, down, up, seen, used, lanes)
-
-
-def _same_rows(old: DesignIndex, new: DesignIndex) -> bool:
-    """The devices are in the same rows, as the link codes name them."""
-    a, b = old.row_of_name, new.row_of_name
-    return a is b or (
-        len(b) >= len(a) and bool(np.array_equal(a[:-1], b[: len(a) - 1]))
-    )
 
 
 def _add_tiers(
