@@ -253,7 +253,15 @@ def _figures(
 ) -> _Figures:
     """Everything of the report that depends on the index alone."""
     g, h = _fabric(index, reuse)
-    nominal = _nominal_injection(index)[g.dev][g.endpoint]
+    if reuse is None:
+        injection = _nominal_injection(index)
+    else:  # the same arrays as the last state's (a cable count): the same figure
+        inputs: tuple[object, ...] = (index.fabric, index.a, index.b, index.speed)
+        inputs += (index.compute_native, index.compute_ports)
+        injection = reuse.derived(
+            "nominal injection", inputs, lambda: _nominal_injection(index)
+        )
+    nominal = injection[g.dev][g.endpoint]
     names = index.device_ids_arr[g.dev]
     bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
     ends = ends_of(index)
@@ -408,7 +416,9 @@ def _unused_ports(
     index: DesignIndex, members: np.ndarray, with_links: np.ndarray
 ) -> int:
     """Native 'ports' of tier members that have no link at all."""
-    idle = np.setdiff1d(members, with_links)
+    linked = np.zeros(index.n_devices, dtype=np.bool_)
+    linked[with_links] = True
+    idle = members[~linked[members]]  # (members ascending, as a set difference)
     total = 0
     for i in idle.tolist():
         entry = index.entries[index.dev_catalog[i]]

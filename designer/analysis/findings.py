@@ -87,6 +87,7 @@ a count, the devices in ``items``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import is_
 from typing import Any, TypeVar, cast
 
 import networkx as nx
@@ -132,23 +133,13 @@ def _training_checks(ctx: Context, slow: list[Finding] | None) -> list[Finding]:
     return slow + _oversubscribed(ctx)
 
 
-def compute_of_index(
-    ctx: Context,
-) -> tuple[list[Finding], list[Finding] | None, list[Finding]]:
-    """What :func:`check_compute` finds from the index and its figures alone:
-    the findings before the training checks, a slow fabric (a finding only
-    for training; None: no compute node, no training checks), and the
-    findings after the training checks."""
+def _compute_link_findings(ctx: Context) -> tuple[list[Finding], list[Finding]]:
+    """Compute nodes without a link, leaves of mixed rails, a slow fabric:
+    what the compute links, their rails and speeds say (the design has a
+    compute node)."""
     out: list[Finding] = []
     idx, g = ctx.index, ctx.graph
     comp = np.flatnonzero(idx.kind == KIND_COMPUTE)
-    if len(comp) == 0:
-        none = finding(
-            "NO_COMPUTE",
-            Severity.WARNING,
-            "the design has no compute node (GPU server or NVL72 rack)",
-        )
-        return [none], None, []  # and no training checks
     linked = np.zeros(g.n, dtype=np.bool_)
     linked[g.all_u] = True
     linked[g.all_v] = True
@@ -211,7 +202,35 @@ def compute_of_index(
                     item_ids(ctx, nodes),
                 )
             )
-    head, out = out, []
+    return out, slow_fabric
+
+
+def compute_of_index(
+    ctx: Context,
+) -> tuple[list[Finding], list[Finding] | None, list[Finding]]:
+    """What :func:`check_compute` finds from the index and its figures alone:
+    the findings before the training checks, a slow fabric (a finding only
+    for training; None: no compute node, no training checks), and the
+    findings after the training checks."""
+    idx, g = ctx.index, ctx.graph
+    if not (idx.kind == KIND_COMPUTE).any():
+        none = finding(
+            "NO_COMPUTE",
+            Severity.WARNING,
+            "the design has no compute node (GPU server or NVL72 rack)",
+        )
+        return [none], None, []  # and no training checks
+    # what the compute links alone say: kept with the topology, for the same
+    # rails, speeds and device ids (a cable count leaves all of them)
+    inputs = (idx.rail, idx.speed, idx.device_ids)
+    kept = g.memo.get("compute link findings")
+    if kept is not None and all(map(is_, kept[0], inputs)):
+        head, slow_fabric = kept[1]
+    else:
+        head, slow_fabric = _compute_link_findings(ctx)
+        g.memo["compute link findings"] = (inputs, (head, slow_fabric))
+    head, slow_fabric = list(head), list(slow_fabric)
+    out: list[Finding] = []
     if ctx.over_radix:
         n_p, t, limit = max(ctx.over_radix)
         out.append(

@@ -84,7 +84,7 @@ from designer.analysis.sums import LinkSums, link_sums, patched_sums
 from designer.core.link_arrays import StateMark, rows_run
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from designer.catalog.loader import Catalog
     from designer.core.model import Design, Device, LinkArrays
@@ -310,6 +310,8 @@ class Reuse:
         self._graph: tuple[ComputeGraph, DesignIndex] | None = None
         self._casts = Casts()
         """What the index derived from the last state's link columns."""
+        self._derived = Casts()
+        """Figures of arrays an edit left (:meth:`derived`)."""
 
     # --- index ------------------------------------------------------------------
 
@@ -594,6 +596,13 @@ class Reuse:
             top.memo["hierarchy"] = h  # with the topology: an undo finds it
         self._levels = _Levels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
         return h
+
+    def derived(
+        self, name: str, inputs: tuple[object, ...], make: Callable[[], Any]
+    ) -> Any:
+        """``make()``, or what it gave last time for the very same ``inputs``
+        (arrays an index shares with the last state's: :class:`Casts`)."""
+        return self._derived.get(name, inputs, make)
 
     # --- sums over the links ----------------------------------------------------
 
