@@ -230,7 +230,7 @@ def recapacitated(
 
     if index.n_links != last_index.n_links or not (
         index.gpus is last_index.gpus
-        or bool(np.array_equal(index.gpus, last_index.gpus))
+        or bool(np.array_equal(index.gpus[last.dev], last_index.gpus[last.dev]))
     ):
         return None
     run = rows_run(last_index.links, index.links)

@@ -73,6 +73,7 @@ from designer.analysis.graph import (
     topology,
 )
 from designer.analysis.index import (
+    KIND_COMPUTE,
     Casts,
     DesignIndex,
     build_index,
@@ -266,18 +267,22 @@ def _compute_run(
 def _same_fabric(prev: DesignIndex, index: DesignIndex) -> bool:
     """``index`` has the compute-fabric topology of ``prev``: the same links
     in the same rows but for a run the lineage names, whose rows join the same
-    device rows on the same fabrics, with the same devices in the same rows."""
-    if (
-        prev.links.table != index.links.table
-        or prev.n_links != index.n_links
-        or prev.n_devices != index.n_devices
-    ):
+    device rows on the same fabrics, with the same devices in the same rows
+    (and maybe more or fewer after them, none a compute node and none
+    linked: a device dropped, or its drop undone)."""
+    n0, n1 = prev.n_devices, index.n_devices
+    if prev.links.table != index.links.table or prev.n_links != index.n_links:
         return False
     run = rows_run(prev.links, index.links)
     if run is None or not same_device_rows(prev, index):
         return False
-    if not (prev.kind is index.kind or _equal(prev.kind, index.kind)):
+    short = min(n0, n1)
+    if not (prev.kind is index.kind or _equal(prev.kind[:short], index.kind[:short])):
         return False
+    if (index.kind[short:] == KIND_COMPUTE).any() or (
+        prev.kind[short:] == KIND_COMPUTE
+    ).any():
+        return False  # a compute node dropped (or its drop undone) is in the fabric
     rows = slice(run[0], index.n_links - run[1])
     return all(
         _equal(getattr(prev, name)[rows], getattr(index, name)[rows])

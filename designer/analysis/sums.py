@@ -11,9 +11,11 @@ next state's sums are the last state's minus what the old rows between added
 and plus what the new rows add: :func:`patched_sums`.
 
 The patch needs what the bins mean to be the same in both states: the same
-devices in the same rows, the same port names, the same tier ranks and the
-same kinds of link end (the end table patched or lent, so its kind codes and
-optics blocks are the last table's). Else the sums are made afresh.
+devices in the same rows (devices dropped since come last, their bins start
+at 0; devices without links taken from the end, theirs go), the same port
+names, the same tier ranks and the same kinds of link end (the end table
+patched or lent, so its kind codes and optics blocks are the last table's).
+Else the sums are made afresh.
 
 Exact: capacities and cable counts are whole numbers, and a port's share of
 a breakout link (1/2, 1/4) is a binary fraction, so adding and taking away
@@ -74,15 +76,18 @@ def patched_sums(
     """The sums of ``index`` from ``last`` when only a run of link rows
     differs (see the module doc); None: make them afresh."""
     old, old_ends = last.index, last.ends
+    n0, n1 = old.n_devices, index.n_devices
     if (
         ends.kinds is not old_ends.kinds
         or ends.blocks != old_ends.blocks
-        or index.n_devices != old.n_devices
         or index.port_names != old.port_names
         or not same_device_rows(old, index)
-        or not np.array_equal(rank, last.rank)
+        or not np.array_equal(rank[:n0], last.rank[:n1])
     ):
         return None
+    p = ends.n_ports
+    if n1 < n0 and (last.seen[n1 * p :].any() or last.down[n1:].any()):
+        return None  # the devices gone had links (their rows went too)
     run = rows_run(old.links, index.links)
     if run is None:
         return None
@@ -91,12 +96,26 @@ def patched_sums(
     if (m0 - head - tail) + (m1 - head - tail) > PATCH_MAX_ROWS:
         return None
     gone, came = slice(head, m0 - tail), slice(head, m1 - tail)
-    down, up = last.down.copy(), last.up.copy()
-    seen, used, lanes = last.seen.copy(), last.used.copy(), last.lanes.copy()
+    # devices dropped after the last ones (their rows come last) start at 0
+    grow = n1 - n0
+    n_blk = max(len(ends.blocks), 1)
+    down, up = _grown(last.down, grow), _grown(last.up, grow)
+    seen, used = _grown(last.seen, grow * p), _grown(last.used, grow * p)
+    lanes = _grown(last.lanes, grow * p * n_blk)
     for sign, rows, state, table in ((-1, gone, old, old_ends), (1, came, index, ends)):
         _add_tiers(sign, rows, state, rank, down, up)
         _add_ports(sign, rows, state, table, seen, used, lanes)
     return LinkSums(index, ends, rank, down, up, seen, used, lanes)
+
+
+def _grown(array: np.ndarray, extra: int) -> np.ndarray:
+    """A writable copy of ``array`` with ``extra`` zeros after it (or its
+    last ``-extra`` entries left out)."""
+    if extra <= 0:
+        return array[: len(array) + extra].copy()
+    out = np.zeros(len(array) + extra, dtype=array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 def _add_tiers(

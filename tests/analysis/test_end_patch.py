@@ -58,6 +58,9 @@ def _edit(rng: random.Random, doc: Document, step: int) -> None:
     elif roll < 0.6 and len(links):  # a cable count: the same ends, lent
         lid = links.id[rng.randrange(len(links))]
         doc.execute(UpdateLink(lid, {"cables": 1 + step % 3}))
+    elif roll < 0.62:  # a device dropped alone (a switch, or a compute node)
+        model = doc.design.devices[rng.randrange(len(doc.design.devices))].catalog_id
+        doc.execute(AddDevices([Device(id=f"alone-{step}", catalog_id=model)]))
     elif roll < 0.7 and len(links):  # a device dropped, then a link to it
         row = links.row(rng.randrange(len(links)))
         like = next(d for d in doc.design.devices if d.id == row.a)
