@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from designer.view.canvas.device_labels import (
@@ -99,6 +99,7 @@ def test_split_two_breaks_after_hyphens_and_balances_lines() -> None:
     height=st.integers(0, 40),
     grouped=st.booleans(),
 )
+@example(words=["-00000000"], did="0", width=48, height=20, grouped=False)
 def test_a_fit_never_cuts_and_never_drops_a_label_that_had_room(
     words: list[str], did: str, width: int, height: int, grouped: bool
 ) -> None:
@@ -121,7 +122,11 @@ def test_a_fit_never_cuts_and_never_drops_a_label_that_had_room(
         (full[:i].rstrip(), full[i + 1 :].lstrip())
         for i, c in enumerate(full)
         if c == " "
-    ] + [(full[: i + 1], full[i + 1 :]) for i, c in enumerate(full) if c == "-"]
+    ] + [  # after a hyphen inside the text (a leading one is a sign, not a break)
+        (full[: i + 1], full[i + 1 :])
+        for i, c in enumerate(full)
+        if c == "-" and 0 < i < len(full) - 1
+    ]
     two = 2 * M.line <= height and any(
         a and b and M.width(a) <= width and M.width(b) <= width for a, b in breaks
     )
