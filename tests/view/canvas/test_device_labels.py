@@ -118,15 +118,18 @@ def test_a_fit_never_cuts_and_never_drops_a_label_that_had_room(
         assert any(joined == o.replace(" ", "") for o in options)
     full = forms.full
     one = M.width(full) <= width and M.line <= height
-    breaks = [
-        (full[:i].rstrip(), full[i + 1 :].lstrip())
-        for i, c in enumerate(full)
-        if c == " "
-    ] + [  # after a hyphen inside the text (a leading one is a sign, not a break)
-        (full[: i + 1], full[i + 1 :])
-        for i, c in enumerate(full)
-        if c == "-" and 0 < i < len(full) - 1
-    ]
+    breaks = (
+        [
+            (full[:i].rstrip(), full[i + 1 :].lstrip())
+            for i, c in enumerate(full)
+            if c == " "
+        ]
+        + [  # after a hyphen inside the text (a leading one is a sign, not a break)
+            (full[: i + 1], full[i + 1 :])
+            for i, c in enumerate(full)
+            if c == "-" and 0 < i < len(full) - 1
+        ]
+    )
     two = 2 * M.line <= height and any(
         a and b and M.width(a) <= width and M.width(b) <= width for a, b in breaks
     )
