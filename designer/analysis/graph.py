@@ -9,7 +9,7 @@ nothing, so the bisection does not change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -258,23 +258,8 @@ def recapacitated(
         np.add.at(inj, last.v[pos], change)
         for array in (all_c, c, inj):
             array.flags.writeable = False
-    return ComputeGraph(
-        dev=last.dev,
-        endpoint=last.endpoint,
-        switch=last.switch,
-        u=last.u,
-        v=last.v,
-        c=c,
-        link=last.link,
-        injection=inj,
-        weight=last.weight,
-        pruned=last.pruned,
-        all_u=last.all_u,
-        all_v=last.all_v,
-        all_link=last.all_link,
-        all_c=all_c,
-        memo=top.memo,
-    )
+    # the rest is the last graph's (read-only arrays of the same topology)
+    return replace(last, c=c, injection=inj, all_c=all_c, memo=top.memo)
 
 
 def _alive_rank(top: Topology) -> IntArray:

@@ -3,21 +3,21 @@ made afresh (:func:`designer.analysis.ends.patched_end_table`)."""
 
 from __future__ import annotations
 
-import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from designer.analysis.ends import EndTable, end_table
+from designer.analysis.ends import EndTable, end_table, ends_of
 from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
 from designer.core.device_commands import AddDevices
 from designer.core.document import Document
-from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLink
-from designer.core.model import Device
+from designer.core.link_commands import AddLinks, RemoveLinks
+from designer.core.model import Design, Device
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
-from tests.analysis.builders import perturbed_fat_tree, random_design, sketch_design
+from tests.analysis.walk import DESIGNS, walk
 
 
 @pytest.fixture(scope="module")
@@ -45,71 +45,17 @@ def _same_table(ours: EndTable, fresh: EndTable) -> None:
     assert ours.all_fine == fresh.all_fine and ours.all_known == fresh.all_known
 
 
-NO_PINS = {"a_pins": None, "b_pins": None}
-
-
-def _edit(rng: random.Random, doc: Document, step: int) -> None:
-    links = doc.design.links
-    roll = rng.random()
-    if roll < 0.2 and doc.history.done:
-        doc.undo()
-    elif roll < 0.5 and len(links):
-        doc.execute(RemoveLinks([links.id[rng.randrange(len(links))]]))
-    elif roll < 0.6 and len(links):  # a cable count: the same ends, lent
-        lid = links.id[rng.randrange(len(links))]
-        doc.execute(UpdateLink(lid, {"cables": 1 + step % 3}))
-    elif roll < 0.62:  # a device dropped alone (a switch, or a compute node)
-        model = doc.design.devices[rng.randrange(len(doc.design.devices))].catalog_id
-        doc.execute(AddDevices([Device(id=f"alone-{step}", catalog_id=model)]))
-    elif roll < 0.7 and len(links):  # a device dropped, then a link to it
-        row = links.row(rng.randrange(len(links)))
-        like = next(d for d in doc.design.devices if d.id == row.a)
-        node = Device(id=f"drop-{step}", catalog_id=like.catalog_id, x=step * 10.0)
-        doc.execute(AddDevices([node]))
-        update = {"id": f"to-{step}", "a": node.id, "cables": 1}
-        doc.execute(AddLinks([row.model_copy(update={**update, **NO_PINS})]))
-    elif len(links):  # a parallel cable, or one at another speed (a new kind)
-        row = links.row(rng.randrange(len(links)))
-        update = {"id": f"new-{step}", "cables": 1, **NO_PINS}
-        if rng.random() < 0.3:
-            update["speed_gbps"] = 200
-        doc.execute(AddLinks([row.model_copy(update=update)]))
-
-
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: fat_tree("dgx-h100", 64, "qm9700"),
-        lambda: perturbed_fat_tree(128, 3),
-        lambda: sketch_design(4, 24, mixed=True),
-        lambda: random_design(5, hosts=8, switches=4),
-    ],
-    ids=["fat tree", "perturbed fat tree", "sketch", "random"],
-)
+@pytest.mark.parametrize("make", DESIGNS)
 def test_every_patched_end_table_equals_the_table_made_afresh(
-    make: object, catalog: Catalog
+    make: Callable[[], Design], catalog: Catalog
 ) -> None:
-    doc = Document(make())  # type: ignore[operator]
-    rng = random.Random(3)
-    reuse = Reuse()
-    patched = 0
-    for step in range(70):
-        if step:
-            try:
-                _edit(rng, doc, step)
-            except ValueError:
-                continue  # a link the rules refuse (a port already full)
-        light, links = snapshot(doc.design)
-        before = reuse.hits["end table patched"]
-        index = reuse.build_index(light, catalog, links)
-        from designer.analysis.ends import ends_of
-
-        table = ends_of(index)
-        fresh = end_table(index)
-        if reuse.hits["end table patched"] > before:
+    patched = seen = 0
+    for _step, reuse, index, _doc in walk(make(), catalog, seed=3, steps=70):
+        if reuse.hits["end table patched"] > seen:  # (while indexing this state)
             patched += 1
-            assert table is index._ends
-        _same_table(table, fresh)
+            assert index._ends is not None
+        seen = reuse.hits["end table patched"]
+        _same_table(ends_of(index), end_table(index))
     assert patched >= 10, patched
 
 
@@ -118,7 +64,6 @@ def test_a_kind_pair_no_link_has_any_more_is_not_reported(catalog: Catalog) -> N
     that do not speak the same link layer; once that link is gone (its two
     kinds still used by other links), the patched table says every pair is
     fine, as a table made afresh does."""
-    from designer.analysis.ends import ends_of
     from designer.core.model import Link
 
     design = fat_tree("dgx-h100", 32, "qm9700")

@@ -5,6 +5,7 @@ graph with the capacities patched, equal those made afresh
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -14,10 +15,8 @@ from designer.analysis.reuse import Reuse
 from designer.catalog import Catalog, default_catalog
 from designer.core.document import Document
 from designer.core.link_commands import UpdateLink
-from designer.core.snapshot import snapshot
-from designer.generate import fat_tree
-from tests.analysis.builders import perturbed_fat_tree, sketch_design
-from tests.analysis.test_end_patch import _edit
+from designer.core.model import Design
+from tests.analysis.walk import DESIGNS, random_edit, walk
 
 
 @pytest.fixture(scope="module")
@@ -30,42 +29,31 @@ _GRAPH = ("dev", "endpoint", "switch", "u", "v", "c", "link", "injection", "weig
 _TOPOLOGY = ("dev", "endpoint", "local_u", "local_v", "link", "alive")
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: fat_tree("dgx-h100", 64, "qm9700"),
-        lambda: perturbed_fat_tree(128, 3),
-        lambda: sketch_design(4, 24, mixed=True),
-    ],
-    ids=["fat tree", "perturbed fat tree", "sketch"],
-)
+def _edit(rng: random.Random, doc: Document, step: int) -> None:
+    """A cable count (the same topology), an end moved to another device
+    (not), or any of the walk's edits."""
+    links = doc.design.links
+    roll = rng.random()
+    if roll < 0.4:
+        lid = links.id[rng.randrange(len(links))]
+        doc.execute(UpdateLink(lid, {"cables": 1 + rng.randrange(4)}))
+    elif roll < 0.55:
+        lid = links.id[rng.randrange(len(links))]
+        other = links.row(rng.randrange(len(links)))
+        row = links.get(lid)
+        if row is not None and other.b not in (row.a, row.b):
+            doc.execute(UpdateLink(lid, {"b": other.b, "b_port": other.b_port}))
+    else:
+        random_edit(rng, doc, step)
+
+
+@pytest.mark.parametrize("make", DESIGNS)
 def test_the_patched_graph_and_the_topology_by_rows_equal_fresh_ones(
-    make: object, catalog: Catalog
+    make: Callable[[], Design], catalog: Catalog
 ) -> None:
-    doc = Document(make())  # type: ignore[operator]
-    rng = random.Random(2)
     reuse = Reuse()
-    for step in range(80):
-        if step:
-            try:
-                links = doc.design.links
-                roll = rng.random()
-                if roll < 0.4:  # a cable count: the same topology
-                    lid = links.id[rng.randrange(len(links))]
-                    doc.execute(UpdateLink(lid, {"cables": 1 + rng.randrange(4)}))
-                elif roll < 0.55:  # one end moved to another device: not
-                    lid = links.id[rng.randrange(len(links))]
-                    other = links.row(rng.randrange(len(links)))
-                    row = links.get(lid)
-                    if row is not None and other.b not in (row.a, row.b):
-                        change = {"b": other.b, "b_port": other.b_port}
-                        doc.execute(UpdateLink(lid, change))
-                else:
-                    _edit(rng, doc, step)
-            except ValueError:
-                continue
-        light, links = snapshot(doc.design)
-        index = reuse.build_index(light, catalog, links)
+    for step, _, index, _doc in walk(make(), catalog, seed=2, steps=80, edit=_edit,
+                                     reuse=reuse):  # fmt: skip
         top = reuse.topology(index)
         fresh_top = topology(index)
         for name in _TOPOLOGY:

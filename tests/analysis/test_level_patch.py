@@ -27,6 +27,7 @@ from designer.core.model import Design
 from designer.core.snapshot import snapshot
 from designer.generate import fat_tree
 from tests.analysis.builders import Spec, make_design, perturbed_fat_tree, sketch_design
+from tests.analysis.walk import walk
 
 
 @pytest.fixture(scope="module")
@@ -261,18 +262,9 @@ def test_every_patched_tree_shape_equals_the_shape_made_afresh(
     findings read from it are the same."""
     from designer.analysis import tree_checks
 
-    doc = Document(make())  # type: ignore[operator]
-    rng = random.Random(9)
-    reuse = Reuse()
     patched = 0
-    for step in range(60):
-        if step:
-            try:
-                _edit(rng, doc, step)
-            except ValueError:
-                continue
-        light, links = snapshot(doc.design)
-        index = reuse.build_index(light, catalog, links)
+    states = walk(make(), catalog, seed=9, steps=60, edit=_edit)  # type: ignore[operator]
+    for _step, reuse, index, _doc in states:
         top = reuse.topology(index)
         g = compute_graph(index, top)
         declared = index.declared_rank[g.dev]
@@ -440,19 +432,10 @@ def test_the_run_the_lineage_gives_is_what_comparing_the_links_finds(
     comparing them finds."""
     from designer.analysis.graph import changed_run
 
-    doc = Document(make())  # type: ignore[operator]
-    rng = random.Random(4)
-    reuse = Reuse()
     last = None
     told = exact = 0
-    for step in range(50):
-        if step:
-            try:
-                _edit(rng, doc, step)
-            except ValueError:
-                continue
-        light, links = snapshot(doc.design)
-        index = reuse.build_index(light, catalog, links)
+    states = walk(make(), catalog, seed=4, steps=50, edit=_edit)  # type: ignore[operator]
+    for _step, reuse, index, _doc in states:
         before = reuse.hits["compute links' run from the lineage"]
         top = reuse.topology(index)
         serial = index.links.serial[top.link]
