@@ -55,7 +55,7 @@ def spliced(old: LinkArrays, positions: list[int], cols: Columns) -> Columns:
         name: np.insert(getattr(old, name), at, cols[name]) for name in LinkArrays._ALL
     }
     # each new row's cables go in before the pins of the row now at its place
-    flat_at = np.repeat(old.pin_offsets()[at], cols["cables"])
+    flat_at = np.repeat(old.pin_starts(at), cols["cables"])
     for name in LinkArrays._PINS:
         new[name] = np.insert(getattr(old, name), flat_at, cols[name])
     return new
@@ -97,8 +97,11 @@ def _replace_pins(old: LinkArrays, at: npt.NDArray[np.int64], rows: Columns) -> 
     (whose cable counts may differ)."""
     if bool((old.cables[at] == rows["cables"]).all()):
         return pins_written(old, at, rows)
-    offsets = old.pin_offsets()
     order = np.argsort(at, kind="stable")
+    # where each row's pins start and stop (rows at[k] and at[k] + 1)
+    ends = old.pin_starts(np.concatenate((at, at + 1)))
+    start_of = dict(zip(at.tolist(), ends[: len(at)].tolist(), strict=True))
+    stop_of = dict(zip(at.tolist(), ends[len(at) :].tolist(), strict=True))
     new_offsets = np.zeros(len(at) + 1, dtype=np.int64)
     np.cumsum(rows["cables"], out=new_offsets[1:])
     out = {}
@@ -108,9 +111,9 @@ def _replace_pins(old: LinkArrays, at: npt.NDArray[np.int64], rows: Columns) -> 
         prev = 0
         for k in order.tolist():
             i = int(at[k])
-            parts.append(column[prev : offsets[i]])
+            parts.append(column[prev : start_of[i]])
             parts.append(given[new_offsets[k] : new_offsets[k + 1]])
-            prev = int(offsets[i + 1])
+            prev = stop_of[i]
         parts.append(column[prev:])
         out[name] = np.concatenate(parts).astype(np.int32, copy=False)
     return out

@@ -312,3 +312,35 @@ def test_devices_and_groups_are_replaced_never_mutated() -> None:
         group.label = "SU 2"  # type: ignore[misc]
     moved = device.model_copy(update={"x": 10.0})
     assert (device.x, moved.x) == (0.0, 10.0)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    cables=st.lists(st.integers(0, 5), max_size=40),
+    picks=st.lists(st.integers(0, 40), max_size=20),
+)
+def test_pin_starts_are_the_running_sum_of_cables(
+    cables: list[int], picks: list[int]
+) -> None:
+    """A few rows' pin starts (summed row by row) and many rows' (from the
+    running sum) are where each link's pins start."""
+    from designer.core.link_arrays import LinkArrays
+
+    rows = [
+        Link(
+            id=f"l{i}",
+            a="a",
+            a_port="p",
+            b="b",
+            b_port="p",
+            cables=c or 1,
+            speed_gbps=400,
+        )
+        for i, c in enumerate(cables)
+    ]
+    state = LinkTable.from_links(rows).arrays
+    assert isinstance(state, LinkArrays)
+    at = [p for p in picks if p <= len(rows)]
+    want = [sum(r.cables for r in rows[:p]) for p in at]
+    assert state.pin_starts(at).tolist() == want
+    assert state.pin_starts(at * 3).tolist() == want * 3  # past the few-rows way
