@@ -87,7 +87,6 @@ a count, the devices in ``items``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import is_
 from typing import Any, TypeVar, cast
 
 import networkx as nx
@@ -221,14 +220,20 @@ def compute_of_index(
         )
         return [none], None, []  # and no training checks
     # what the compute links alone say: kept with the topology, for the same
-    # rails, speeds and device ids (a cable count leaves all of them)
-    inputs = (idx.rail, idx.speed, idx.device_ids)
+    # rails and speeds (arrays a cable count leaves) and equal device ids
+    # (the findings name devices; a model swap makes a new list of the same)
     kept = g.memo.get("compute link findings")
-    if kept is not None and all(map(is_, kept[0], inputs)):
-        head, slow_fabric = kept[1]
+    if (
+        kept is not None
+        and kept[0] is idx.rail
+        and kept[1] is idx.speed
+        and (kept[2] is idx.device_ids or kept[2] == idx.device_ids)
+    ):
+        head, slow_fabric = kept[3]
     else:
         head, slow_fabric = _compute_link_findings(ctx)
-        g.memo["compute link findings"] = (inputs, (head, slow_fabric))
+        found = (head, slow_fabric)
+        g.memo["compute link findings"] = (idx.rail, idx.speed, idx.device_ids, found)
     head, slow_fabric = list(head), list(slow_fabric)
     out: list[Finding] = []
     if ctx.over_radix:
