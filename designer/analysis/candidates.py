@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from designer.analysis.balance import Balance, choose, min_side_count
-from designer.analysis.flow import quotient_cut, refine, st_cut
+from designer.analysis.flow import flows_from, quotient_cut, refine, st_cut
 from designer.analysis.graph import ComputeGraph
 from designer.analysis.index import BoolArray, IntArray
 from designer.analysis.levels import Hierarchy
@@ -136,14 +136,15 @@ def pair_bound(g: ComputeGraph, bal: Balance) -> float | None:
     if len(ep) * len(g.u) > PAIR_BOUND_MAX_WORK:
         return None
     k = min_side_count(g.weight[ep], bal)
-    flows = []
-    for t in ep[1:]:
-        src = np.zeros(g.n, dtype=np.int64)
-        snk = np.zeros(g.n, dtype=np.int64)
-        src[ep[0]] = round(float(g.injection[ep[0]])) or 1
-        snk[t] = round(float(g.injection[t])) or 1
-        value, _ = st_cut(g.n, g.u, g.v, g.c, src, snk)
-        flows.append(value)
+    # Each flow is from a super-source feeding node 0 with its injection to a
+    # super-sink fed by node t with its: its value is the least of the two
+    # injections and the flow between the two nodes themselves (a cut either
+    # keeps node 0 from the source, keeps t from the sink, or is a cut of the
+    # fabric between them). The fabric's capacity matrix is made once.
+    inj = np.minimum(np.rint(g.injection[ep]), np.iinfo(np.int32).max).astype(np.int64)
+    inj[inj == 0] = 1
+    between = flows_from(g.n, g.u, g.v, g.c, int(ep[0]), ep[1:])
+    flows = np.minimum(np.minimum(between, inj[1:]), inj[0])
     flows.sort()
     return float(flows[max(k, 1) - 1])
 

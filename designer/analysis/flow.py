@@ -107,6 +107,29 @@ def st_cut(
     return int(res.flow_value), side[:n]
 
 
+def flows_from(
+    n: int, u: IntArray, v: IntArray, c: IntArray, source: int, sinks: IntArray
+) -> IntArray:
+    """Max-flow value from node ``source`` to each of ``sinks`` in the
+    undirected graph ``u``-``v`` of capacities ``c``: the capacity matrix is
+    made once and each flow runs on it (no super-source or super-sink, no
+    residual graph: values only). A link joining a node to itself carries
+    nothing."""
+    rows = np.concatenate((u, v))
+    cols = np.concatenate((v, u))
+    data = np.minimum(np.concatenate((c, c)), _I32).astype(np.int32)
+    keep = rows != cols
+    cap = csr_matrix((data[keep], (rows[keep], cols[keep])), shape=(n, n))
+    cap.sum_duplicates()
+    if cap.nnz and cap.data.min() < 0:  # int32 overflow while summing
+        raise OverflowError("capacities exceed the int32 range of scipy max-flow")
+    out = np.zeros(len(sinks), dtype=np.int64)
+    for i, t in enumerate(sinks.tolist()):
+        if t != source:
+            out[i] = maximum_flow(cap, source, t, method="dinic").flow_value
+    return out
+
+
 def quotient_cut(
     n: int,
     u: IntArray,
