@@ -86,13 +86,15 @@ def export_ib(
 ) -> None:
     """Write ``--ibnetdiscover`` and ``--opensm``; ValueError: no InfiniBand."""
     from designer.core.model import Design
+    from designer.io.export.ib_fabric import some_ib_fabrics
     from designer.io.export.ibnetdiscover import write_ibnetdiscover
     from designer.io.export.opensm import write_opensm_files
 
     assert isinstance(design, Design)
+    t0 = time.perf_counter()
+    fabrics = some_ib_fabrics(design)  # once for both exports
     if topo:
-        t0 = time.perf_counter()
-        written = write_ibnetdiscover(design, topo)
+        written = write_ibnetdiscover(design, topo, fabrics=fabrics)
         for path, fab in written:
             what = (
                 f"fabric {fab.name}: {len(fab.switches):,} switches, "
@@ -102,8 +104,8 @@ def export_ib(
                 what += f"; {len(fab.skipped):,} cables without a port left out"
             done("ibnetdiscover", str(path), t0, what)
     if opensm:
-        t0 = time.perf_counter()
-        for fab, paths in write_opensm_files(design, opensm):
+        t0 = time.perf_counter() if topo else t0
+        for fab, paths in write_opensm_files(design, opensm, fabrics=fabrics):
             what = (
                 f"fabric {fab.name}: {len(fab.roots):,} root switches, "
                 f"{sum(1 for n in fab.cas if n.role == 'compute'):,} compute and "

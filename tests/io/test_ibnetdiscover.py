@@ -220,6 +220,37 @@ def test_export_command_writes_both_and_refuses_an_ethernet_design(
     assert "no InfiniBand cable" in err
 
 
+def test_both_exports_are_written_from_one_reading_of_the_fabric(
+    tmp_path, monkeypatch
+) -> None:
+    """``--ibnetdiscover`` and ``--opensm`` together make the InfiniBand
+    fabrics once, and write what each alone writes."""
+    import designer.io.export.ib_fabric as ib
+
+    made = []
+    real = ib.ib_fabrics
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ib, "ib_fabrics", counted)
+    sample = str(SAMPLES / "dgx-h100-superpod-4su.json")
+    both, alone = tmp_path / "both", tmp_path / "alone"
+    both.mkdir()
+    alone.mkdir()
+    code = main(["export", sample, "--ibnetdiscover", str(both / "f.topo"),
+                 "--opensm", str(both / "osm")])  # fmt: skip
+    assert code == 0 and made == [1]
+    assert main(["export", sample, "--ibnetdiscover", str(alone / "f.topo")]) == 0
+    assert main(["export", sample, "--opensm", str(alone / "osm")]) == 0
+    assert made == [1, 1, 1]
+    for name in ("f.topo", *(f"osm/{p.name}" for p in (both / "osm").iterdir())):
+        ours = (both / name).read_text("utf-8").replace(str(both), "DIR")
+        theirs = (alone / name).read_text("utf-8").replace(str(alone), "DIR")
+        assert ours == theirs, name  # (the OpenSM options name their folder)
+
+
 def test_cutting_one_bundle_keeps_every_other_cables_infiniband_ports() -> None:
     """With pinned ports an edit to one link moves no other cable in the
     topology either: the verified fabric stays the one that was cabled."""

@@ -60,6 +60,7 @@ __all__ = [
     "IbNode",
     "ib_fabrics",
     "link_rate",
+    "some_ib_fabrics",
 ]
 
 LANE_GBPS: dict[str, float] = {
@@ -562,3 +563,15 @@ def _rank(fab: IbFabric) -> None:
     for desc, r in rank.items():
         node = fab.nodes[desc]
         fab.nodes[desc] = replace(node, rank=r)
+
+
+def some_ib_fabrics(design: Design, catalog: Catalog | None = None) -> list[IbFabric]:
+    """:func:`ib_fabrics`, or ValueError when the design has none (what the
+    InfiniBand exports refuse with)."""
+    fabrics = ib_fabrics(design, catalog)
+    if not fabrics:
+        raise ValueError(
+            "the design has no InfiniBand cable (no link whose two ends share "
+            "InfiniBand)"
+        )
+    return fabrics

@@ -32,7 +32,12 @@ from pathlib import Path
 
 from designer.core.model import Design
 from designer.io.export._common import Catalog
-from designer.io.export.ib_fabric import IbEnd, IbFabric, IbLink, ib_fabrics
+from designer.io.export.ib_fabric import (
+    IbEnd,
+    IbFabric,
+    IbLink,
+    some_ib_fabrics,
+)
 
 __all__ = ["fabric_paths", "ibnetdiscover_text", "write_ibnetdiscover"]
 
@@ -101,18 +106,19 @@ def fabric_paths(path: str | Path, fabrics: list[IbFabric]) -> list[Path]:
 
 
 def write_ibnetdiscover(
-    design: Design, path: str | Path, catalog: Catalog | None = None
+    design: Design,
+    path: str | Path,
+    catalog: Catalog | None = None,
+    fabrics: list[IbFabric] | None = None,
 ) -> list[tuple[Path, IbFabric]]:
     """Write each InfiniBand fabric (see :func:`fabric_paths`); return them.
 
-    ValueError when the design has no InfiniBand fabric.
+    ``fabrics``: the design's :func:`ib_fabrics` when already made (the
+    OpenSM files are written from the same). ValueError when the design has
+    no InfiniBand fabric.
     """
-    fabrics = ib_fabrics(design, catalog)
-    if not fabrics:
-        raise ValueError(
-            "the design has no InfiniBand cable (no link whose two ends share "
-            "InfiniBand)"
-        )
+    if fabrics is None:
+        fabrics = some_ib_fabrics(design, catalog)
     title = design.settings.name
     written = []
     for target, fab in zip(fabric_paths(path, fabrics), fabrics, strict=True):

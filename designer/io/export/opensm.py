@@ -13,7 +13,7 @@ from pathlib import Path
 
 from designer.core.model import Design
 from designer.io.export._common import Catalog
-from designer.io.export.ib_fabric import IbFabric, ib_fabrics
+from designer.io.export.ib_fabric import IbFabric, some_ib_fabrics
 
 __all__ = ["write_opensm_files"]
 
@@ -22,7 +22,10 @@ OPENSM_FILES = ("root-guids.txt", "cn-guids.txt", "io-guids.txt", "guid-map.csv"
 
 
 def write_opensm_files(
-    design: Design, folder: str | Path, catalog: Catalog | None = None
+    design: Design,
+    folder: str | Path,
+    catalog: Catalog | None = None,
+    fabrics: list[IbFabric] | None = None,
 ) -> list[tuple[IbFabric, list[Path]]]:
     """Write OpenSM's inputs per fabric into ``folder`` (made if missing).
 
@@ -33,14 +36,11 @@ def write_opensm_files(
     every port's GUID with its device, port, host, rack and U;
     ``<fabric>-opensm.conf``: the options that route with ``ftree`` from these
     files. A GUID file that would be empty is not written (OpenSM refuses
-    one, ``ERR AB29``). ValueError when the design has no InfiniBand fabric.
+    one, ``ERR AB29``). ``fabrics``: the design's :func:`ib_fabrics` when
+    already made. ValueError when the design has no InfiniBand fabric.
     """
-    fabrics = ib_fabrics(design, catalog)
-    if not fabrics:
-        raise ValueError(
-            "the design has no InfiniBand cable (no link whose two ends share "
-            "InfiniBand)"
-        )
+    if fabrics is None:
+        fabrics = some_ib_fabrics(design, catalog)
     out_dir = Path(folder)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = []
