@@ -252,8 +252,8 @@ class Geometry:
             )
             rows[codes] = np.arange(len(self.ids))
             self._code_rows = rows[:-1]
-        self.la = self._code_rows[links.a].astype(np.int64)
-        self.lb = self._code_rows[links.b].astype(np.int64)
+        self.la = self._code_rows[links.a].astype(np.int64, copy=False)
+        self.lb = self._code_rows[links.b].astype(np.int64, copy=False)
         self.version += 1
         self._rows_renumbered = False
         self._boxes = self._spliced_boxes(len(links.ids))
