@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import gc
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -52,6 +51,11 @@ from designer.core.model import Design, Device, Purpose
 from designer.generate import fat_tree
 from designer.io import save_design
 
+try:
+    import resource  # (Unix: the page faults column)
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
 REPEATS = 5
 NAIVE_REPEATS = 3
 EDITS: tuple[str, ...] = (
@@ -74,6 +78,11 @@ TARGETS = {
 SPEEDUP = 8.0
 """At 100K GPUs an edit is to reach its metrics this many times faster than
 the naive baseline."""
+
+
+def _faults() -> int:
+    """Minor page faults of this process so far (0 where not counted)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
 
 
 def _median(run: Callable[[], float], repeats: int = REPEATS) -> float:
@@ -198,14 +207,14 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
         pause.exec()
         window.runner.last_seconds = None
         window.runner.from_scratch = naive[0]
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        before = _faults()
         t = time.perf_counter()
         act()
         _wait_report(window)
         window.validator_panel.repaint()
         window.statusBar().repaint()
         took = time.perf_counter() - t
-        faults[0] = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        faults[0] = _faults() - before
         worker[0] = window.runner.last_seconds  # None: the last report was reused
         return took
 
