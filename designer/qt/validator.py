@@ -91,6 +91,10 @@ class ValidatorPanel(QWidget):
         self._refining = False
         self._seconds: float | None = None
         self.state.setObjectName("hint")
+        # "Up to date (analysed in 211 ms) · refining bisection bounds…" or a
+        # failure's message is wider than a laptop's dock: it wraps, or it
+        # would widen the metrics beside it past the dock (cut, a side scroll)
+        self.state.setWordWrap(True)
         self.values: dict[str, QLabel] = {}
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)

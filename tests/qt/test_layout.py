@@ -73,6 +73,30 @@ def test_findings_take_the_room_the_metrics_leave(
     assert panel.findings.height() > 0.3 * panel.height()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
+def test_the_validator_fits_its_dock_while_refining_or_failed(
+    qtbot: Any, sized_window: Any, width: int, height: int
+) -> None:
+    """The state line above the metrics (long while the bounds are refined,
+    or when the analysis failed) wraps: the metrics keep the dock's width,
+    with no side scroll."""
+    window = sized_window(width, height)
+    settle(qtbot, window)
+    add_dgx(window, 4)
+    settle(qtbot, window)
+    panel = window.validator_panel
+    for show in (
+        lambda: panel.set_refining(True),
+        lambda: panel.set_failed("KeyError: no catalog entry 'a-very-long-model-id'"),
+    ):
+        show()
+        QApplication.processEvents()
+        area = panel.metrics_area
+        assert area.horizontalScrollBar().maximum() == 0
+        assert area.widget().width() <= area.viewport().width()
+        assert panel.state.width() <= area.viewport().width()
+
+
 @pytest.mark.slow
 def test_empty_design_shows_no_bisection_ratio(qtbot: Any, sized_window: Any) -> None:
     window = sized_window(1400, 900)
