@@ -297,9 +297,14 @@ def same_device_rows(old: DesignIndex, new: DesignIndex) -> bool:
     """The devices the earlier index's link codes name are in the same rows in
     ``new`` (:attr:`DesignIndex.row_of_name` equal for the earlier names;
     codes only grow), so an unchanged link row has the same end rows."""
-    a, b = old.row_of_name, new.row_of_name
-    return a is b or (
-        len(b) >= len(a) and bool(np.array_equal(a[:-1], b[: len(a) - 1]))
+    return same_rows_of_names(old.row_of_name, new.row_of_name)
+
+
+def same_rows_of_names(old: IntArray, new: IntArray) -> bool:
+    """:func:`same_device_rows` of two :attr:`DesignIndex.row_of_name`
+    arrays (the last entry of each is the sentinel of a name not coded)."""
+    return old is new or (
+        len(new) >= len(old) and bool(np.array_equal(old[:-1], new[: len(old) - 1]))
     )
 
 

@@ -79,6 +79,7 @@ from designer.analysis.index import (
     build_index,
     device_columns,
     same_device_rows,
+    same_rows_of_names,
 )
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
 from designer.analysis.sums import LinkSums, link_sums, patched_sums
@@ -246,14 +247,7 @@ def _compute_run(
     earlier state's names) their compute links have the same serials and
     ends; None when the lineage does not tell."""
     run = rows_run(last, index.links)
-    rows = index.row_of_name
-    if run is None or not (
-        rows is last_rows
-        or (
-            len(rows) >= len(last_rows)
-            and bool(np.array_equal(rows[: len(last_rows) - 1], last_rows[:-1]))
-        )
-    ):
+    if run is None or not same_rows_of_names(last_rows, index.row_of_name):
         return None
     head, tail = run
     # the compute links among the first head rows, and among the last tail
