@@ -143,10 +143,44 @@ def pair_bound(g: ComputeGraph, bal: Balance) -> float | None:
     # fabric between them). The fabric's capacity matrix is made once.
     inj = np.minimum(np.rint(g.injection[ep]), np.iinfo(np.int32).max).astype(np.int64)
     inj[inj == 0] = 1
-    between = flows_from(g.n, g.u, g.v, g.c, int(ep[0]), ep[1:])
+    # Twins (the same links to the same neighbours) are swapped by a symmetry
+    # of the fabric that keeps node 0 in place, so their flows from node 0 are
+    # equal: one flow per group of twins (the nodes of a scalable unit, say).
+    group, first = twin_groups(g, ep[1:])
+    between = flows_from(g.n, g.u, g.v, g.c, int(ep[0]), ep[1:][first])[group]
     flows = np.minimum(np.minimum(between, inj[1:]), inj[0])
     flows.sort()
     return float(flows[max(k, 1) - 1])
+
+
+def twin_groups(g: ComputeGraph, nodes: IntArray) -> tuple[IntArray, IntArray]:
+    """(group of each of ``nodes``, the position in ``nodes`` of each group's
+    first member): nodes are in one group when they have the same links, by
+    neighbour and summed capacity (no link to each other, which would name
+    each other). Swapping two of them maps the fabric onto itself, fixing
+    every other node."""
+    u = np.concatenate((g.u, g.v))
+    v = np.concatenate((g.v, g.u))
+    c = np.concatenate((g.c, g.c)).astype(np.int64)
+    live = u != v
+    u, v, c = u[live], v[live], c[live]
+    # capacity per (node, neighbour), parallel links summed, in node order
+    pair = u * g.n + v
+    keys, inverse = np.unique(pair, return_inverse=True)
+    cap = np.bincount(inverse, weights=c).astype(np.int64)
+    owner, neighbour = np.divmod(keys, g.n)
+    starts = np.searchsorted(owner, nodes)
+    stops = np.searchsorted(owner, nodes, side="right")
+    seen: dict[bytes, int] = {}
+    group = np.empty(len(nodes), dtype=np.int64)
+    first: list[int] = []
+    for i, (a, b) in enumerate(zip(starts.tolist(), stops.tolist(), strict=True)):
+        key = neighbour[a:b].tobytes() + b"|" + cap[a:b].tobytes()
+        if key not in seen:
+            seen[key] = len(first)
+            first.append(i)
+        group[i] = seen[key]
+    return group, np.asarray(first, dtype=np.int64)
 
 
 def candidate_splits(
