@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from designer.analysis.graph import PATCH_MAX_ROWS
 from designer.analysis.index import (
     BoolArray,
     DesignIndex,
@@ -203,27 +204,16 @@ def end_table(index: DesignIndex) -> EndTable:
     """
     m = index.n_links
     n_ports = max(len(index.port_names), 1)
-    cat = index.dev_catalog
     a, b = index.a, index.b
-    cp_a = cat[a] * n_ports + index.a_port
-    cp_b = cat[b] * n_ports + index.b_port
     n_cp = max(len(index.catalog_ids), 1) * n_ports
-    if m:
-        speeds = np.flatnonzero(np.bincount(index.speed))
-    else:
-        speeds = np.zeros(0, dtype=np.int64)
+    speed_count = np.bincount(index.speed) if m else np.zeros(0, dtype=np.int64)
+    speeds = np.flatnonzero(speed_count)
     n_s = max(len(speeds), 1)
-    scode = np.zeros(int(speeds.max()) + 1 if m else 1, dtype=np.int64)
-    scode[speeds] = np.arange(len(speeds))
-    media = media_of(index)
     n_med = len(MEDIA) + 1
-    per_link = (index.fabric * n_s + scode[index.speed]) * n_med
-    if media is not None:
-        per_link += media.medium + 1
-    stride = _stride(n_s)
-    key_a = cp_a * stride + per_link
-    key_b = cp_b * stride + per_link
-    size = n_cp * stride
+    media = media_of(index)
+    medium = media.medium if media is not None else None
+    key_a, key_b = _link_keys(index, slice(None), speeds, n_ports, medium)
+    size = n_cp * _stride(n_s)
     kinds_present = _present(key_a, key_b, size)
     n_k = len(kinds_present)
     code_a = _codes(key_a, kinds_present, size)
@@ -240,8 +230,7 @@ def end_table(index: DesignIndex) -> EndTable:
         kind_count = np.bincount(code_a, minlength=n_k) + np.bincount(
             code_b, minlength=n_k
         )
-        counts = np.bincount(index.speed) if m else np.zeros(0, dtype=np.int64)
-        basis = Basis(kinds_present, speeds, counts, kind_count, pair_count)
+        basis = Basis(kinds_present, speeds, speed_count, kind_count, pair_count)
     return EndTable(
         m=m,
         n_ports=n_ports,
@@ -265,6 +254,29 @@ def _stride(n_s: int) -> int:
     return 4 * n_s * (len(MEDIA) + 1)
 
 
+def _link_keys(
+    index: DesignIndex,
+    rows: slice,
+    speeds: IntArray,
+    n_ports: int,
+    medium: IntArray | None,
+) -> tuple[IntArray, IntArray]:
+    """The kind key of the a and b end of each link in ``rows``: (catalog
+    entry and port group, fabric, speed code among ``speeds``, medium + 1, or 0
+    when the design is not placed)."""
+    n_s = max(len(speeds), 1)
+    scode = np.zeros(int(speeds.max()) + 1 if len(speeds) else 1, dtype=np.int64)
+    scode[speeds] = np.arange(len(speeds))
+    per_link = (index.fabric[rows] * n_s + scode[index.speed[rows]]) * (len(MEDIA) + 1)
+    if medium is not None:
+        per_link += medium[rows] + 1
+    stride = _stride(n_s)
+    cat = index.dev_catalog
+    key_a = (cat[index.a[rows]] * n_ports + index.a_port[rows]) * stride + per_link
+    key_b = (cat[index.b[rows]] * n_ports + index.b_port[rows]) * stride + per_link
+    return key_a, key_b
+
+
 def _check_pairs(
     index: DesignIndex,
     cps: list[int],
@@ -282,11 +294,6 @@ def _check_pairs(
         if ia and ib and ia.interface and ib.interface:
             fa, fb = ia.interface, ib.interface
             pair_ok[p] = fb.supports_media(fa.media) or fa.supports_media(fb.media)
-
-
-PATCH_MAX_ROWS = 4096
-"""Most link rows (of the two states together) an edit may change for the
-end table to be patched rather than made again."""
 
 
 def patched_end_table(
@@ -320,18 +327,10 @@ def patched_end_table(
     np.add.at(speed_count, new_speed, 1)
     if not np.array_equal(np.flatnonzero(speed_count), speeds):
         return None  # a speed came or went: the keys change
-    n_s = max(len(speeds), 1)
-    scode = np.zeros(int(speeds.max()) + 1 if len(speeds) else 1, dtype=np.int64)
-    scode[speeds] = np.arange(len(speeds))
-    cat = index.dev_catalog
-    a, b = index.a[s1], index.b[s1]
-    per_link = (index.fabric[s1] * n_s + scode[new_speed]) * (len(MEDIA) + 1)
-    stride = _stride(n_s)
     kinds = basis.kinds_present
     n_k = len(kinds)
     codes = []
-    for dev, port in ((a, index.a_port[s1]), (b, index.b_port[s1])):
-        key = (cat[dev] * n_ports + port) * stride + per_link
+    for key in _link_keys(index, s1, speeds, n_ports, None):
         at = np.minimum(np.searchsorted(kinds, key), max(n_k - 1, 0))
         if len(key) and (not n_k or not np.array_equal(kinds[at], key)):
             return None  # a kind the last table has not got
@@ -368,8 +367,8 @@ def patched_end_table(
         module_id=last.module_id,
         blocks=last.blocks,
         cable_classes=last.cable_classes,
-        group_a=spliced(last.group_a, a * n_ports + index.a_port[s1]),
-        group_b=spliced(last.group_b, b * n_ports + index.b_port[s1]),
+        group_a=spliced(last.group_a, index.a[s1] * n_ports + index.a_port[s1]),
+        group_b=spliced(last.group_b, index.b[s1] * n_ports + index.b_port[s1]),
         pair_code=spliced(last.pair_code, mid_pair),
         pair_media_ok=pair_ok,
         index=index,

@@ -92,11 +92,7 @@ def st_cut(
     rows = np.concatenate((u, v, np.full(len(src), s), snk))
     cols = np.concatenate((v, u, src, np.full(len(snk), t)))
     data = np.concatenate((c, c, source_cap[src], sink_cap[snk]))
-    data = np.minimum(data, _I32).astype(np.int32)
-    cap = csr_matrix((data, (rows, cols)), shape=(n + 2, n + 2))
-    cap.sum_duplicates()
-    if cap.nnz and cap.data.max() < 0:  # int32 overflow while summing
-        raise OverflowError("capacities exceed the int32 range of scipy max-flow")
+    cap = _capacities(n + 2, rows, cols, data)
     res = maximum_flow(cap, s, t, method="dinic")
     residual = (cap - res.flow).tocsr()
     residual.data[residual.data < 0] = 0
@@ -105,6 +101,17 @@ def st_cut(
     side = np.zeros(n + 2, dtype=np.bool_)
     side[reach] = True
     return int(res.flow_value), side[:n]
+
+
+def _capacities(n: int, rows: IntArray, cols: IntArray, data: np.ndarray) -> csr_matrix:
+    """The arcs as scipy max-flow's int32 capacity matrix, parallel arcs
+    summed; OverflowError when a sum leaves the int32 range."""
+    data = np.minimum(data, _I32).astype(np.int32)
+    cap = csr_matrix((data, (rows, cols)), shape=(n, n))
+    cap.sum_duplicates()
+    if cap.nnz and cap.data.min() < 0:  # int32 overflow while summing
+        raise OverflowError("capacities exceed the int32 range of scipy max-flow")
+    return cap
 
 
 def flows_from(
@@ -117,12 +124,9 @@ def flows_from(
     nothing."""
     rows = np.concatenate((u, v))
     cols = np.concatenate((v, u))
-    data = np.minimum(np.concatenate((c, c)), _I32).astype(np.int32)
     keep = rows != cols
-    cap = csr_matrix((data[keep], (rows[keep], cols[keep])), shape=(n, n))
-    cap.sum_duplicates()
-    if cap.nnz and cap.data.min() < 0:  # int32 overflow while summing
-        raise OverflowError("capacities exceed the int32 range of scipy max-flow")
+    data = np.concatenate((c, c))[keep]
+    cap = _capacities(n, rows[keep], cols[keep], data)
     out = np.zeros(len(sinks), dtype=np.int64)
     for i, t in enumerate(sinks.tolist()):
         if t != source:

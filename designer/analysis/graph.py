@@ -24,9 +24,15 @@ from designer.analysis.index import (
     FloatArray,
     IntArray,
 )
+from designer.core.link_arrays import rows_run
 from designer.core.model import FABRIC_CODE, Fabric
 
 PENDANT_MAX_LINKS = 16
+
+PATCH_MAX_ROWS = 4096
+"""Most link rows an edit may change (of the two states together) for a
+stage to be patched for them rather than made again (the end table, the
+sums over the links, the graph's capacities)."""
 
 
 @dataclass
@@ -226,8 +232,6 @@ def recapacitated(
     capacities of the compute links among them are read again, and the
     injection moves by their change (whole Gb/s: the same sums). None when the
     lineage does not tell, or the devices' GPUs differ."""
-    from designer.core.link_arrays import rows_run
-
     if index.n_links != last_index.n_links or not (
         index.gpus is last_index.gpus
         or bool(np.array_equal(index.gpus[last.dev], last_index.gpus[last.dev]))
@@ -239,7 +243,7 @@ def recapacitated(
     head, tail = run
     lo = int(np.searchsorted(top.link, head))
     hi = int(np.searchsorted(top.link, index.n_links - tail))
-    if hi - lo > 4096:
+    if hi - lo > PATCH_MAX_ROWS:
         return None
     k = np.arange(lo, hi)
     cap = index.cap[top.link[k]]

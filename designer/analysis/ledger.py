@@ -58,10 +58,12 @@ def _fingerprint(index: DesignIndex) -> tuple[tuple[str, ...], bytes]:
     return ids, index.gpus[comp].tobytes()
 
 
-def _compute_capacity(links: LinkArrays) -> np.ndarray:
-    """Gb/s of each link on the compute fabric (0 on the other fabrics)."""
-    cap = links.cables.astype(np.int64) * links.speed
-    return np.where(links.fabric == _COMPUTE, cap, 0)
+def _compute_capacity(
+    links: LinkArrays, rows: np.ndarray | slice = slice(None)
+) -> np.ndarray:
+    """Gb/s of each link (of ``rows``) on the compute fabric (0 on the others)."""
+    cap = links.cables[rows].astype(np.int64) * links.speed[rows]
+    return np.where(links.fabric[rows] == _COMPUTE, cap, 0)
 
 
 @dataclass(frozen=True)
@@ -112,13 +114,8 @@ class _Reference:
             return float(lost.sum())
         serial = ref.serial[r0:r1]
         at = n0 + np.minimum(np.searchsorted(now.serial[n0:n1], serial), n1 - n0 - 1)
-        a, b = now.a[at], now.b[at]
-        ra, rb = ref.a[r0:r1], ref.b[r0:r1]
-        same = (now.serial[at] == serial) & (
-            ((a == ra) & (b == rb)) | ((a == rb) & (b == ra))
-        )
-        cap = now.cables[at].astype(np.int64) * now.speed[at]
-        kept = np.where(same & (now.fabric[at] == _COMPUTE), cap, 0)
+        same = (now.serial[at] == serial) & _ends_match(now, ref, at, slice(r0, r1))
+        kept = np.where(same, _compute_capacity(now, at), 0)
         return float(np.maximum(lost - kept, 0).sum())
 
 
@@ -142,11 +139,16 @@ def _equal(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 def _ends_match(
-    now: LinkArrays, ref: LinkArrays, at: np.ndarray | slice = slice(None)
+    now: LinkArrays,
+    ref: LinkArrays,
+    at: np.ndarray | slice = slice(None),
+    ref_rows: slice = slice(None),
 ) -> np.ndarray:
-    """Per link of ``ref``: the row ``at`` of ``now`` joins the same two devices."""
+    """Per link of ``ref`` (of ``ref_rows``): the row ``at`` of ``now`` joins
+    the same two devices."""
     a, b = now.a[at], now.b[at]
-    out: np.ndarray = ((a == ref.a) & (b == ref.b)) | ((a == ref.b) & (b == ref.a))
+    ra, rb = ref.a[ref_rows], ref.b[ref_rows]
+    out: np.ndarray = ((a == ra) & (b == rb)) | ((a == rb) & (b == ra))
     return out
 
 

@@ -30,14 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.ends import EndTable
+from designer.analysis.graph import PATCH_MAX_ROWS
 from designer.analysis.index import DesignIndex, FloatArray, IntArray, same_device_rows
 from designer.analysis.metrics import lane_sums, port_sums, tier_sums
 from designer.core.link_arrays import rows_run
 from designer.core.model import FABRIC_CODE, Fabric
-
-PATCH_MAX_ROWS = 4096
-"""Most link rows (of the two states together) an edit may change for the
-sums to be patched."""
 
 _COMPUTE = FABRIC_CODE[Fabric.COMPUTE]
 

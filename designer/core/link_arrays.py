@@ -192,7 +192,7 @@ class LinkArrays:
 
     def pins_of(self, i: int) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
         """The pins of link ``i`` at both ends, as names (None: not chosen)."""
-        start = int(self.cables[:i].sum()) if i else 0
+        start = int(self.pin_starts([i])[0])
         stop = start + int(self.cables[i])
         return (
             _pin_tuple(self.a_pins[start:stop], self.pin_names),
