@@ -178,6 +178,7 @@ class SceneFollower:
         design = self.document.design
         g = s.geom
         g.apply(design, events)
+        lines = self._dirty_lines()
         dev_removed = step.removed
         dev_touched = step.added | dev_removed
         changed = step.changed
@@ -214,7 +215,7 @@ class SceneFollower:
             old = s.quotients.get(s.overview)
             q = with_devices(old, design, g, self.catalog) if old else None
             s.quotients = {s.overview: q} if q is not None else {}
-            self.refresh_structure(devices=restyle)
+            self.refresh_structure(devices=restyle, lines=lines)
         elif any(links.values()) or changed:
             q = s.quotient
             if links["links_added"] or links["links_removed"] or not same_ends(events):
@@ -224,7 +225,7 @@ class SceneFollower:
             if changed:
                 q = moved(q, g)
             s.quotients = {s.overview: q}
-            self.refresh_structure(frames=False, devices=restyle)
+            self.refresh_structure(frames=False, devices=restyle, lines=lines)
             if changed and not s.overview:
                 s.frames.refit(g, changed)
         if dev_removed or links["links_removed"]:
@@ -272,12 +273,18 @@ class SceneFollower:
     # --- structure: quotient, blocks, frames, trunks -------------------------
 
     def refresh_structure(
-        self, *, frames: bool = True, devices: set[str] | None = None
+        self,
+        *,
+        frames: bool = True,
+        devices: set[str] | None = None,
+        lines: QRectF | None = None,
     ) -> None:
         """Rebuild blocks, trunks (and frames) from the quotient in use.
 
         ``devices`` limits the cut/selection restyle to those device items
-        (None: all of them); ``frames`` False keeps the group frames as they are.
+        (None: all of them); ``frames`` False keeps the group frames as they are;
+        ``lines`` is the scene area whose link lines changed (an empty rect:
+        none; None: any may have, the whole link layer is repainted).
         """
         s = self.state
         design = self.document.design
@@ -314,7 +321,7 @@ class SceneFollower:
         s.hidden = hidden
         # after the devices' visibility: frame titles avoid the devices shown
         self.place_labels(s.label_transform, s.label_bounds)
-        self._update_scene_rect()
+        self._update_scene_rect(lines)
         self.mark(devices)
 
     def _sync_blocks(self, q: Quotient) -> None:
@@ -340,7 +347,27 @@ class SceneFollower:
                 item.hint = hint
             self.scene.addItem(item)
 
-    def _update_scene_rect(self) -> None:
+    def _dirty_lines(self) -> QRectF | None:
+        """The scene area of the link lines the geometry's last step changed,
+        widened by what is drawn around a line at the current zoom (its pen,
+        a cable-count badge); None when not known."""
+        g = self.state.geom
+        if g.dirty is None:
+            return None
+        box = g.dirty_bounds()
+        if box is None:
+            return QRectF()
+        scale = self.state.label_transform.m11()
+        if not scale > 0:
+            return None
+        pad = _LINE_PAD_PX / scale
+        x0, y0, x1, y1 = box
+        return QRectF(x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
+
+    def _update_scene_rect(self, lines: QRectF | None = None) -> None:
+        """Fit the scene rect around what is drawn; repaint the link lines of
+        ``lines`` (see :meth:`refresh_structure`), all of them when the rect
+        changed."""
         s = self.state
         x0, y0, x1, y1 = s.geom.bounds()
         for f in s.frame_items:
@@ -351,9 +378,11 @@ class SceneFollower:
         rect = QRectF(
             x0 - margin, y0 - margin, x1 - x0 + 2 * margin, y1 - y0 + 2 * margin
         )
-        self.scene.setSceneRect(rect)
-        s.links.set_bounds(rect)
-        s.bump()
+        if rect != self.scene.sceneRect() or rect != s.links.boundingRect():
+            self.scene.setSceneRect(rect)
+            s.links.set_bounds(rect)
+            lines = None
+        s.bump(lines)
 
     # --- labels and marks ------------------------------------------------------
 
@@ -399,6 +428,12 @@ class SceneFollower:
             s.trunk_items,
             devices,
         )
+
+
+_LINE_PAD_PX = 48.0
+"""Screen pixels around a changed line that are repainted with it: its pen
+(at most a few pixels) and a cable-count badge centred on it ("×128" is
+~40 px wide at the small font)."""
 
 
 def _rect(r: tuple[float, float, float, float]) -> QRectF:

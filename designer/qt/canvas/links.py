@@ -77,6 +77,13 @@ class LinkLayerItem(QGraphicsItem):
         #: cable-count badges of the last paint (text, scene x, scene y)
         self.cable_labels: list[CableLabel] = []
         self.hidden_through = 0
+        # What the last build drew alike everywhere (the pens, the sampling):
+        # repainting only the changed lines is right while it stays the same.
+        self._look: tuple[object, ...] = ()
+        #: a repaint of the whole layer is asked for and not painted yet
+        self._whole = True
+        #: the scene area repainted for changed lines since the last paint
+        self._partial: QRectF | None = None
         self.setZValue(st.Z_LINKS)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -88,11 +95,35 @@ class LinkLayerItem(QGraphicsItem):
         self._cache.clear()
         self._labels.clear()
 
-    def invalidate(self) -> None:
-        """Links or positions changed: rebuild paths at the next paint."""
+    def invalidate(self, lines: QRectF | None = None) -> None:
+        """Links or positions changed: rebuild paths at the next paint.
+
+        ``lines``: the scene area where lines changed, the only part repainted
+        (an empty rect: none changed); None: repaint the whole layer. Should
+        the paint find that the change reached further (the pens of dense
+        bundles lighten with their number, a sampled view draws other lines,
+        the badges lay out anew), it repaints the whole layer after all.
+        """
         self._cache.clear()
         self._labels.clear()
-        self.update()
+        if lines is None:
+            self._whole = True
+            self.update()
+            return
+        self._partial = lines if self._partial is None else self._partial.united(lines)
+        scene = self.scene()
+        if not lines.isEmpty() and scene is not None:
+            # the scene's area, not this item's: an item's update(rect) repaints
+            # all of its bounding rect (the whole scene) all the same
+            scene.update(self.mapRectToScene(lines))
+
+    def _reaches_further(self, look: tuple[object, ...]) -> None:
+        """Repaint the whole layer when a repaint of only the changed lines
+        would leave other lines as they were drawn with another ``look``."""
+        if look != self._look and not self._whole and self._partial is not None:
+            self._whole = True
+            self.update()
+        self._look = look
 
     def boundingRect(self) -> QRectF:
         """The scene rect."""
@@ -125,7 +156,9 @@ class LinkLayerItem(QGraphicsItem):
         if paths is None:
             if len(self._cache) >= 4 or any(k[0] != sc.link_state for k in self._cache):
                 self._cache.clear()
-            paths = self._cache[key] = self._build(rect, sc.text_scale)
+            paths, look = self._build(rect, sc.text_scale)
+            self._cache[key] = paths
+            self._reaches_further(look)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         if ok and device is not None and not painter.hasClipping():
             # lines run on past the device's edge; with no clip the raster
@@ -138,7 +171,9 @@ class LinkLayerItem(QGraphicsItem):
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         lod /= sc.text_scale
         if lod < sz.LOD_CABLE_LABELS or sc.overview:
+            self._badges_moved([])
             self.cable_labels = []
+            self._painted()
             return
         label_key = (*key, round(lod, 4))
         labels = self._labels.get(label_key)
@@ -148,20 +183,40 @@ class LinkLayerItem(QGraphicsItem):
             g, mask, _ = sc.drawn_links()
             labels = self._badges.layout(g, mask, rect, lod)
             self._labels[label_key] = labels
+        self._badges_moved(labels)
         self.cable_labels = labels
         self._badges.paint(painter, labels, sc.text_scale)
+        self._painted()
+
+    def _badges_moved(self, labels: list[CableLabel]) -> None:
+        """Repaint the whole layer when a badge outside the changed lines' area
+        came, went or changed (a wider count lays them all out anew)."""
+        if self._whole or self._partial is None:
+            return
+        area = self._partial
+        changed = set(labels).symmetric_difference(self.cable_labels)
+        if any(not area.contains(x, y) for _, x, y in changed):
+            self._whole = True
+            self.update()
+
+    def _painted(self) -> None:
+        self._whole = False
+        self._partial = None
 
     def _build(
         self, rect: tuple[float, float, float, float], scale: float
-    ) -> list[tuple[QPen, QPainterPath]]:
+    ) -> tuple[list[tuple[QPen, QPainterPath]], tuple[object, ...]]:
+        """The paths of the lines in ``rect``, one per pen, and their look
+        (what is alike for every line: the pens, how the lines are sampled)."""
         g, mask, highlights = self._scene.drawn_links()
         if mask.size == 0:
-            return []
+            return [], ("none",)
         idx = g.segments_in_rect(mask, rect)
         pa = g.xy[g.la[idx]]
         pb = g.xy[g.lb[idx]]
         self.hidden_through = 0
-        if idx.size > sz.THROUGH_LINK_BUDGET:
+        through = idx.size > sz.THROUGH_LINK_BUDGET  # the far lines left out
+        if through:
             x0, y0, x1, y1 = rect
             in_a = _inside(pa, rect)
             in_b = _inside(pb, rect)
@@ -180,9 +235,11 @@ class LinkLayerItem(QGraphicsItem):
             reach = 0.15 * float(np.hypot(x1 - x0, y1 - y0))
             pa = _stub(pa, pb, ~in_a & in_b, reach)
             pb = _stub(pb, pa, in_a & ~in_b, reach)
+        sampled: object = False
         if idx.size > sz.MAX_DRAWN_LINKS:
             step = int(np.ceil(idx.size / sz.MAX_DRAWN_LINKS))
             idx, pa, pb = idx[::step], pa[::step], pb[::step]
+            sampled = self._scene.link_state  # other lines each time: all anew
         pos = np.arange(idx.size)
         layers: list[tuple[QPen, np.ndarray]] = []
         fab = g.fabric[idx]
@@ -204,7 +261,8 @@ class LinkLayerItem(QGraphicsItem):
             x[0::2], x[1::2] = pa[sel, 0], pb[sel, 0]
             y[0::2], y[1::2] = pa[sel, 1], pb[sel, 1]
             out.append((pen, pgf.arrayToQPath(x, y, connect="pairs")))
-        return out
+        pens = tuple((pen.color().rgba(), pen.widthF()) for pen, _ in layers)
+        return out, (pens, through, sampled)
 
 
 def _inside(p: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:

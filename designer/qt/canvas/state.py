@@ -72,8 +72,11 @@ class SceneState:
             self.highlights = link_layers(self.selection, self.geom)
         return self.highlights
 
-    def bump(self) -> None:
-        """The links or their marks changed: rebuild the paths at the next paint."""
+    def bump(self, lines: QRectF | None = None) -> None:
+        """The links or their marks changed: rebuild the paths at the next paint.
+
+        ``lines``: the scene area where lines changed (repainted; an empty rect:
+        none did), None: anywhere (the whole layer is repainted)."""
         self.link_state += 1
         self.highlights = None
-        self.links.invalidate()
+        self.links.invalidate(lines)

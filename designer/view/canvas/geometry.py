@@ -103,6 +103,14 @@ class Geometry:
         self._box_splices: list[Event] | None = []
         self._rows_renumbered = False
         self._moved: list[int] = []
+        self._kept_rows: list[int] = []
+        self._dirty: list[np.ndarray] | None = None
+        self.dirty: np.ndarray | None = None
+        """Boxes (x0, x1, y0, y1 per row) of the link lines the last
+        :meth:`apply` took away or drew: the removed links' old lines, the new
+        and re-styled links' lines, the moved devices' links before and after.
+        None: not known (the boxes were not kept, or the links were re-read),
+        so any line may have changed."""
 
     # --- the link columns, read from the design's column store ------------------
 
@@ -146,6 +154,7 @@ class Geometry:
         self._rows_renumbered = False
         self._boxes = None
         self._relink(design)
+        self.dirty = None
 
     def apply(self, design: Design, events: Sequence[Event]) -> None:
         """Follow one step's events (or several steps' in order)."""
@@ -156,10 +165,23 @@ class Geometry:
         self._box_splices = []
         self._rows_renumbered = False
         self._moved = []
+        self._kept_rows = []
+        self._dirty = [] if self._boxes is not None else None
         self.reads(events)
+        self._follow_links(design)
+        dirty, self._dirty = self._dirty, None
+        self.dirty = (
+            np.concatenate([np.zeros((0, 4)), *dirty])
+            if dirty is not None and self._boxes is not None
+            else None
+        )
+
+    def _follow_links(self, design: Design) -> None:
         if self._links_dirty:
             renumbered = self._rows_renumbered
             self._relink(design)
+            if self._kept_rows:  # rows named before the splices
+                self._dirty = None
             if not self._moved:
                 return
             if renumbered:  # moved rows named before the renumbering
@@ -168,6 +190,9 @@ class Geometry:
         elif self._links_refresh:
             self.links = design.links.arrays
             self.version += 1
+        if self._kept_rows and self._dirty is not None and self._boxes is not None:
+            rows = np.asarray(self._kept_rows, np.int64)
+            self._dirty.append(self._boxes[rows])  # re-styled lines (fabric, count)
         if self._moved:
             self.version += 1
             self.rows_moved(np.unique(np.asarray(self._moved, np.int64)))
@@ -222,6 +247,8 @@ class Geometry:
     def _on_links(self, event: Event) -> None:
         if keeps_ends(event):
             self._links_refresh = True  # same ends: rows and boxes stay
+            assert isinstance(event, LinksChanged)
+            self._kept_rows.extend(event.positions)
             return
         if self._box_splices is not None:
             if isinstance(event, LinksAdded | LinksRemoved):
@@ -265,9 +292,13 @@ class Geometry:
         boxes, splices = self._boxes, self._box_splices
         if boxes is None or splices is None:
             return None
+        dirty = self._dirty
         for e in splices:
             pos = np.asarray(e.positions, np.int64)  # type: ignore[attr-defined]
             if isinstance(e, LinksRemoved):
+                if dirty is not None:  # the lines taken away (NaN: added, gone)
+                    gone = boxes[pos]
+                    dirty.append(gone[~np.isnan(gone[:, 0])])
                 boxes = np.delete(boxes, pos, axis=0)
             else:  # positions in the table after the insertion, ascending
                 boxes = np.insert(boxes, pos - np.arange(len(pos)), np.nan, axis=0)
@@ -276,6 +307,8 @@ class Geometry:
         new = np.flatnonzero(np.isnan(boxes[:, 0]))
         if len(new):
             boxes[new] = self._boxes_of(new)
+            if dirty is not None:
+                dirty.append(boxes[new])
         return boxes
 
     def _renumbered_code_rows(
@@ -299,6 +332,19 @@ class Geometry:
             if row is not None:
                 rows[code] = row
         return rows
+
+    def dirty_bounds(self) -> tuple[float, float, float, float] | None:
+        """Bounding box (x0, y0, x1, y1) of :attr:`dirty`, or None when no line
+        changed or which did is not known (see :attr:`dirty` for which)."""
+        d = self.dirty
+        if d is None or d.size == 0:
+            return None
+        return (
+            float(d[:, 0].min()),
+            float(d[:, 2].min()),
+            float(d[:, 1].max()),
+            float(d[:, 3].max()),
+        )
 
     def last_remap(self) -> np.ndarray | None:
         """Old row -> new row (-1: removed) over the last :meth:`apply`, when it
@@ -329,7 +375,11 @@ class Geometry:
             self._boxes = None
             return
         touching = np.nonzero(np.isin(self.la, rows) | np.isin(self.lb, rows))[0]
+        if self._dirty is not None:  # the lines before and after the move
+            self._dirty.append(self._boxes[touching])
         self._boxes[touching] = self._boxes_of(touching)
+        if self._dirty is not None:
+            self._dirty.append(self._boxes[touching])
 
     def _boxes_of(self, links: np.ndarray | slice) -> np.ndarray:
         pa = self.xy[self.la[links]]

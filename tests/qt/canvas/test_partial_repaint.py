@@ -1,0 +1,186 @@
+"""An edit repaints only the lines it changed, and the screen still shows what a
+full repaint would.
+
+Oracle: the window's backing store (what the screen holds, the sum of every
+partial repaint so far) against the same backing store after the whole
+viewport is repainted, pixel for pixel, after each of a run of random edits,
+zoomed out and zoomed in far enough for the cable-count badges. (Both go
+through the same paint path: a ``grab()`` renders into a pixmap, whose clip
+rasterises a few line pixels differently.)
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
+from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtWidgets import QApplication
+
+from designer.core.commands import Command
+from designer.core.device_commands import AddDevices, RemoveDevices, move_devices
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
+from designer.core.model import Design, Fabric, Link, LinkTable
+from tests.qt.canvas.helpers import dev
+from tests.qt.canvas.synthetic import synthetic_fat_tree
+
+
+def _settle() -> None:
+    app = QApplication.instance()
+    for _ in range(4):  # the flush, its repaint, a whole repaint it may ask for
+        app.processEvents()
+
+
+def _on_screen(view) -> QImage:
+    """The viewport's pixels as the window's backing store holds them."""
+    vp = view.viewport()
+    top = view.window()
+    at = vp.mapTo(top, QPoint(0, 0))
+    shot = QGuiApplication.primaryScreen().grabWindow(
+        top.winId(), at.x(), at.y(), vp.width(), vp.height()
+    )
+    return shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def _fresh(view) -> QImage:
+    """The viewport's pixels after it is repainted whole, now."""
+    view.viewport().repaint()
+    return _on_screen(view)
+
+
+class _Painted(QObject):
+    """The viewport's paint regions, as Qt asks for them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rects: list[QRect] = []
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.rects.append(event.rect())
+        return False
+
+
+def _link(k: int, a: str, b: str) -> Link:
+    return Link(
+        id=f"new-{k}",
+        a=a,
+        a_port="compute",
+        b=b,
+        b_port="ports",
+        cables=3,
+        speed_gbps=400,
+        fabric=Fabric.COMPUTE,
+    )
+
+
+def _edit(design: Design, rng: random.Random, k: int) -> Command:
+    links = design.links.id
+    comp = [d.id for d in design.devices if d.catalog_id == "dgx-h100"]
+    leaves = [d.id for d in design.devices if d.catalog_id == "qm9700"]
+    kind = rng.choice(
+        ["cables", "fabric", "remove", "add", "move", "add dev", "rm dev"]
+    )
+    if kind == "cables":
+        picked = rng.sample(links, 2)
+        # now and then a count whose badge is wider than any: all are laid out anew
+        top = 12 if rng.random() < 0.7 else 1200
+        return UpdateLinks({i: {"cables": rng.randint(1, top)} for i in picked})
+    if kind == "fabric":
+        return UpdateLinks({rng.choice(links): {"fabric": Fabric.STORAGE}})
+    if kind == "remove":
+        return RemoveLinks(rng.sample(links, rng.choice([1, 2])))
+    if kind == "add":
+        return AddLinks([_link(k, rng.choice(comp), rng.choice(leaves))])
+    if kind == "move":
+        node = rng.choice(comp)
+        d = design.devices[[x.id for x in design.devices].index(node)]
+        return move_devices({node: (d.x + rng.choice([-60.0, 45.0]), d.y)})
+    if kind == "add dev":
+        return AddDevices([dev(f"extra-{k}", "dgx-h100", 80.0 * k, 900.0)])
+    return RemoveDevices([rng.choice(comp)])
+
+
+@pytest.mark.parametrize("zoom", ["fit", "badges"])
+def test_partial_repaints_add_up_to_a_full_one(make_view, zoom, tmp_path) -> None:
+    view = make_view(synthetic_fat_tree(24, su_size=12))
+    doc = view.document
+    # some bundles, so that the badges show counts
+    doc.execute(
+        UpdateLinks(
+            {i: {"cables": 2 + k % 3} for k, i in enumerate(doc.design.links.id[::3])}
+        )
+    )
+    view.fit_all()
+    _settle()
+    if zoom == "badges":
+        for _ in range(6):
+            view.zoom_in()
+        _settle()
+    layer = view.design_scene.state.links
+    assert bool(layer.cable_labels) == (zoom == "badges")
+    assert _on_screen(view) == _fresh(view)
+    rng = random.Random(11)
+    for k in range(30):
+        try:
+            doc.execute(_edit(doc.design, rng, k))
+        except ValueError:
+            continue
+        if k % 5 == 4:
+            doc.undo()
+        _settle()
+        shown, fresh = _on_screen(view), _fresh(view)
+        if shown != fresh:
+            shown.save(str(tmp_path / f"{k}-on-screen.png"))
+            fresh.save(str(tmp_path / f"{k}-fresh.png"))
+        assert shown == fresh, k
+
+
+def test_a_cable_edit_repaints_a_small_part_of_the_view(make_view) -> None:
+    view = make_view(synthetic_fat_tree(24, su_size=12))
+    view.fit_all()
+    _settle()
+    painted = _Painted()
+    view.viewport().installEventFilter(painted)
+    doc = view.document
+    link = doc.design.links.id[len(doc.design.links) // 2]
+    doc.execute(UpdateLinks({link: {"fabric": Fabric.STORAGE}}))
+    _settle()
+    whole = view.viewport().rect()
+    assert painted.rects, "the changed line was not repainted"
+    area = sum(r.width() * r.height() for r in painted.rects)
+    assert area < 0.25 * whole.width() * whole.height()
+    assert _on_screen(view) == _fresh(view)
+
+
+def test_a_wider_badge_elsewhere_lays_every_badge_out_anew(make_view) -> None:
+    """Badges are as wide as the widest count in view: a count of 1,200 on one
+    link, far to the right, makes two badges on the left overlap, and one of
+    them goes: the screen shows that, not only the edited line's area."""
+    devices = []
+    links = []
+    for k, x in enumerate((-400.0, -360.0, 400.0)):
+        devices += [
+            dev(f"top{k}", "qm9700", x, -300.0),
+            dev(f"bottom{k}", "dgx-h100", x, 300.0),
+        ]
+        links.append(
+            Link(
+                id=f"l{k}",
+                a=f"bottom{k}",
+                a_port="compute",
+                b=f"top{k}",
+                b_port="ports",
+                cables=2,
+                speed_gbps=400,
+            )
+        )
+    view = make_view(Design(devices=devices, links=LinkTable.from_links(links)))
+    _settle()
+    layer = view.design_scene.state.links
+    assert [t for t, _, _ in layer.cable_labels] == ["×2"] * 3
+    view.document.execute(UpdateLinks({"l2": {"cables": 1200}}))
+    _settle()
+    assert sorted(t for t, _, _ in layer.cable_labels) == ["×1200", "×2"]
+    assert _on_screen(view) == _fresh(view)
