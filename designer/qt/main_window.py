@@ -73,6 +73,13 @@ PREFERRED_SIZE = QSize(1600, 1000)
 #: The window manager's frame: sides and bottom, and the title bar on top.
 FRAME_SIDE = 4
 FRAME_TITLE = 32
+#: What the status bar says while an analysis runs, and when one failed.
+ANALYSING = "Analysing…"
+ANALYSIS_FAILED = "Analysis failed"
+#: An analysis says it runs once it has run this long: most edits are analysed
+#: sooner, and "Analysing…" flashing in the status bar and the validator on
+#: every keystroke would say nothing but make both lay out and repaint.
+BUSY_DELAY_MS = 150
 
 
 def first_window_geometry(available: QRect) -> QRect:
@@ -178,6 +185,15 @@ class MainWindow(QMainWindow):
         self.bisection_label = QLabel("Bisection: –")
         self.cost_label = QLabel("Cost: –")
         self.busy_label = QLabel("")
+        # as wide as its longest text: saying "Analysing…" for a few
+        # milliseconds then nothing must not lay the status bar out anew twice
+        # (and repaint all of it) on every edit
+        self.busy_label.setMinimumWidth(
+            max(
+                self.busy_label.fontMetrics().horizontalAdvance(text)
+                for text in (ANALYSING, ANALYSIS_FAILED)
+            )
+        )
         self.selection_label = QLabel("")
         self.zoom_label = QLabel("")
         self.last_message = ""
@@ -193,6 +209,10 @@ class MainWindow(QMainWindow):
         for w in self._permanent:
             self.statusBar().addPermanentWidget(w)
 
+        self._busy = QTimer(self)
+        self._busy.setSingleShot(True)
+        self._busy.setInterval(BUSY_DELAY_MS)
+        self._busy.timeout.connect(self._say_busy)
         self.runner.started.connect(self._on_analysis_started)
         self.runner.report_ready.connect(self._on_report)
         self.runner.failed.connect(self._on_analysis_failed)
@@ -527,15 +547,21 @@ class MainWindow(QMainWindow):
     # --- analysis results ----------------------------------------------------
 
     def _on_analysis_started(self) -> None:
-        self.busy_label.setText("Analysing…")
+        if not self._busy.isActive():  # a burst of edits: from the first one
+            self._busy.start()
+
+    def _say_busy(self) -> None:
+        self.busy_label.setText(ANALYSING)
         self.validator_panel.set_busy()
 
     def _on_analysis_failed(self, message: str) -> None:
-        self.busy_label.setText("Analysis failed")
+        self._busy.stop()
+        self.busy_label.setText(ANALYSIS_FAILED)
         self.validator_panel.set_failed(message)
 
     def _on_report(self, report: Report) -> None:
         self.latest_report = report
+        self._busy.stop()
         self.busy_label.setText("")
         self.validator_panel.show_report(report, self.runner.last_seconds)
         self.charts_panel.show_report(report)

@@ -23,6 +23,7 @@ from designer.view.canvas.context_actions import findings_naming
 
 _ITEMS_ROLE = Qt.ItemDataRole.UserRole
 _NONE_NAMED = "No finding names the selected items."
+_NO_FINDINGS = "No findings: the design checks out."
 
 COMPUTED_NOTE = "hardware build-up only: excludes facility, power and support"
 TYPICAL_NOTE = "all-in rule of thumb: includes facility, power and support"
@@ -136,6 +137,8 @@ class ValidatorPanel(QWidget):
         self.findings.setObjectName("findings")
         self.findings.setWordWrap(True)
         self.findings.setMinimumHeight(90)
+        #: what each row of the findings list shows (see ``_fill_findings``)
+        self._listed: list[tuple[object, ...]] = []
         self.findings.itemClicked.connect(self._on_finding_clicked)
         self.findings.itemActivated.connect(self._on_finding_clicked)
 
@@ -259,25 +262,32 @@ class ValidatorPanel(QWidget):
         self._fit_metrics()
 
     def _fill_findings(self, report: Report) -> None:
-        self.findings.clear()
+        # Row by row: a row whose finding is the same stays as it is (and
+        # selected, if it was). Clearing and refilling a word-wrapped list would
+        # lay out and paint every row anew, twice (its layout is deferred), on
+        # every edit.
         counts = {s: 0 for s in Severity}
+        rows: list[tuple[object, ...]] = []
         for f in report.findings:
             counts[f.severity] += 1
-            item = QListWidgetItem(icon(f.severity.value), f.message)
-            item.setData(_ITEMS_ROLE, list(f.items))
-            item.setToolTip(
-                f"[{f.code}] {f.message}"
-                + (
-                    f"\n{fmt.plural(len(f.items), 'item')}: click to select"
-                    if f.items
-                    else ""
-                )
-            )
-            self.findings.addItem(item)
+            rows.append((f.severity.value, f.message, tuple(f.items), f.code))
         if not report.findings:
-            item = QListWidgetItem(icon("ok"), "No findings: the design checks out.")
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.findings.addItem(item)
+            rows.append(("ok", _NO_FINDINGS, None, None))
+        first = self.findings.item(0)
+        if first is not None and first.text() == _NONE_NAMED:
+            self.findings.takeItem(0)  # Show in Validator's note: a new report
+        listed = self._listed
+        for k, row in enumerate(rows):
+            if k < len(listed) and listed[k] == row:
+                continue
+            item = _finding_item(row)
+            if k < self.findings.count():
+                old = self.findings.takeItem(k)
+                del old
+            self.findings.insertItem(k, item)
+        while self.findings.count() > len(rows):
+            self.findings.takeItem(len(rows))
+        self._listed = rows
         self.findings_title.setText(
             f"Findings: {fmt.plural(counts[Severity.ERROR], 'error')}, "
             f"{fmt.plural(counts[Severity.WARNING], 'warning')}, "
@@ -316,3 +326,20 @@ class ValidatorPanel(QWidget):
         items = item.data(_ITEMS_ROLE)
         if items:
             self.finding_activated.emit(list(items))
+
+
+def _finding_item(row: tuple[object, ...]) -> QListWidgetItem:
+    """A row of the findings list: (icon name, message, items named, code);
+    no code for the row that says there are no findings."""
+    name, message, items, code = row
+    item = QListWidgetItem(icon(str(name)), str(message))
+    if code is None:
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        return item
+    named = list(items)  # type: ignore[call-overload]
+    item.setData(_ITEMS_ROLE, named)
+    item.setToolTip(
+        f"[{code}] {message}"
+        + (f"\n{fmt.plural(len(named), 'item')}: click to select" if named else "")
+    )
+    return item

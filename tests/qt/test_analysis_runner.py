@@ -13,6 +13,7 @@ import designer.analysis
 import designer.analysis.reuse
 from designer.core.document import Document
 from designer.qt.analysis_runner import BURST_DEBOUNCE_MS, AnalysisRunner, snapshot
+from designer.qt.main_window import ANALYSING, BUSY_DELAY_MS
 from tests.qt.helpers import add_dgx, settle
 
 
@@ -36,9 +37,36 @@ def test_analysis_runs_off_the_gui_thread_and_never_blocks_edits(
     start = time.perf_counter()
     add_dgx(window, 2)
     assert time.perf_counter() - start < 0.1  # the edit does not wait for analysis
-    assert window.validator_panel.state.text() == "Analysing…"
+    # a slow analysis says so once it has run for a moment
+    assert window.validator_panel.state.text() != ANALYSING
+    qtbot.waitUntil(
+        lambda: window.validator_panel.state.text() == ANALYSING, timeout=2000
+    )
+    assert window.busy_label.text() == ANALYSING
     assert settle(qtbot, window).gpus == 16
+    assert window.busy_label.text() == ""
     assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_a_quick_analysis_never_says_it_is_analysing(
+    qtbot: Any, main_window: Any, monkeypatch: Any
+) -> None:
+    window = main_window()
+    settle(qtbot, window)
+    said: list[str] = []
+    monkeypatch.setattr(
+        window.validator_panel, "set_busy", lambda: said.append("validator")
+    )
+    start = time.perf_counter()
+    add_dgx(window, 2)
+    assert settle(qtbot, window).gpus == 16
+    took = time.perf_counter() - start
+    if took < BUSY_DELAY_MS / 1000:  # (a loaded machine may take longer)
+        assert said == []
+        assert window.busy_label.text() == ""
+    # and the status bar keeps its layout when it does say so
+    label = window.busy_label
+    assert label.minimumWidth() >= label.fontMetrics().horizontalAdvance(ANALYSING)
 
 
 @pytest.mark.slow
