@@ -31,6 +31,8 @@ class HistoryPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.list)
         self.list.itemClicked.connect(self._on_clicked)
+        #: (label, undone) of each row shown
+        self._rows: list[tuple[str, bool]] = []
         document.subscribe(self._on_changes)
         self.refresh()
 
@@ -38,27 +40,28 @@ class HistoryPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Rebuild the list: the opened state, done steps, then undone steps."""
+        """Show the opened state, done steps, then undone steps.
+
+        Row by row: an edit adds a row or greys one, and the rows before it
+        stay as they are (clearing and refilling a long word-wrapped list on
+        every edit costs more the longer the history).
+        """
         history = self.document.history
+        done = len(history.done)
+        rows: list[tuple[str, bool]] = [(self.origin, False)]
+        rows += [(command.label, False) for command in history.done]
+        rows += [(command.label, True) for command in reversed(history.undone)]
         self.list.blockSignals(True)
-        self.list.clear()
-        first = QListWidgetItem(self.origin)
-        first.setData(_STEP_ROLE, 0)
-        self.list.addItem(first)
-        first.setToolTip(self.origin)
-        for i, command in enumerate(history.done, start=1):
-            item = QListWidgetItem(command.label)
-            item.setData(_STEP_ROLE, i)
-            item.setToolTip(f"{command.label}\nClick to go back to after this step")
-            self.list.addItem(item)
-        grey = QBrush(QColor("#8a949e"))
-        for j, command in enumerate(reversed(history.undone), start=1):
-            item = QListWidgetItem(command.label)
-            item.setData(_STEP_ROLE, len(history.done) + j)
-            item.setForeground(grey)
-            item.setToolTip(f"{command.label}\nUndone; click to redo up to this step")
-            self.list.addItem(item)
-        self.list.setCurrentRow(len(history.done))
+        for k, row in enumerate(rows):
+            if k < len(self._rows) and self._rows[k] == row:
+                continue
+            if k < self.list.count():
+                self.list.takeItem(k)
+            self.list.insertItem(k, _row_item(k, *row))
+        while self.list.count() > len(rows):
+            self.list.takeItem(len(rows))
+        self._rows = rows
+        self.list.setCurrentRow(done)
         self.list.blockSignals(False)
 
     def go_to(self, step: int) -> None:
@@ -71,3 +74,18 @@ class HistoryPanel(QWidget):
 
     def _on_clicked(self, item: QListWidgetItem) -> None:
         self.go_to(int(item.data(_STEP_ROLE)))
+
+
+def _row_item(step: int, label: str, undone: bool) -> QListWidgetItem:
+    """Row ``step`` of the list: the opened state (step 0), a done or an
+    undone step."""
+    item = QListWidgetItem(label)
+    item.setData(_STEP_ROLE, step)
+    if step == 0:
+        item.setToolTip(label)
+    elif undone:
+        item.setForeground(QBrush(QColor("#8a949e")))
+        item.setToolTip(f"{label}\nUndone; click to redo up to this step")
+    else:
+        item.setToolTip(f"{label}\nClick to go back to after this step")
+    return item

@@ -287,6 +287,10 @@ class ValidatorPanel(QWidget):
             self.findings.insertItem(k, item)
         while self.findings.count() > len(rows):
             self.findings.takeItem(len(rows))
+        if rows != listed:
+            # laid out now, not at the list's next timer: the rows are then
+            # painted once, with the panel, instead of again after it
+            self.findings.doItemsLayout()
         self._listed = rows
         self.findings_title.setText(
             f"Findings: {fmt.plural(counts[Severity.ERROR], 'error')}, "

@@ -217,7 +217,7 @@ class SceneFollower:
             s.quotients = {s.overview: q} if q is not None else {}
             self.refresh_structure(devices=restyle, lines=lines)
         elif any(links.values()) or changed:
-            q = s.quotient
+            q = before = s.quotient
             if links["links_added"] or links["links_removed"] or not same_ends(events):
                 q = relinked(q, g)
             elif links["links_changed"]:
@@ -225,7 +225,11 @@ class SceneFollower:
             if changed:
                 q = moved(q, g)
             s.quotients = {s.overview: q}
-            self.refresh_structure(frames=False, devices=restyle, lines=lines)
+            # the same lines drawn the same way: at most their badges change
+            kept = g.lines_kept and np.array_equal(before.direct, q.direct)
+            self.refresh_structure(
+                frames=False, devices=restyle, lines=lines, lines_kept=kept
+            )
             if changed and not s.overview:
                 s.frames.refit(g, changed)
         if dev_removed or links["links_removed"]:
@@ -278,13 +282,16 @@ class SceneFollower:
         frames: bool = True,
         devices: set[str] | None = None,
         lines: QRectF | None = None,
+        lines_kept: bool = False,
     ) -> None:
         """Rebuild blocks, trunks (and frames) from the quotient in use.
 
         ``devices`` limits the cut/selection restyle to those device items
         (None: all of them); ``frames`` False keeps the group frames as they are;
         ``lines`` is the scene area whose link lines changed (an empty rect:
-        none; None: any may have, the whole link layer is repainted).
+        none; None: any may have, the whole link layer is repainted);
+        ``lines_kept``: they are drawn as before, only their badges may change
+        (the layer keeps its paths).
         """
         s = self.state
         design = self.document.design
@@ -321,7 +328,7 @@ class SceneFollower:
         s.hidden = hidden
         # after the devices' visibility: frame titles avoid the devices shown
         self.place_labels(s.label_transform, s.label_bounds)
-        self._update_scene_rect(lines)
+        self._update_scene_rect(lines, lines_kept)
         self.mark(devices)
 
     def _sync_blocks(self, q: Quotient) -> None:
@@ -364,7 +371,9 @@ class SceneFollower:
         x0, y0, x1, y1 = box
         return QRectF(x0 - pad, y0 - pad, x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
 
-    def _update_scene_rect(self, lines: QRectF | None = None) -> None:
+    def _update_scene_rect(
+        self, lines: QRectF | None = None, lines_kept: bool = False
+    ) -> None:
         """Fit the scene rect around what is drawn; repaint the link lines of
         ``lines`` (see :meth:`refresh_structure`), all of them when the rect
         changed."""
@@ -381,8 +390,11 @@ class SceneFollower:
         if rect != self.scene.sceneRect() or rect != s.links.boundingRect():
             self.scene.setSceneRect(rect)
             s.links.set_bounds(rect)
-            lines = None
-        s.bump(lines)
+            lines, lines_kept = None, False
+        if lines_kept and lines is not None:
+            s.links.relabel(lines)
+        else:
+            s.bump(lines)
 
     # --- labels and marks ------------------------------------------------------
 

@@ -110,6 +110,17 @@ class LinkLayerItem(QGraphicsItem):
             self._whole = True
             self.update()
             return
+        self._repaint(lines)
+
+    def relabel(self, lines: QRectF) -> None:
+        """The lines of ``lines`` are drawn as before but their cable counts
+        changed: lay the badges out again and repaint that area (the paths
+        stay; a badge elsewhere that changes repaints the whole layer)."""
+        self._labels.clear()
+        self._repaint(lines)
+
+    def _repaint(self, lines: QRectF) -> None:
+        """Repaint the area ``lines`` at the next paint, and note it."""
         self._partial = lines if self._partial is None else self._partial.united(lines)
         scene = self.scene()
         if not lines.isEmpty() and scene is not None:

@@ -41,6 +41,9 @@ from designer.view.canvas.sizes import DEVICE_H, DEVICE_W
 
 LINK_ENDS = frozenset({"a", "b"})
 """Link fields that name the devices a link joins (a change moves its line)."""
+LINE_LOOK = frozenset({"a", "b", "fabric"})
+"""Link fields a line is drawn by (its ends, and its pen by the fabric); the
+others (cables, speed, rail, ports) only change what its badge says."""
 
 
 def keeps_ends(event: Event) -> bool:
@@ -111,6 +114,10 @@ class Geometry:
         and re-styled links' lines, the moved devices' links before and after.
         None: not known (the boxes were not kept, or the links were re-read),
         so any line may have changed."""
+        self.lines_kept = False
+        """Whether the last :meth:`apply` left every line as it was drawn
+        (its ends where they were, its fabric): a cable count or a speed, say,
+        changes a badge at most (see :data:`LINE_LOOK`)."""
 
     # --- the link columns, read from the design's column store ------------------
 
@@ -155,6 +162,7 @@ class Geometry:
         self._boxes = None
         self._relink(design)
         self.dirty = None
+        self.lines_kept = False
 
     def apply(self, design: Design, events: Sequence[Event]) -> None:
         """Follow one step's events (or several steps' in order)."""
@@ -167,6 +175,7 @@ class Geometry:
         self._moved = []
         self._kept_rows = []
         self._dirty = [] if self._boxes is not None else None
+        self.lines_kept = True
         self.reads(events)
         self._follow_links(design)
         dirty, self._dirty = self._dirty, None
@@ -236,6 +245,7 @@ class Geometry:
         self._remap = remap
         self._rows_renumbered = True
         self._links_dirty = True
+        self.lines_kept = False
 
     def _on_devices_changed(self, event: Event) -> None:
         assert isinstance(event, DevicesChanged)
@@ -249,7 +259,10 @@ class Geometry:
             self._links_refresh = True  # same ends: rows and boxes stay
             assert isinstance(event, LinksChanged)
             self._kept_rows.extend(event.positions)
+            if event.fields & LINE_LOOK:
+                self.lines_kept = False
             return
+        self.lines_kept = False
         if self._box_splices is not None:
             if isinstance(event, LinksAdded | LinksRemoved):
                 self._box_splices.append(event)
@@ -369,17 +382,20 @@ class Geometry:
 
     def rows_moved(self, rows: np.ndarray) -> None:
         """Devices at ``rows`` changed position in ``xy``: refresh their links."""
-        if self._boxes is None or rows.size == 0:
+        if rows.size == 0:
             return
-        if rows.size > 256:
+        if self._boxes is None or rows.size > 256:
             self._boxes = None
+            self.lines_kept = False
             return
         touching = np.nonzero(np.isin(self.la, rows) | np.isin(self.lb, rows))[0]
+        before = self._boxes[touching]
+        after = self._boxes_of(touching)
+        self._boxes[touching] = after
+        if not np.array_equal(before, after):
+            self.lines_kept = False
         if self._dirty is not None:  # the lines before and after the move
-            self._dirty.append(self._boxes[touching])
-        self._boxes[touching] = self._boxes_of(touching)
-        if self._dirty is not None:
-            self._dirty.append(self._boxes[touching])
+            self._dirty.extend((before, after))
 
     def _boxes_of(self, links: np.ndarray | slice) -> np.ndarray:
         pa = self.xy[self.la[links]]

@@ -184,3 +184,33 @@ def test_a_wider_badge_elsewhere_lays_every_badge_out_anew(make_view) -> None:
     _settle()
     assert sorted(t for t, _, _ in layer.cable_labels) == ["×1200", "×2"]
     assert _on_screen(view) == _fresh(view)
+
+
+def test_a_cable_count_keeps_the_paths_and_repaints_its_badge(make_view) -> None:
+    """Lines drawn as before (only a count changed) keep the layer's paths;
+    the badge shows the new count, and the screen what a whole repaint shows."""
+    devices = [dev("top", "qm9700", 0.0, -300.0), dev("bottom", "dgx-h100", 0.0, 300.0)]
+    link = Link(
+        id="l0",
+        a="bottom",
+        a_port="compute",
+        b="top",
+        b_port="ports",
+        cables=2,
+        speed_gbps=400,
+    )
+    view = make_view(Design(devices=devices, links=LinkTable.from_links([link])))
+    _settle()
+    scene = view.design_scene
+    layer = scene.state.links
+    state = scene.state.link_state
+    assert [t for t, _, _ in layer.cable_labels] == ["×2"]
+    view.document.execute(UpdateLinks({"l0": {"cables": 6}}))
+    _settle()
+    assert scene.state.link_state == state  # the paths were kept
+    assert [t for t, _, _ in layer.cable_labels] == ["×6"]
+    assert _on_screen(view) == _fresh(view)
+    view.document.execute(UpdateLinks({"l0": {"fabric": Fabric.STORAGE}}))
+    _settle()
+    assert scene.state.link_state > state  # another pen: built anew
+    assert _on_screen(view) == _fresh(view)

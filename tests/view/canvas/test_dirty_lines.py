@@ -158,8 +158,15 @@ def test_a_cable_edit_names_only_its_own_line() -> None:
     assert g.dirty is not None
     assert g.dirty.tolist() == [[line[0], line[2], line[1], line[3]]]
     assert g.dirty_bounds() == line[:4]
+    assert g.lines_kept  # a count: the line is drawn as before
+    g.apply(doc.design, doc.execute(UpdateLinks({link: {"fabric": Fabric.STORAGE}})))
+    assert not g.lines_kept  # another pen
+    g.apply(doc.design, doc.execute(move_devices({"c5": (50.0, 650.0)})))
+    assert not g.lines_kept
     # a re-read geometry (nothing kept) does not know
     fresh = Geometry()
     fresh.rebuild(doc.design)
     fresh.apply(doc.design, doc.execute(UpdateLinks({link: {"cables": 2}})))
     assert fresh.dirty is None
+    fresh.apply(doc.design, doc.execute(RemoveLinks([link])))
+    assert not fresh.lines_kept
