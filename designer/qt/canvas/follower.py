@@ -221,7 +221,7 @@ class SceneFollower:
             if links["links_added"] or links["links_removed"] or not same_ends(events):
                 q = relinked(q, g)
             elif links["links_changed"]:
-                q = recounted(q, g)  # cables, speed...: the lines stay
+                q = recounted(q, g, g.restyled)  # cables, speed...: lines stay
             if changed:
                 q = moved(q, g)
             s.quotients = {s.overview: q}
@@ -315,7 +315,8 @@ class SceneFollower:
                 if frame.scene() is None:
                     self.scene.addItem(frame)
             s.frame_items = new_frames
-        sync_trunks(self.scene, s.trunk_items, q.trunks)
+        sync_trunks(self.scene, s.trunk_items, q.trunks, s.trunks_shown)
+        s.trunks_shown = list(q.trunks)
         # devices are top-level items (a hidden parent layer would make
         # QGraphicsView.render() paint every child): flip only what changed
         hidden = np.ones(len(s.geom.ids), bool) if s.overview else q.rep >= 0
@@ -339,9 +340,12 @@ class SceneFollower:
         hint = "double-click to zoom in" if s.overview else "double-click to expand"
         old = s.block_items
         if [b.key for b in q.blocks] == [item.key for item in old]:
-            for item, b in zip(old, q.blocks, strict=True):
-                item.set_block(b.group_id, _rect(b.rect), b.title, b.summary)
+            shown = s.blocks_shown if len(s.blocks_shown) == len(old) else []
+            for k, (item, b) in enumerate(zip(old, q.blocks, strict=True)):
+                if not (shown and shown[k] is b):  # the same block: as it is
+                    item.set_block(b.group_id, _rect(b.rect), b.title, b.summary)
                 item.hint = hint if b.group_id is not None else ""
+            s.blocks_shown = list(q.blocks)
             return
         for block_item in old:
             self.scene.removeItem(block_item)
@@ -349,6 +353,7 @@ class SceneFollower:
             BlockItem(b.key, b.group_id, _rect(b.rect), b.title, b.summary)
             for b in q.blocks
         ]
+        s.blocks_shown = list(q.blocks)
         for item in s.block_items:
             if item.group_id is not None:
                 item.hint = hint

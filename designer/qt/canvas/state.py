@@ -22,7 +22,7 @@ from designer.qt.canvas.links import LinkLayerItem, LinkSource
 from designer.qt.canvas.marks import link_layers
 from designer.qt.canvas.trunks import TrunkItems
 from designer.view.canvas.geometry import Geometry
-from designer.view.canvas.quotient import Quotient
+from designer.view.canvas.quotient import Block, Quotient, Trunk
 from designer.view.canvas.selection import Selection
 
 
@@ -43,6 +43,10 @@ class SceneState:
         self.block_items: list[BlockItem] = []
         self.frame_items: list[FrameItem] = []
         self.trunk_items: TrunkItems = []
+        #: the blocks and trunks the block and trunk items show now (an edit
+        #: that keeps one, the very same object, leaves its item alone)
+        self.blocks_shown: list[Block] = []
+        self.trunks_shown: list[Trunk] = []
         self.titles: dict[tuple[str, str], TitleItem] = {}
         self.frames = FrameLayout()
         self.selection = Selection()

@@ -22,10 +22,19 @@ TrunkItems = list[tuple[QGraphicsLineItem, LabelItem]]
 
 
 def sync_trunks(
-    scene: QGraphicsScene, items: TrunkItems, trunks: Sequence[Trunk]
+    scene: QGraphicsScene,
+    items: TrunkItems,
+    trunks: Sequence[Trunk],
+    shown: Sequence[Trunk] = (),
 ) -> None:
-    """Bring ``items`` (edited in place) in line with ``trunks``."""
+    """Bring ``items`` (edited in place) in line with ``trunks``.
+
+    ``shown``: the trunks the items show now; an item whose trunk is the very
+    same object (an edit elsewhere) is left as it is, unless the widest trunk
+    changed (every line's width is relative to it).
+    """
     top = max((t.capacity_gbps for t in trunks), default=1.0)
+    same_top = top == max((t.capacity_gbps for t in shown), default=1.0)
     for line, label in items[len(trunks) :]:
         scene.removeItem(line)
         scene.removeItem(label)
@@ -38,6 +47,10 @@ def sync_trunks(
         width = 1.5 + 8.0 * (t.capacity_gbps / top) ** 0.5
         if k < len(items):
             line, label = items[k]
+            if same_top and k < len(shown) and shown[k] is t:
+                if not line.isVisible():
+                    line.setVisible(True)
+                continue
             seg = line.line()
             moved = (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1)
             if moved:

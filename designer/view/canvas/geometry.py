@@ -114,6 +114,10 @@ class Geometry:
         and re-styled links' lines, the moved devices' links before and after.
         None: not known (the boxes were not kept, or the links were re-read),
         so any line may have changed."""
+        self.restyled: np.ndarray | None = None
+        """Rows (ascending) of the links the last :meth:`apply` changed in
+        place without moving their ends (a cable count, a speed, a fabric);
+        None when links were also added, removed or re-ended."""
         self.lines_kept = False
         """Whether the last :meth:`apply` left every line as it was drawn
         (its ends where they were, its fabric): a cable count or a speed, say,
@@ -177,6 +181,11 @@ class Geometry:
         self._dirty = [] if self._boxes is not None else None
         self.lines_kept = True
         self.reads(events)
+        self.restyled = (
+            np.unique(np.asarray(self._kept_rows, np.int64))
+            if not self._links_dirty
+            else None
+        )
         self._follow_links(design)
         dirty, self._dirty = self._dirty, None
         self.dirty = (

@@ -18,9 +18,11 @@ from designer.core.model import Design, Device
 from designer.view.canvas.geometry import Geometry
 
 
-@dataclass
+@dataclass(frozen=True)
 class Block:
-    """A group (or a tier of ungrouped devices) drawn as one block."""
+    """A group (or a tier of ungrouped devices) drawn as one block (never
+    changed in place: an edit makes another, the canvas keeps an unchanged
+    one's item as it is)."""
 
     key: str
     group_id: str | None
@@ -36,9 +38,10 @@ class Block:
         return (x0 + x1) / 2, (y0 + y1) / 2
 
 
-@dataclass
+@dataclass(frozen=True)
 class Trunk:
-    """All links between two blocks (or a block and a device), drawn as one line."""
+    """All links between two blocks (or a block and a device), drawn as one
+    line (never changed in place, as :class:`Block`)."""
 
     ends: tuple[int, int]  # node codes: block index, or n_blocks + device row
     p0: tuple[float, float]
@@ -418,10 +421,14 @@ def relinked(q: Quotient, geom: Geometry) -> Quotient:
     return out
 
 
-def recounted(q: Quotient, geom: Geometry) -> Quotient:
+def recounted(q: Quotient, geom: Geometry, rows: np.ndarray | None = None) -> Quotient:
     """The same blocks and trunks with their cables, capacity and speed summed
     again, after links changed in fields other than their ends (a trunk's
-    line and its links stay where they were)."""
+    line and its links stay where they were).
+
+    ``rows``: the links that changed (None: any may have); only the trunks
+    they belong to are summed again, over their own links.
+    """
     out = Quotient(
         rep=q.rep,
         blocks=q.blocks,
@@ -429,23 +436,30 @@ def recounted(q: Quotient, geom: Geometry) -> Quotient:
         direct=q.direct,
         spread=q.spread,
     )
-    idx = np.nonzero(q.link_trunk >= 0)[0]
-    count, cables, cap, speed = _sums(geom, idx, q.link_trunk[idx], len(q.trunks))
-    out.trunks = [
-        t
-        if t.cables == c and t.capacity_gbps == g and (t.speed_gbps or -1) == v
-        else replace(
-            t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
-        )
-        for t, n, c, g, v in zip(
-            q.trunks,
-            count.tolist(),
-            cables.tolist(),
-            cap.tolist(),
-            speed.tolist(),
-            strict=True,
-        )
-    ]
+    if rows is None:
+        idx = np.nonzero(q.link_trunk >= 0)[0]
+        trunks = np.arange(len(q.trunks))
+        inv = q.link_trunk[idx]
+    else:
+        trunks = np.unique(q.link_trunk[rows])
+        trunks = trunks[trunks >= 0]
+        idx = np.nonzero(np.isin(q.link_trunk, trunks))[0]
+        inv = np.searchsorted(trunks, q.link_trunk[idx])
+    count, cables, cap, speed = _sums(geom, idx, inv, len(trunks))
+    out.trunks = list(q.trunks)
+    for k, n, c, g, v in zip(
+        trunks.tolist(),
+        count.tolist(),
+        cables.tolist(),
+        cap.tolist(),
+        speed.tolist(),
+        strict=True,
+    ):
+        t = q.trunks[k]
+        if t.cables != c or t.capacity_gbps != g or (t.speed_gbps or -1) != v:
+            out.trunks[k] = replace(
+                t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
+            )
     return out
 
 
