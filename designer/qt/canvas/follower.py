@@ -208,8 +208,14 @@ class SceneFollower:
             regrouped = regrouped or (before is not None and before != s.kinds.get(did))
         s.selection.forget((), links["links_removed"] - links["links_added"])
         if regrouped:
+            before = s.quotient
             s.quotients.clear()
-            self.refresh_structure(devices=None if groups_changed else restyle)
+            self.refresh_structure(
+                devices=None if groups_changed else restyle,
+                lines=lines,
+                lines_kept=g.lines_kept,
+                since=before,
+            )
         elif dev_touched:
             # devices joined or left: carry the blocks over (None: build afresh)
             old = s.quotients.get(s.overview)
@@ -225,10 +231,12 @@ class SceneFollower:
             if changed:
                 q = moved(q, g)
             s.quotients = {s.overview: q}
-            # the same lines drawn the same way: at most their badges change
-            kept = g.lines_kept and np.array_equal(before.direct, q.direct)
             self.refresh_structure(
-                frames=False, devices=restyle, lines=lines, lines_kept=kept
+                frames=False,
+                devices=restyle,
+                lines=lines,
+                lines_kept=g.lines_kept,
+                since=before,
             )
             if changed and not s.overview:
                 s.frames.refit(g, changed)
@@ -283,6 +291,7 @@ class SceneFollower:
         devices: set[str] | None = None,
         lines: QRectF | None = None,
         lines_kept: bool = False,
+        since: Quotient | None = None,
     ) -> None:
         """Rebuild blocks, trunks (and frames) from the quotient in use.
 
@@ -291,7 +300,9 @@ class SceneFollower:
         ``lines`` is the scene area whose link lines changed (an empty rect:
         none; None: any may have, the whole link layer is repainted);
         ``lines_kept``: they are drawn as before, only their badges may change
-        (the layer keeps its paths).
+        (the layer keeps its paths), provided the same links are drawn singly
+        as in ``since``, the quotient before (None: not known, so ``lines``
+        is taken as is and the paths are built anew).
         """
         s = self.state
         design = self.document.design
@@ -299,6 +310,9 @@ class SceneFollower:
         if q is None:
             q = quotient(design, s.geom, self.catalog, s.overview)
             s.quotients[s.overview] = q
+        if since is not None and not np.array_equal(since.direct, q.direct):
+            # other links drawn singly (a block collapsed, a device regrouped)
+            lines, lines_kept = None, False
         s.quotient = q
         self._sync_blocks(q)
         if frames:
@@ -315,8 +329,15 @@ class SceneFollower:
                 if frame.scene() is None:
                     self.scene.addItem(frame)
             s.frame_items = new_frames
-        sync_trunks(self.scene, s.trunk_items, q.trunks, s.trunks_shown)
+        drawn = sync_trunks(self.scene, s.trunk_items, q.trunks, s.trunks_shown)
         s.trunks_shown = list(q.trunks)
+        scale = s.label_transform.m11()
+        for box, width in drawn:  # see sync_trunks: the pens' width on screen
+            if not scale > 0:
+                self.scene.update()
+                break
+            pad = (width / 2 + 2) / scale
+            self.scene.update(box.adjusted(-pad, -pad, pad, pad))
         # devices are top-level items (a hidden parent layer would make
         # QGraphicsView.render() paint every child): flip only what changed
         hidden = np.ones(len(s.geom.ids), bool) if s.overview else q.rep >= 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsScene
 
@@ -26,16 +26,30 @@ def sync_trunks(
     items: TrunkItems,
     trunks: Sequence[Trunk],
     shown: Sequence[Trunk] = (),
-) -> None:
+) -> list[tuple[QRectF, float]]:
     """Bring ``items`` (edited in place) in line with ``trunks``.
 
     ``shown``: the trunks the items show now; an item whose trunk is the very
     same object (an edit elsewhere) is left as it is, unless the widest trunk
     changed (every line's width is relative to it).
+
+    Returns where lines were drawn or taken away: (the line's box in the
+    scene, its pen's width in screen pixels), the old and the new place of
+    each. Qt repaints an item's bounding rect, which holds a cosmetic pen's
+    width in scene units: zoomed out, a wide trunk's old line would be left
+    half painted over, so the caller repaints these areas, widened.
     """
     top = max((t.capacity_gbps for t in trunks), default=1.0)
     same_top = top == max((t.capacity_gbps for t in shown), default=1.0)
+    drawn: list[tuple[QRectF, float]] = []
+
+    def note(line: QGraphicsLineItem) -> None:
+        seg = line.line()
+        box = QRectF(seg.p1(), seg.p2()).normalized()
+        drawn.append((line.mapRectToScene(box), line.pen().widthF()))
+
     for line, label in items[len(trunks) :]:
+        note(line)
         scene.removeItem(line)
         scene.removeItem(label)
     del items[len(trunks) :]
@@ -53,12 +67,17 @@ def sync_trunks(
                 continue
             seg = line.line()
             moved = (seg.x1(), seg.y1(), seg.x2(), seg.y2()) != (*t.p0, *t.p1)
+            pen = line.pen()
+            widened = pen.widthF() != width
+            if moved or widened:
+                note(line)  # where it was
             if moved:
                 line.setLine(t.p0[0], t.p0[1], t.p1[0], t.p1[1])
-            pen = line.pen()
-            if pen.widthF() != width:
+            if widened:
                 pen.setWidthF(width)
                 line.setPen(pen)
+            if moved or widened:
+                note(line)  # where it is
             relabel = label.text != t.label
             if relabel:
                 label.set_text(t.label)
@@ -77,3 +96,5 @@ def sync_trunks(
         scene.addItem(line)
         scene.addItem(label)
         items.append((line, label))
+        note(line)
+    return drawn

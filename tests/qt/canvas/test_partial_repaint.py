@@ -6,24 +6,48 @@ partial repaint so far) against the same backing store after the whole
 viewport is repainted, pixel for pixel, after each of a run of random edits,
 zoomed out and zoomed in far enough for the cable-count badges. (Both go
 through the same paint path: a ``grab()`` renders into a pixmap, whose clip
-rasterises a few line pixels differently.)
+rasterises a few line pixels differently.) The raster engine may end a line
+one pixel short where a repaint's clip cuts it (Qt's own item updates do the
+same), so up to :data:`CLIP_PIXELS` pixels may differ; a line, a badge or a
+pen left over differs in tens to thousands.
 """
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from designer.core.commands import Command
-from designer.core.device_commands import AddDevices, RemoveDevices, move_devices
+from designer.core.commands import Command, SetGroups
+from designer.core.device_commands import (
+    AddDevices,
+    RemoveDevices,
+    UpdateDevices,
+    move_devices,
+)
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
-from designer.core.model import Design, Fabric, Link, LinkTable
+from designer.core.model import Design, Fabric, GroupKind, Link, LinkTable
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import synthetic_fat_tree
+
+CLIP_PIXELS = 8
+"""Pixels a repaint of part of the view may draw otherwise than a whole one:
+the ends of lines its clip cuts."""
+
+
+def _differ(a: QImage, b: QImage) -> int:
+    """How many pixels of two same-sized images differ."""
+    assert a.size() == b.size()
+
+    def pixels(img: QImage) -> np.ndarray:
+        rows = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), -1)
+        return rows[:, : img.width() * 4].view(np.uint32)
+
+    return int((pixels(a) != pixels(b)).sum())
 
 
 def _settle() -> None:
@@ -79,9 +103,8 @@ def _edit(design: Design, rng: random.Random, k: int) -> Command:
     links = design.links.id
     comp = [d.id for d in design.devices if d.catalog_id == "dgx-h100"]
     leaves = [d.id for d in design.devices if d.catalog_id == "qm9700"]
-    kind = rng.choice(
-        ["cables", "fabric", "remove", "add", "move", "add dev", "rm dev"]
-    )
+    kinds = ["cables", "fabric", "remove", "add", "move", "add dev", "rm dev"]
+    kind = rng.choice([*kinds, "swap", "regroup", "collapse"])
     if kind == "cables":
         picked = rng.sample(links, 2)
         # now and then a count whose badge is wider than any: all are laid out anew
@@ -97,6 +120,22 @@ def _edit(design: Design, rng: random.Random, k: int) -> Command:
         node = rng.choice(comp)
         d = design.devices[[x.id for x in design.devices].index(node)]
         return move_devices({node: (d.x + rng.choice([-60.0, 45.0]), d.y)})
+    if kind == "swap":  # the block's summary changes, no line does
+        node = rng.choice(comp)
+        return UpdateDevices({node: {"catalog_id": "dgx-h200"}})
+    if kind == "regroup" and design.groups:
+        node = rng.choice(comp)
+        return UpdateDevices({node: {"group": rng.choice(design.groups).id}})
+    if kind == "collapse" and design.groups:  # links go into trunks and back
+        pick = rng.choice(design.groups).id
+        return SetGroups(
+            [
+                g.model_copy(update={"collapsed": not g.collapsed})
+                if g.id == pick
+                else g
+                for g in design.groups
+            ]
+        )
     if kind == "add dev":
         return AddDevices([dev(f"extra-{k}", "dgx-h100", 80.0 * k, 900.0)])
     return RemoveDevices([rng.choice(comp)])
@@ -120,9 +159,9 @@ def test_partial_repaints_add_up_to_a_full_one(make_view, zoom, tmp_path) -> Non
         _settle()
     layer = view.design_scene.state.links
     assert bool(layer.cable_labels) == (zoom == "badges")
-    assert _on_screen(view) == _fresh(view)
+    assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
     rng = random.Random(11)
-    for k in range(30):
+    for k in range(40):
         try:
             doc.execute(_edit(doc.design, rng, k))
         except ValueError:
@@ -131,10 +170,11 @@ def test_partial_repaints_add_up_to_a_full_one(make_view, zoom, tmp_path) -> Non
             doc.undo()
         _settle()
         shown, fresh = _on_screen(view), _fresh(view)
-        if shown != fresh:
+        differ = _differ(shown, fresh)
+        if differ > CLIP_PIXELS:
             shown.save(str(tmp_path / f"{k}-on-screen.png"))
             fresh.save(str(tmp_path / f"{k}-fresh.png"))
-        assert shown == fresh, k
+        assert differ <= CLIP_PIXELS, (k, differ)
 
 
 def test_a_cable_edit_repaints_a_small_part_of_the_view(make_view) -> None:
@@ -151,7 +191,7 @@ def test_a_cable_edit_repaints_a_small_part_of_the_view(make_view) -> None:
     assert painted.rects, "the changed line was not repainted"
     area = sum(r.width() * r.height() for r in painted.rects)
     assert area < 0.25 * whole.width() * whole.height()
-    assert _on_screen(view) == _fresh(view)
+    assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
 
 
 def test_a_wider_badge_elsewhere_lays_every_badge_out_anew(make_view) -> None:
@@ -183,7 +223,7 @@ def test_a_wider_badge_elsewhere_lays_every_badge_out_anew(make_view) -> None:
     view.document.execute(UpdateLinks({"l2": {"cables": 1200}}))
     _settle()
     assert sorted(t for t, _, _ in layer.cable_labels) == ["×1200", "×2"]
-    assert _on_screen(view) == _fresh(view)
+    assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
 
 
 def test_a_cable_count_keeps_the_paths_and_repaints_its_badge(make_view) -> None:
@@ -209,8 +249,33 @@ def test_a_cable_count_keeps_the_paths_and_repaints_its_badge(make_view) -> None
     _settle()
     assert scene.state.link_state == state  # the paths were kept
     assert [t for t, _, _ in layer.cable_labels] == ["×6"]
-    assert _on_screen(view) == _fresh(view)
+    assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
     view.document.execute(UpdateLinks({"l0": {"fabric": Fabric.STORAGE}}))
     _settle()
     assert scene.state.link_state > state  # another pen: built anew
-    assert _on_screen(view) == _fresh(view)
+    assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
+
+
+def test_collapsing_a_group_redraws_the_lines_it_bundles(make_view) -> None:
+    """The middle SU of three collapses: its links leave the link layer for
+    trunks, though no line moved and the scene keeps its extent."""
+    view = make_view(synthetic_fat_tree(36, su_size=12))
+    view.fit_all()
+    _settle()
+    doc = view.document
+    rect = view.scene().sceneRect()
+    middle = [g for g in doc.design.groups if g.kind == GroupKind.SU][1]
+    for collapsed in (True, False):
+        doc.execute(
+            SetGroups(
+                [
+                    g.model_copy(update={"collapsed": collapsed})
+                    if g.id == middle.id
+                    else g
+                    for g in doc.design.groups
+                ]
+            )
+        )
+        _settle()
+        assert view.scene().sceneRect() == rect  # (else all is repainted anyway)
+        assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
