@@ -24,7 +24,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.context import MAX_ITEMS, Context
+from designer.analysis.context import MAX_ITEMS, Context, derive
 from designer.analysis.index import (
     KIND_COMPUTE,
     KIND_MANAGEMENT,
@@ -131,21 +131,37 @@ def completeness_of_index(ctx: Context) -> tuple[list[Finding], list[Finding]]:
     """The findings of :func:`check_completeness` before and after the head
     nodes' (these read the index and its figures alone, not the settings)."""
     idx = ctx.index
-    n = idx.n_devices
-    if n < 2:
+    if idx.n_devices < 2:
         return [], []
+    # all but the unused ports read only which links join which devices: a
+    # cable count or a speed edit finds them as before
+    inputs: tuple[object, ...] = (idx.a, idx.b, idx.fabric, idx.kind)
+    inputs += (idx.dev_catalog, idx.entries)
+    inputs += (idx.device_ids, idx.gpus, ctx.joined)
+    before, after, tail = derive(
+        ctx, "completeness", inputs, lambda: _of_links(idx, ctx.joined)
+    )
+    return before + _unused_compute_ports(ctx) + after, tail
+
+
+def _of_links(
+    idx: DesignIndex, joined: bool
+) -> tuple[list[Finding], list[Finding], list[Finding]]:
+    """The findings of :func:`completeness_of_index` that read the links' ends
+    and fabrics and the devices (not the ports in use): those before the
+    unused ports', those after, and the storage reach."""
+    n = idx.n_devices
     cf = idx.fabric == FABRIC_CODE[Fabric.COMPUTE]
     cols = _Cols(idx, n, idx.a[cf], idx.b[cf], _touched(n, idx.a, idx.b))
     n_comp = int((idx.kind == KIND_COMPUTE).sum())
-    out: list[Finding] = []
-    if not ctx.joined:  # else one part: the levels reached a single block
-        out += _fabric_parts(cols)
-    out += _unwired(cols, n_comp)
-    out += _unused_compute_ports(ctx)
-    out += _leaves_without_uplinks(cols)
-    out += _through_the_nodes(cols)
-    out += _management_links(cols)
-    return out, _storage_reach(cols)
+    before: list[Finding] = []
+    if not joined:  # else one part: the levels reached a single block
+        before += _fabric_parts(cols)
+    before += _unwired(cols, n_comp)
+    after = _leaves_without_uplinks(cols)
+    after += _through_the_nodes(cols)
+    after += _management_links(cols)
+    return before, after, _storage_reach(cols)
 
 
 def management_presence(ctx: Context) -> list[Finding]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +43,18 @@ class Context:
     joined: bool = False
     """Every compute node is joined to every other through switches (the
     fabric's levels reach one block), so the fabric is in one part."""
+    derived: Callable[[str, tuple[object, ...], Callable[[], Any]], Any] | None = None
+    """``derived(name, inputs, make)``: ``make()``, or what it gave for the
+    very same ``inputs`` in the last state analysed (arrays an index shares
+    with the last state's: :meth:`designer.analysis.reuse.Reuse.derived`);
+    None: made afresh."""
+
+
+def derive(
+    ctx: Context, name: str, inputs: tuple[object, ...], make: Callable[[], Any]
+) -> Any:
+    """``make()``, kept by :attr:`Context.derived` for the same ``inputs``."""
+    return make() if ctx.derived is None else ctx.derived(name, inputs, make)
 
 
 def item_ids(ctx: Context, devs: IntArray | list[int]) -> list[str]:

@@ -372,6 +372,7 @@ def analyze_stages(
         endpoint_ports=planes.endpoint_ports,
         over_radix=planes.over_radix,
         joined=h.top is not None,
+        derived=reuse.derived if reuse is not None else None,
     )
     report = Report.model_construct(
         gpus=gpus,

@@ -18,7 +18,7 @@ import pytest
 from scipy.optimize import Bounds, LinearConstraint
 from scipy.sparse import csr_matrix
 
-from designer.analysis import bisection, build_index, exact
+from designer.analysis import bisection, build_index, completeness, exact
 from designer.analysis import index as index_module
 from designer.analysis.engine import analyze_stages
 from designer.analysis.reuse import Reuse
@@ -319,6 +319,48 @@ def test_a_cable_change_reuses_the_fabric_but_not_the_capacities(
     assert reuse.hits["index"] == 0  # the link table changed: a new index
     assert after["bisection"]["gbps"] < before["bisection"]["gbps"]
     assert after == _report(design, links, catalog, None)
+
+
+def test_link_findings_are_kept_for_a_count_and_found_anew_for_a_cut(
+    catalog: Catalog,
+) -> None:
+    """The completeness findings that read only which links join which
+    devices are kept across a cable count edit (the same arrays) and found
+    again when a leaf loses its uplinks (the devices' columns stay the same
+    objects then: only the links' ends tell)."""
+    doc = Document(fat_tree("dgx-h100", 64, "qm9700"))
+    reuse = Reuse()
+    made: list[int] = []
+    real = completeness._of_links
+
+    def counting(*args: Any) -> Any:
+        made.append(1)
+        return real(*args)
+
+    design, links = snapshot(doc.design)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(completeness, "_of_links", counting)
+        _report(design, links, catalog, reuse)
+        assert len(made) == 1
+        table = doc.design.links
+        doc.execute(UpdateLink(table.id[0], {"cables": 2}))
+        design, links = snapshot(doc.design)
+        assert _report(design, links, catalog, reuse) == _report(
+            design, links, catalog, None
+        )
+        assert len(made) == 2  # (the one from scratch): kept with reuse
+        leaf = next(a for a in table.a if a.startswith("leaf"))
+        uplinks = [
+            i
+            for i, a, b in zip(table.id, table.a, table.b, strict=True)
+            if a == leaf and b.startswith("spine")
+        ]
+        assert uplinks
+        doc.execute(RemoveLinks(uplinks))
+        design, links = snapshot(doc.design)
+        after = _report(design, links, catalog, reuse)
+    assert after == _report(design, links, catalog, None)
+    assert "LEAF_WITHOUT_UPLINKS" in [f["code"] for f in after["findings"]]
 
 
 def test_a_settings_change_reuses_the_whole_index(catalog: Catalog) -> None:

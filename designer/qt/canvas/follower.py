@@ -208,13 +208,13 @@ class SceneFollower:
             regrouped = regrouped or (before is not None and before != s.kinds.get(did))
         s.selection.forget((), links["links_removed"] - links["links_added"])
         if regrouped:
-            before = s.quotient
+            earlier = s.quotient
             s.quotients.clear()
             self.refresh_structure(
                 devices=None if groups_changed else restyle,
                 lines=lines,
                 lines_kept=g.lines_kept,
-                since=before,
+                since=earlier,
             )
         elif dev_touched:
             # devices joined or left: carry the blocks over (None: build afresh)
@@ -223,7 +223,7 @@ class SceneFollower:
             s.quotients = {s.overview: q} if q is not None else {}
             self.refresh_structure(devices=restyle, lines=lines)
         elif any(links.values()) or changed:
-            q = before = s.quotient
+            q = earlier = s.quotient
             if links["links_added"] or links["links_removed"] or not same_ends(events):
                 q = relinked(q, g)
             elif links["links_changed"]:
@@ -236,7 +236,7 @@ class SceneFollower:
                 devices=restyle,
                 lines=lines,
                 lines_kept=g.lines_kept,
-                since=before,
+                since=earlier,
             )
             if changed and not s.overview:
                 s.frames.refit(g, changed)
