@@ -89,7 +89,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import networkx as nx
 import numpy as np
 
 from designer.analysis.completeness import completeness_of_index, management_presence
@@ -100,7 +99,7 @@ from designer.analysis.context import (
     is_training,
     item_ids,
 )
-from designer.analysis.graph import ComputeGraph, components
+from designer.analysis.graph import ComputeGraph, articulation_points, components
 from designer.analysis.hardware_checks import check_hardware
 from designer.analysis.index import (
     KIND_COMPUTE,
@@ -308,12 +307,9 @@ def _spof_nodes(g: ComputeGraph) -> tuple[set[int], str]:
     if len(ep) < 2:
         return spof, ""
     if len(g.u) <= EXACT_SPOF_MAX_LINKS:
-        graph = nx.Graph()
-        graph.add_nodes_from(range(g.n))
-        graph.add_edges_from(zip(g.u.tolist(), g.v.tolist(), strict=True))
         _, lab = components(g.n, g.u, g.v)
         before = len(np.unique(lab[ep]))
-        for x in nx.articulation_points(graph):
+        for x in articulation_points(g.n, g.u, g.v):
             if g.endpoint[x]:
                 continue
             keep = (g.u != x) & (g.v != x)

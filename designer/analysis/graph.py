@@ -302,6 +302,58 @@ def components(n: int, u: IntArray, v: IntArray) -> tuple[int, IntArray]:
     return int(count), labels.astype(np.int64)
 
 
+def articulation_points(n: int, u: IntArray, v: IntArray) -> list[int]:
+    """The nodes whose removal splits their component, ascending (Hopcroft and
+    Tarjan's depth-first search, iterative; parallel links and self-loops
+    change nothing of it). Plain lists instead of a networkx graph: building
+    one cost as much as the search."""
+    keep = u != v
+    ends = np.concatenate((u[keep], v[keep]))
+    order = np.argsort(ends, kind="stable")
+    nbr: list[int] = np.concatenate((v[keep], u[keep]))[order].tolist()
+    start: list[int] = np.concatenate(
+        ([0], np.cumsum(np.bincount(ends, minlength=n)))
+    ).tolist()
+    nxt = start[:-1]  # the next neighbour each node's search looks at
+    disc = [-1] * n
+    low = [0] * n
+    parent = [-1] * n
+    cut = [False] * n
+    clock = 0
+    for root in range(n):
+        if disc[root] >= 0:
+            continue
+        disc[root] = low[root] = clock
+        clock += 1
+        children = 0
+        stack = [root]
+        while stack:
+            x = stack[-1]
+            i = nxt[x]
+            if i < start[x + 1]:
+                nxt[x] = i + 1
+                w = nbr[i]
+                if disc[w] < 0:
+                    parent[w] = x
+                    disc[w] = low[w] = clock
+                    clock += 1
+                    stack.append(w)
+                    children += x == root
+                elif disc[w] < low[x]:  # (the parent too: a cut at it stays one)
+                    low[x] = disc[w]
+                continue
+            stack.pop()
+            p = parent[x]
+            if p >= 0:
+                if low[x] < low[p]:
+                    low[p] = low[x]
+                if p != root and low[x] >= disc[p]:
+                    cut[p] = True
+        if children > 1:
+            cut[root] = True
+    return [x for x in range(n) if cut[x]]
+
+
 def rank_within(groups: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
     """Position of each item inside its group, and the size of each group."""
     order = np.argsort(groups, kind="stable")
