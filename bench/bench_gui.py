@@ -1,6 +1,9 @@
 """GUI benchmark: open + first paint, repaints, and edit-to-metrics latency.
 
-Run: ``.venv/bin/python bench/bench_gui.py`` (offscreen; prints a table).
+Run: ``.venv/bin/python bench/bench_gui.py`` (offscreen; prints a table);
+``--sizes 1K`` times one design only, ``--repeats N`` takes the median of N
+runs of each edit (this machine's timings drift by up to 2x within minutes:
+compare two trees by alternating short runs of each).
 Targets on 2 cores: open <= 3 s; full-view repaint <= 100 ms; zoomed <= 30 ms;
 edit to metrics on screen <= 50 ms at 100K GPUs and <= 15 ms at 1K, and at
 100K GPUs at least 8x faster than the naive baseline below (the comparison
@@ -25,6 +28,7 @@ The editor itself freezes an opened design's objects after the first paint
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import statistics
@@ -281,14 +285,19 @@ def bench_design(label: str, design: Design, folder: Path) -> dict[str, float]:
 
 def main() -> int:
     """Print the benchmark table; exit 1 when a target is missed."""
+    global REPEATS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1K,100K", help="1K, 100K or both")
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    args = parser.parse_args()
+    REPEATS = args.repeats
     QStandardPaths.setTestModeEnabled(True)
     from designer.qt.app import ensure_app
 
     ensure_app(offscreen=True)
-    designs = {
-        "1K": fat_tree("dgx-h100", 128, "qm9700"),
-        "100K": fat_tree("dgx-h100", 12500, "qm9700"),
-    }
+    nodes = {"1K": 128, "100K": 12500}
+    labels = [x for x in args.sizes.split(",") if x in nodes]
+    designs = {x: fat_tree("dgx-h100", nodes[x], "qm9700") for x in labels}
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for label, design in designs.items():
@@ -300,32 +309,36 @@ def main() -> int:
         **{kind: f"edit -> metrics: {kind}" for kind in EDITS},
     }
     missed = 0
-    print(f"{'edit to metrics on screen':44} {'1K GPUs':>16} {'100K GPUs':>16}")
+    print("edit to metrics on screen".ljust(44), end="")
+    print("".join(f" {label + ' GPUs':>16}" for label in labels))
     for key, name in names.items():
         cells = []
-        for label in ("1K", "100K"):
+        for label in labels:
             value = results[label][key]
             ok = value <= TARGETS[key][label]
             missed += not ok
             cells.append(f"{value * 1000:9.1f} ms {'ok' if ok else 'MISS':>4}")
-        print(f"{name:44} {cells[0]:>16} {cells[1]:>16}")
+        print(f"{name:44}" + "".join(f" {c:>16}" for c in cells))
     print()
     print("edit to metrics on screen, ours vs naive (analysed from scratch), same run")
-    print(f"{'edit':32} {'1K: ours':>10} {'naive':>9} {'x':>6}", end="")
-    print(f" {'100K: ours':>11} {'naive':>9} {'x':>6}", end="")
-    print(f" {f'>={SPEEDUP:.0f}x':>5} {'(our worker)':>13} {'faults':>7}")
+    big = labels[-1]  # the speed-up target and the worker's columns: the largest
+    print(f"{'edit':32}", end="")
+    print("".join(f" {label + ': ours':>11} {'naive':>9} {'x':>6}" for label in labels))
+    target = f">={SPEEDUP:.0f}x at {big}"
+    print(f"{'':32} {target:>12} {'(our worker)':>13} {'faults':>7}")
     for kind in EDITS:
         row = f"{kind:32}"
-        for label in ("1K", "100K"):
+        for label in labels:
             ours, slow = results[label][kind], results[label][f"naive {kind}"]
-            row += f" {ours * 1000:7.1f} ms {slow * 1000:6.1f} ms {slow / ours:5.1f}x"
-        ours, slow = results["100K"][kind], results["100K"][f"naive {kind}"]
+            row += f" {ours * 1000:8.1f} ms {slow * 1000:6.1f} ms {slow / ours:5.1f}x"
+        ours, slow = results[big][kind], results[big][f"naive {kind}"]
         fast = slow / ours >= SPEEDUP
-        missed += not fast
-        row += f" {'ok' if fast else 'MISS':>5}"
-        work = results["100K"][f"worker {kind}"]
+        if big == "100K":  # (the target is set at 100K GPUs only)
+            missed += not fast
+        row += f" {('ok' if fast else 'MISS') if big == '100K' else '-':>12}"
+        work = results[big][f"worker {kind}"]
         row += f" {work * 1000:10.1f} ms" if work else f" {'reused':>13}"
-        row += f" {results['100K'][f'faults {kind}']:7.0f}"
+        row += f" {results[big][f'faults {kind}']:7.0f}"
         print(row)
     return 1 if missed else 0
 
