@@ -282,8 +282,7 @@ class ValidatorPanel(QWidget):
                 continue
             item = _finding_item(row)
             if k < self.findings.count():
-                old = self.findings.takeItem(k)
-                del old
+                self.findings.takeItem(k)
             self.findings.insertItem(k, item)
         while self.findings.count() > len(rows):
             self.findings.takeItem(len(rows))

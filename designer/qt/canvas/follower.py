@@ -221,7 +221,11 @@ class SceneFollower:
             old = s.quotients.get(s.overview)
             q = with_devices(old, design, g, self.catalog) if old else None
             s.quotients = {s.overview: q} if q is not None else {}
-            self.refresh_structure(devices=restyle, lines=lines)
+            # blocks carried over: only the devices' own links change how they
+            # are drawn; a quotient made afresh may draw any link otherwise
+            self.refresh_structure(
+                devices=restyle, lines=lines if q is not None else None
+            )
         elif any(links.values()) or changed:
             q = earlier = s.quotient
             if links["links_added"] or links["links_removed"] or not same_ends(events):
@@ -331,7 +335,7 @@ class SceneFollower:
             s.frame_items = new_frames
         drawn = sync_trunks(self.scene, s.trunk_items, q.trunks, s.trunks_shown)
         s.trunks_shown = list(q.trunks)
-        scale = s.label_transform.m11()
+        scale = _px_per_unit(s.label_transform)
         for box, width in drawn:  # see sync_trunks: the pens' width on screen
             if not scale > 0:
                 self.scene.update()
@@ -390,7 +394,7 @@ class SceneFollower:
         box = g.dirty_bounds()
         if box is None:
             return QRectF()
-        scale = self.state.label_transform.m11()
+        scale = _px_per_unit(self.state.label_transform)
         if not scale > 0:
             return None
         pad = _LINE_PAD_PX / scale
@@ -472,6 +476,12 @@ _LINE_PAD_PX = 48.0
 """Screen pixels around a changed line that are repainted with it: its pen
 (at most a few pixels) and a cable-count badge centred on it ("×128" is
 ~40 px wide at the small font)."""
+
+
+def _px_per_unit(transform: QTransform) -> float:
+    """Screen pixels per scene unit along the view's less magnified axis (a
+    stretched overview magnifies y more): a pad of n pixels is n / this."""
+    return min(abs(transform.m11()), abs(transform.m22()))
 
 
 def _rect(r: tuple[float, float, float, float]) -> QRectF:

@@ -8,11 +8,26 @@ from designer.core.model import (
     Fabric,
     Group,
     GroupKind,
+    Link,
     LinkTable,
     Tier,
 )
 
 PITCH = 80.0
+
+
+def node_link(link_id: str, a: str, b: str, cables: int = 1) -> Link:
+    """A compute-fabric link from node ``a``'s compute ports to switch ``b``."""
+    return Link(
+        id=link_id,
+        a=a,
+        a_port="compute",
+        b=b,
+        b_port="ports",
+        cables=cables,
+        speed_gbps=400,
+        fabric=Fabric.COMPUTE,
+    )
 
 
 def synthetic_fat_tree(nodes: int, su_size: int = 32, pod_sus: int = 16) -> Design:

@@ -17,12 +17,12 @@ from designer.core.device_commands import (
     move_devices,
 )
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
-from designer.core.model import Design, Fabric, Group, GroupKind, Link
+from designer.core.model import Design, Group, GroupKind, Link
 from designer.qt.canvas.items import FrameItem
 from designer.view.canvas.geometry import Geometry
 from designer.view.canvas.quotient import BLOCK_PAD, Quotient, quotient
 from tests.qt.canvas.helpers import dev
-from tests.qt.canvas.synthetic import synthetic_fat_tree
+from tests.qt.canvas.synthetic import node_link, synthetic_fat_tree
 
 
 def _assert_matches_model(view) -> None:
@@ -75,16 +75,7 @@ def _assert_matches_model(view) -> None:
 
 
 def _link(i: int, a: str, b: str, cables: int = 1) -> Link:
-    return Link(
-        id=f"new-{i}",
-        a=a,
-        a_port="compute",
-        b=b,
-        b_port="ports",
-        cables=cables,
-        speed_gbps=400,
-        fabric=Fabric.COMPUTE,
-    )
+    return node_link(f"new-{i}", a, b, cables)
 
 
 def _random_edit(design: Design, rng: random.Random, k: int) -> Command:

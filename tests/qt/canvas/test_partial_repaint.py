@@ -32,7 +32,7 @@ from designer.core.device_commands import (
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Fabric, GroupKind, Link, LinkTable
 from tests.qt.canvas.helpers import dev
-from tests.qt.canvas.synthetic import synthetic_fat_tree
+from tests.qt.canvas.synthetic import node_link, synthetic_fat_tree
 
 CLIP_PIXELS = 8
 """Pixels a repaint of part of the view may draw otherwise than a whole one:
@@ -87,16 +87,7 @@ class _Painted(QObject):
 
 
 def _link(k: int, a: str, b: str) -> Link:
-    return Link(
-        id=f"new-{k}",
-        a=a,
-        a_port="compute",
-        b=b,
-        b_port="ports",
-        cables=3,
-        speed_gbps=400,
-        fabric=Fabric.COMPUTE,
-    )
+    return node_link(f"new-{k}", a, b, cables=3)
 
 
 def _edit(design: Design, rng: random.Random, k: int) -> Command:
@@ -205,17 +196,7 @@ def test_a_wider_badge_elsewhere_lays_every_badge_out_anew(make_view) -> None:
             dev(f"top{k}", "qm9700", x, -300.0),
             dev(f"bottom{k}", "dgx-h100", x, 300.0),
         ]
-        links.append(
-            Link(
-                id=f"l{k}",
-                a=f"bottom{k}",
-                a_port="compute",
-                b=f"top{k}",
-                b_port="ports",
-                cables=2,
-                speed_gbps=400,
-            )
-        )
+        links.append(node_link(f"l{k}", f"bottom{k}", f"top{k}", cables=2))
     view = make_view(Design(devices=devices, links=LinkTable.from_links(links)))
     _settle()
     layer = view.design_scene.state.links
@@ -230,15 +211,7 @@ def test_a_cable_count_keeps_the_paths_and_repaints_its_badge(make_view) -> None
     """Lines drawn as before (only a count changed) keep the layer's paths;
     the badge shows the new count, and the screen what a whole repaint shows."""
     devices = [dev("top", "qm9700", 0.0, -300.0), dev("bottom", "dgx-h100", 0.0, 300.0)]
-    link = Link(
-        id="l0",
-        a="bottom",
-        a_port="compute",
-        b="top",
-        b_port="ports",
-        cables=2,
-        speed_gbps=400,
-    )
+    link = node_link("l0", "bottom", "top", cables=2)
     view = make_view(Design(devices=devices, links=LinkTable.from_links([link])))
     _settle()
     scene = view.design_scene

@@ -18,6 +18,7 @@ from designer.core.document import Document
 from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Device, Fabric, Link, LinkTable
 from designer.view.canvas.geometry import Geometry
+from tests.qt.canvas.synthetic import node_link
 
 Line = tuple[float, float, float, float, int, int]
 
@@ -29,15 +30,7 @@ def _design(n: int = 24) -> Design:
         Device(id=f"c{k}", catalog_id="dgx-h100", x=90.0 * k, y=600.0) for k in range(n)
     ]
     links = [
-        Link(
-            id=f"l{k}-{s}",
-            a=f"c{k}",
-            a_port="compute",
-            b=f"s{s}",
-            b_port="ports",
-            cables=1,
-            speed_gbps=400,
-        )
+        node_link(f"l{k}-{s}", f"c{k}", f"s{s}")
         for k in range(n)
         for s in range(4)
         if (k + s) % 2 == 0
@@ -63,15 +56,7 @@ def _lines(design: Design) -> dict[str, Line]:
 
 
 def _link(k: int, a: str, b: str) -> Link:
-    return Link(
-        id=f"n{k}",
-        a=a,
-        a_port="compute",
-        b=b,
-        b_port="ports",
-        cables=2,
-        speed_gbps=400,
-    )
+    return node_link(f"n{k}", a, b, cables=2)
 
 
 def _edit(design: Design, rng: random.Random, k: int) -> tuple[str, Command]:
