@@ -304,9 +304,9 @@ class SceneFollower:
         ``lines`` is the scene area whose link lines changed (an empty rect:
         none; None: any may have, the whole link layer is repainted);
         ``lines_kept``: they are drawn as before, only their badges may change
-        (the layer keeps its paths), provided the same links are drawn singly
-        as in ``since``, the quotient before (None: not known, so ``lines``
-        is taken as is and the paths are built anew).
+        (the layer keeps its paths), provided the devices are in the same
+        blocks as in ``since``, the quotient before (None: not known, so
+        ``lines`` is taken as is).
         """
         s = self.state
         design = self.document.design
@@ -314,8 +314,13 @@ class SceneFollower:
         if q is None:
             q = quotient(design, s.geom, self.catalog, s.overview)
             s.quotients[s.overview] = q
-        if since is not None and not np.array_equal(since.direct, q.direct):
-            # other links drawn singly (a block collapsed, a device regrouped)
+        if since is not None and not (
+            since.rep is q.rep or np.array_equal(since.rep, q.rep)
+        ):
+            # devices in other blocks (a block collapsed, a device regrouped):
+            # other links may be drawn singly; with the same blocks a link that
+            # stayed is drawn singly or not as before, and one that came or
+            # went is among the changed lines
             lines, lines_kept = None, False
         s.quotient = q
         self._sync_blocks(q)

@@ -168,15 +168,27 @@ def test_partial_repaints_add_up_to_a_full_one(make_view, zoom, tmp_path) -> Non
         assert differ <= CLIP_PIXELS, (k, differ)
 
 
-def test_a_cable_edit_repaints_a_small_part_of_the_view(make_view) -> None:
-    view = make_view(synthetic_fat_tree(24, su_size=12))
+@pytest.mark.parametrize("edit", ["fabric", "remove", "add"])
+def test_an_edit_repaints_a_small_part_of_the_view(make_view, edit) -> None:
+    """(Fewer than 100 lines, whose pens do not lighten with their number: with
+    more, a line added or removed may change every line's shade, and the whole
+    layer is repainted, rightly.)"""
+    view = make_view(synthetic_fat_tree(4, su_size=4))  # 96 links
     view.fit_all()
     _settle()
     painted = _Painted()
     view.viewport().installEventFilter(painted)
     doc = view.document
-    link = doc.design.links.id[len(doc.design.links) // 2]
-    doc.execute(UpdateLinks({link: {"fabric": Fabric.STORAGE}}))
+    table = doc.design.links
+    k = len(table) // 2
+    link, node, leaf = table.id[k], table.a[k], table.b[k]
+    doc.execute(
+        {
+            "fabric": UpdateLinks({link: {"fabric": Fabric.STORAGE}}),
+            "remove": RemoveLinks([link]),
+            "add": AddLinks([node_link("extra", node, leaf)]),
+        }[edit]
+    )
     _settle()
     whole = view.viewport().rect()
     assert painted.rects, "the changed line was not repainted"
@@ -252,3 +264,57 @@ def test_collapsing_a_group_redraws_the_lines_it_bundles(make_view) -> None:
         _settle()
         assert view.scene().sceneRect() == rect  # (else all is repainted anyway)
         assert _differ(_on_screen(view), _fresh(view)) <= CLIP_PIXELS
+
+
+def test_the_main_window_after_edits_shows_what_a_whole_repaint_does(
+    qtbot, main_window
+) -> None:
+    """The real window on a sample: counts, a cut, a move, a model swap and two
+    undos, each repainted in part; the canvas then repainted whole changes no
+    pixel of the window."""
+    from pathlib import Path
+
+    from tests.qt.helpers import settle
+
+    window = main_window()
+    sample = Path(__file__).resolve().parents[3] / "samples/dgx-h100-superpod-4su.json"
+    assert window.open_path(sample)
+    settle(qtbot, window)
+    canvas = window.canvas
+    for _ in range(4):  # links drawn one by one, not as the overview's trunks
+        canvas.zoom_in()
+    settle(qtbot, window)
+    qtbot.wait(50)
+    assert not canvas.design_scene.overview
+    doc = window.document
+    table = doc.design.links
+    # the links nearest the middle of the view
+    g = canvas.design_scene.state.geom
+    mid = canvas.mapToScene(canvas.viewport().rect().center())
+    centre = (g.xy[g.la] + g.xy[g.lb]) / 2
+    near = np.argsort(np.hypot(centre[:, 0] - mid.x(), centre[:, 1] - mid.y()))
+    shown = [table.id[k] for k in near[:40].tolist()]
+    node = next(d for d in doc.design.devices if d.tier is None)
+    for edit in (
+        UpdateLinks({i: {"cables": 3} for i in shown[:20:2]}),
+        RemoveLinks(shown[20:30]),
+        move_devices({node.id: (node.x + 300, node.y - 200)}),
+        UpdateDevices({node.id: {"catalog_id": "dgx-h200"}}),
+        None,
+        None,
+    ):
+        if edit is None:
+            doc.undo()
+        else:
+            doc.execute(edit)
+        settle(qtbot, window)
+        qtbot.wait(50)
+
+    def shot() -> QImage:
+        image = QGuiApplication.primaryScreen().grabWindow(window.winId()).toImage()
+        return image.convertToFormat(QImage.Format.Format_RGB32)
+
+    before = shot()
+    window.canvas.viewport().repaint()
+    assert _differ(before, shot()) <= CLIP_PIXELS
+    doc.mark_clean()
