@@ -15,6 +15,7 @@ pen left over differs in tens to thousands.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, Fabric, GroupKind, Link, LinkTable
 from tests.qt.canvas.helpers import dev
 from tests.qt.canvas.synthetic import node_link, synthetic_fat_tree
+from tests.qt.helpers import settle
 
 CLIP_PIXELS = 8
 """Pixels a repaint of part of the view may draw otherwise than a whole one:
@@ -272,10 +274,6 @@ def test_the_main_window_after_edits_shows_what_a_whole_repaint_does(
     """The real window on a sample: counts, a cut, a move, a model swap and two
     undos, each repainted in part; the canvas then repainted whole changes no
     pixel of the window."""
-    from pathlib import Path
-
-    from tests.qt.helpers import settle
-
     window = main_window()
     sample = Path(__file__).resolve().parents[3] / "samples/dgx-h100-superpod-4su.json"
     assert window.open_path(sample)

@@ -11,6 +11,7 @@ from designer.core.model import Design, Device, Link, LinkTable
 from designer.view.canvas.cable_labels import cable_label_rows, cable_text
 from designer.view.canvas.geometry import Geometry
 from designer.view.canvas.sizes import LOD_CABLE_LABELS, MAX_CABLE_LABELS
+from tests.qt.canvas.synthetic import node_link
 
 BOX = (24.0, 14.0)
 
@@ -27,17 +28,7 @@ def _geometry(
             Device(id=a, catalog_id="dgx-h100", x=pa[0], y=pa[1]),
             Device(id=b, catalog_id="qm9700", x=pb[0], y=pb[1]),
         ]
-        links.append(
-            Link(
-                id=f"l{k}",
-                a=a,
-                a_port="compute",
-                b=b,
-                b_port="ports",
-                cables=cables,
-                speed_gbps=400,
-            )
-        )
+        links.append(node_link(f"l{k}", a, b, cables))
     g = Geometry()
     g.rebuild(Design(devices=devices, links=LinkTable.from_links(links)))
     return g
