@@ -60,6 +60,7 @@ from designer.analysis.bounds import (
     lift_lower,
     short,
     take_upper,
+    whole_capacities,
 )
 from designer.analysis.candidates import (
     LIVE_MAXFLOW_LINKS,
@@ -334,7 +335,15 @@ def with_unwired(
         f"wired ones, and moving a node changes a cut by at most its links "
         f"({slack:,.0f} Gb/s)"
     )
-    st = CutState(upper, side, upper_how, lower, lower_how, list(sub.candidates))
+    st = CutState(
+        upper,
+        side,
+        upper_how,
+        lower,
+        lower_how,
+        list(sub.candidates),
+        whole=whole_capacities(g),
+    )
     out = finish(g, st, nominal, bal, parts, stage)
     out.wired = wired
     return out
@@ -446,7 +455,9 @@ def bisect(
     how = "best of candidate splits by {} ({})".format(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
-    st = CutState(best[0], best[1], how, 0.0, "none found", tried)
+    st = CutState(
+        best[0], best[1], how, 0.0, "none found", tried, whole=whole_capacities(g)
+    )
     if seed is not None and seed.side is not None:
         take_upper(st, seed.upper, seed.side, seed.upper_how)
     for value, why_lb in found:

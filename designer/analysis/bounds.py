@@ -8,7 +8,10 @@ bound so far; a stage takes a better one through :func:`take_upper` or
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from designer.analysis.balance import Balance, min_side_injection
 from designer.analysis.graph import ComputeGraph
@@ -63,7 +66,13 @@ class Wired:
 
 @dataclass
 class CutState:
-    """Best bounds so far while the stages run."""
+    """Best bounds so far while the stages run.
+
+    ``whole``: every cut of the graph is a whole number of Gb/s (its link
+    capacities are whole, :func:`whole_capacities`), so a lower bound is
+    rounded up to the next whole Gb/s (:func:`whole_lower`). A hose LP's bound
+    carries a safety margin (:mod:`designer.analysis.hose`) that would keep
+    it a hair under a cut it proves optimal; rounded, the bounds meet."""
 
     upper: float
     side: BoolArray
@@ -71,6 +80,35 @@ class CutState:
     lower: float
     lower_how: str
     tried: list[tuple[str, float]]
+    whole: bool = False
+
+    def __post_init__(self) -> None:
+        if self.whole:
+            self.lower, self.lower_how = _rounded(self.lower, self.lower_how)
+
+
+def whole_capacities(g: ComputeGraph) -> bool:
+    """Every link capacity of ``g`` is a whole number of Gb/s (so is every cut)."""
+    c = g.c
+    return bool(np.issubdtype(c.dtype, np.integer) or np.all(c == np.rint(c)))
+
+
+def whole_lower(value: float) -> float:
+    """A lower bound on a whole number, rounded up to the next whole number.
+    ``value`` less the tolerance :data:`REL` is rounded, so floating-point
+    error in a bound that is already whole never lifts it past the whole
+    number it stands for."""
+    return max(value, float(math.ceil(value - REL * max(value, 1.0))))
+
+
+def _rounded(value: float, how: str) -> tuple[float, str]:
+    up = whole_lower(value)
+    if up == value:
+        return value, how
+    return (
+        up,
+        f"{how}, rounded up to a whole Gb/s (a cut sums whole link capacities)",
+    )
 
 
 def finish(
@@ -121,6 +159,8 @@ def short(st: CutState) -> bool:
 
 def lift_lower(st: CutState, value: float, how: str) -> bool:
     """Take a better lower bound; True when it raised the bound."""
+    if st.whole:
+        value, how = _rounded(value, how)
     if value > st.lower + REL * max(st.upper, 1.0):
         st.lower, st.lower_how = value, how
         return True
@@ -144,4 +184,6 @@ __all__ = [
     "lift_lower",
     "short",
     "take_upper",
+    "whole_capacities",
+    "whole_lower",
 ]

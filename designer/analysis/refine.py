@@ -35,6 +35,7 @@ from designer.analysis.bounds import (
     lift_lower,
     short,
     take_upper,
+    whole_capacities,
 )
 from designer.analysis.candidates import split_cut
 from designer.analysis.graph import ComputeGraph
@@ -92,6 +93,7 @@ def refine_bisection(
         first.lower,
         first.lower_how,
         list(first.candidates),
+        whole=whole_capacities(g),
     )
 
     def stop() -> bool:

@@ -7,6 +7,7 @@ with the product's integer program, partitioner or LP bounds.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import time
@@ -17,6 +18,13 @@ import pytest
 from designer.analysis import analyze, build_index
 from designer.analysis.balance import balance, choose, min_side_injection
 from designer.analysis.bisection import bisect
+from designer.analysis.bounds import (
+    CutState,
+    lift_lower,
+    short,
+    whole_capacities,
+    whole_lower,
+)
 from designer.analysis.graph import compute_graph
 from designer.analysis.hose import class_bound, tree_bound
 from designer.analysis.levels import hierarchy
@@ -215,9 +223,31 @@ def test_perturbed_1k_fat_tree_bounds_within_5_percent() -> None:
 
 @pytest.mark.slow
 def test_perturbed_4k_fat_tree_has_a_real_lower_bound() -> None:
-    """The old path gave lower bound 0 on this design."""
-    b = analyze(perturbed_fat_tree(4096, 0), refine_seconds=10.0).bisection
+    """The old path gave lower bound 0 on this design; the first result,
+    before any refinement, has one."""
+    b = analyze(perturbed_fat_tree(4096, 0)).bisection
     assert b.lower_gbps >= 0.7 * b.upper_gbps, b.method
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_hose_lp_bound_a_hair_under_the_cut_meets_it(seed: int) -> None:
+    """Whole link capacities make every cut a whole number of Gb/s, so the
+    tree hose LP's bound, kept a safety margin under the cut it proves
+    (186,799.98 against 186,800 for seed 0), is rounded up and the bounds
+    meet: the refinement ends there, not at its deadline after the integer
+    program has run on to it."""
+    idx = build_index(perturbed_fat_tree(1024, seed))
+    g = compute_graph(idx)
+    h = hierarchy(g)
+    nominal = g.injection[g.endpoint]
+    first = bisect(g, h, nominal, idx.endpoint_order)
+    assert not first.exact
+    *_, last = refine_bisection(g, h, nominal, first)
+    assert last.exact, last.method
+    assert last.lower == last.upper == pytest.approx(cut_value(g, last.side))
+    assert "rounded up to a whole Gb/s" in last.method
+    assert last.stage != "integer program"
+    assert float(last.lower).is_integer()
 
 
 @pytest.mark.slow
@@ -251,3 +281,26 @@ def test_cut_links_cross_the_reported_sides() -> None:
         if x.fabric is Fabric.COMPUTE and ((x.a in b.side_a) != (x.b in b.side_a))
     }
     assert set(b.cut_links) == crossing
+
+
+def test_a_lower_bound_is_rounded_up_only_to_the_whole_number_it_proves() -> None:
+    """Up to the next whole number, never past one it already is (a sum
+    with floating-point error above it), never down; only for a graph of
+    whole capacities."""
+    assert whole_lower(186_799.98) == 186_800.0
+    assert whole_lower(186_800.0) == 186_800.0
+    assert whole_lower(186_800.000_000_1) == 186_800.000_000_1
+    assert whole_lower(0.0) == 0.0
+    assert whole_lower(0.25) == 1.0
+    side = np.zeros(2, dtype=np.bool_)
+    whole = CutState(10.0, side, "cut", 9.5, "bound", [], whole=True)
+    assert (whole.lower, "rounded up" in whole.lower_how) == (10.0, True)
+    assert not short(whole)
+    plain = CutState(10.0, side, "cut", 9.5, "bound", [])
+    assert plain.lower == 9.5 and short(plain)
+    assert lift_lower(plain, 9.75, "better") and plain.lower == 9.75
+    assert lift_lower(whole, 9.2, "worse") is False
+    g, _ = _graph(sketch_design(7, 40))
+    assert whole_capacities(g)
+    assert whole_capacities(dataclasses.replace(g, c=g.c.astype(np.float64)))
+    assert not whole_capacities(dataclasses.replace(g, c=g.c + 0.5))
