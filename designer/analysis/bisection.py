@@ -128,6 +128,22 @@ def _split_by_parts(
     return side
 
 
+_LAST_CUT = "the best cut found for an earlier state of these nodes"
+
+
+def _known_cut(
+    g: ComputeGraph, bal: Balance, side: BoolArray | None
+) -> tuple[float, BoolArray] | None:
+    """The cut of ``side`` (a split of ``g``'s nodes) on ``g``'s links, when
+    it is a balanced split of ``g``'s compute nodes."""
+    if side is None or len(side) != g.n:
+        return None
+    if not bal.ok(int(g.weight[side & g.endpoint].sum())):
+        return None
+    side = side.copy()
+    return float(g.c[side[g.u] != side[g.v]].sum()), side
+
+
 _CARRIED = (
     "carried across edits: the last certified lower bound minus the compute "
     "capacity removed since (adding capacity never lowers it)"
@@ -358,12 +374,17 @@ def bisect(
     *,
     exact_seconds: float = EXACT_LIVE_SECONDS,
     names: np.ndarray | None = None,
+    known_side: BoolArray | None = None,
 ) -> BisectionResult:
     """The first result: bounds and best cut of the compute fabric (module doc).
 
     ``known_lower`` is a lower bound the caller has proven for this very graph
     (:mod:`designer.analysis.ledger` carries one across edits); it is
     trusted as is, and spares the slower bounds when it meets the upper bound.
+    ``known_side`` is a split of this graph's nodes (the best cut of an
+    earlier state of the same nodes, the ledger's): its cut on these links is
+    an upper bound, tried first; when it meets the lower bound the candidate
+    splits are not needed.
     ``names`` (device id per local node) makes the solver's choice among
     equal cuts independent of the index's device order.
     """
@@ -429,7 +450,14 @@ def bisect(
     best: tuple[float, BoolArray] | None = None
     placed: set[str] = set()
     large = len(g.u) > LIVE_MAXFLOW_LINKS
-    for name, in_a in candidate_splits(g, h, dev_orders, bal):
+    last = _known_cut(g, bal, known_side)
+    if last is not None and last[0] <= floor + REL * max(floor, 1.0):
+        tried.append((_LAST_CUT, last[0]))
+        best = last
+        placed.add(_LAST_CUT)
+    for name, in_a in (
+        () if best is not None else candidate_splits(g, h, dev_orders, bal)
+    ):
         value, side, how_placed = split_cut(g, in_a, h, floor, live=True)
         placed.add(how_placed)
         tried.append((name, value))
@@ -455,11 +483,15 @@ def bisect(
     how = "best of candidate splits by {} ({})".format(
         solver, "; ".join(f"{n}: {v:,.0f}" for n, v in tried)
     )
+    if placed == {_LAST_CUT}:
+        how = f"{_LAST_CUT}, on this state's links ({best[0]:,.0f})"
     st = CutState(
         best[0], best[1], how, 0.0, "none found", tried, whole=whole_capacities(g)
     )
     if seed is not None and seed.side is not None:
         take_upper(st, seed.upper, seed.side, seed.upper_how)
+    if last is not None and best is not last:
+        take_upper(st, last[0], last[1], f"{_LAST_CUT}, on this state's links")
     for value, why_lb in found:
         lift_lower(st, value, why_lb)
     if not certified and (short(st) or st.lower <= 0):

@@ -40,6 +40,7 @@ from designer.catalog.loader import Catalog
 from designer.core.model import FABRIC_CODE, FABRICS, Design, Fabric
 
 if TYPE_CHECKING:
+    from designer.analysis.ledger import BoundLedger
     from designer.analysis.reuse import Reuse
 
 
@@ -249,9 +250,13 @@ def _fabric(index: DesignIndex, reuse: Reuse | None) -> tuple[ComputeGraph, Hier
 
 
 def _figures(
-    index: DesignIndex, known_lower: float | None, reuse: Reuse | None
+    index: DesignIndex,
+    known_lower: float | None,
+    reuse: Reuse | None,
+    ledger: BoundLedger | None = None,
 ) -> _Figures:
-    """Everything of the report that depends on the index alone."""
+    """Everything of the report that depends on the index alone (and on the
+    cut ``ledger`` carries from an earlier state: see :func:`analyze_stages`)."""
     g, h = _fabric(index, reuse)
     if reuse is None:
         injection = _nominal_injection(index)
@@ -263,7 +268,20 @@ def _figures(
         )
     nominal = injection[g.dev][g.endpoint]
     names = index.device_ids_arr[g.dev]
-    bis = bisect(g, h, nominal, index.endpoint_order, known_lower, names=names)
+    known_side = None
+    if ledger is not None:
+        known_side = ledger.side_for(names, g.endpoint, g.weight)
+    bis = bisect(
+        g,
+        h,
+        nominal,
+        index.endpoint_order,
+        known_lower,
+        names=names,
+        known_side=known_side,
+    )
+    if ledger is not None and bis.side is not None:
+        ledger.record_cut(names, g.endpoint, g.weight, bis.side)
     ends = ends_of(index)
     dev_level = np.full(index.n_devices, -1, dtype=np.int64)
     dev_level[g.dev] = h.level
@@ -333,6 +351,7 @@ def analyze_stages(
     deadline: float | None = None,
     should_stop: Callable[[], bool] | None = None,
     reuse: Reuse | None = None,
+    ledger: BoundLedger | None = None,
 ) -> Iterator[Report]:
     """The report at once, then a new one each time refining the bisection
     moves a bound, until the bounds meet, ``deadline`` (a
@@ -341,10 +360,13 @@ def analyze_stages(
     Everything but the bisection and the findings is computed once; a later
     report differs from the first in those two only. ``reuse``: what an earlier
     state of the design shares with this one (:mod:`designer.analysis.reuse`).
+    ``ledger``: the first result starts from the best cut it recorded for an
+    earlier state of the same nodes, and each best cut is recorded in it
+    (:mod:`designer.analysis.ledger`; its lower bounds come as ``known_lower``).
     """
     fig = reuse.facts(index) if reuse is not None else None
     if fig is None or not fig.bis.exact:
-        fig = _figures(index, known_lower, reuse)
+        fig = _figures(index, known_lower, reuse, ledger)
         if reuse is not None:
             reuse.keep_facts(index, fig)
     g, h, nominal, names, bis = fig.g, fig.h, fig.nominal, fig.names, fig.bis
@@ -403,6 +425,8 @@ def analyze_stages(
     for better in refine_bisection(
         g, h, nominal, bis, deadline=deadline, should_stop=should_stop, names=names
     ):
+        if ledger is not None and better.side is not None:
+            ledger.record_cut(names, g.endpoint, g.weight, better.side)
         ctx = replace(ctx, bisection=better)
         report = report.model_copy(
             update={

@@ -27,8 +27,16 @@ B(G) >= L - D. Links are matched by their serial in the design's column store
 (stable across edits and undo; :mod:`designer.core.links`), so no edit has to be
 reported: the ledger compares two states of the arrays.
 
-The ledger belongs to whoever runs the analysis (the GUI's worker thread); it
-only ever reads the arrays it is given.
+The ledger also keeps the best cut found for the last state (its side per
+node of the compute graph, :meth:`BoundLedger.record_cut`). Any balanced split
+is an upper bound, so the next state's first result evaluates that side on
+its own graph when the graph has the very same nodes, kinds and GPU counts
+(:meth:`BoundLedger.side_for`): an edit that leaves the cut's links as they
+were starts with the upper bound the refinement found, and with the carried
+lower bound the two usually meet at once.
+
+The ledger belongs to whoever runs the analysis (the GUI's worker thread and
+its refinement); it only ever reads the arrays it is given.
 """
 
 from __future__ import annotations
@@ -164,6 +172,7 @@ class BoundLedger:
             None,
             [],
         )
+        self._cut: _Cut | None = None
 
     def lower_bound(self, index: DesignIndex) -> float | None:
         """The best bound carried to the state ``index`` shows (None: none)."""
@@ -242,10 +251,48 @@ class BoundLedger:
         self._last_fp = (index, fp)
         return fp
 
+    def record_cut(
+        self,
+        names: np.ndarray,
+        endpoint: np.ndarray,
+        weight: np.ndarray,
+        side: np.ndarray,
+    ) -> None:
+        """``side`` (per node of a compute graph: on side A) is the best cut
+        found for a state whose graph has the nodes ``names`` (device ids),
+        of which ``endpoint`` are compute nodes of ``weight`` GPUs."""
+        self._cut = _Cut(names, endpoint, weight, side.copy())
+
+    def side_for(
+        self, names: np.ndarray, endpoint: np.ndarray, weight: np.ndarray
+    ) -> np.ndarray | None:
+        """The side of the last cut recorded when it is of a graph of the same
+        nodes, compute nodes and GPUs (so a balanced split of this one too);
+        None otherwise. The caller evaluates it on its own links."""
+        cut = self._cut
+        if cut is None or not (
+            _equal(cut.names, names)
+            and _equal(cut.endpoint, endpoint)
+            and _equal(cut.weight, weight)
+        ):
+            return None
+        return cut.side
+
     def clear(self) -> None:
-        """Forget every bound (a new document)."""
+        """Forget every bound and cut (a new document)."""
         with self._lock:
             self._refs.clear()
+            self._cut = None
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A best cut of one state (:meth:`BoundLedger.record_cut`)."""
+
+    names: np.ndarray
+    endpoint: np.ndarray
+    weight: np.ndarray
+    side: np.ndarray
 
 
 __all__ = ["MAX_REFERENCES", "BoundLedger"]

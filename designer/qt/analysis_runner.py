@@ -107,6 +107,7 @@ def _analyse(
         index,
         design,
         reuse=reuse,
+        ledger=ledger,
         known_lower=ledger.lower_bound(index),
         deadline=time.perf_counter() + REFINE_SECONDS,
         should_stop=ticket.stale,
