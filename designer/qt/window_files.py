@@ -136,7 +136,8 @@ class WindowFiles:
         self.window.canvas.select_ids([], center=False)
         self.window.canvas.fit_all()
         self.window.update_title()
-        heap.settle_soon()  # the old design's objects go, the new one's freeze
+        # the old design's objects go; a large new one's freeze
+        heap.settle_soon(len(design.devices))
 
     def new_design(self) -> None:
         """File > New (asks about unsaved changes)."""
