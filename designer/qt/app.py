@@ -37,8 +37,12 @@ def configure_app(app: QApplication) -> None:
     # (packaging/cluster-designer.desktop: its icon and name) by this id; on X11
     # the application name is the WM_CLASS that StartupWMClass names.
     QGuiApplication.setDesktopFileName(APPLICATION)
-    app.setStyle("Fusion")
-    app.setStyleSheet(style_sheet())
+    # Setting the style and sheet again re-polishes every widget (tens of
+    # milliseconds with windows open): an app that has this sheet has both.
+    sheet = style_sheet()
+    if app.styleSheet() != sheet:
+        app.setStyle("Fusion")
+        app.setStyleSheet(sheet)
     app.setWindowIcon(icon("app"))
 
 
