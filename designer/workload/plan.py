@@ -40,7 +40,7 @@ class Work:
     sequences: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     """A parallelism plan (EP is carved out of DP x CP, as in Megatron-Core)."""
 
@@ -60,7 +60,7 @@ class Plan:
         return self.tp * self.cp * self.pp * self.dp
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Memory:
     """Bytes per GPU by kind (activations None when the shape is unknown)."""
 
@@ -125,10 +125,11 @@ def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
     pipeline: fewer than the stages hold fewer activations)."""
     w, g, o = state_bytes(work)
     n = work.spec.params or 0.0
-    experts = _expert_share(work) * n
+    share = _expert_share(work)
+    experts = share * n
     mp = plan.tp * plan.pp
     # routed experts are split over EP as well; the dense part over TP x PP
-    split = (1.0 - _expert_share(work)) / mp + _expert_share(work) / (mp * plan.ep)
+    split = (1.0 - share) / mp + share / (mp * plan.ep)
     w, g, o = w * split, g * split, o * split
     if is_training(work.job):
         dp = plan.dp * plan.cp

@@ -108,7 +108,7 @@ def _pow2(limit: int) -> list[int]:
 
 def candidates(
     work: Work, fixed: Fixed, gpus: int, domain: int, batch_seqs: int
-) -> Iterator[list[Plan]]:
+) -> Iterator[Iterator[Plan]]:
     """Every plan of the space (DP derived) as ladders: the same layout with
     ever more memory saved (recompute none, selective, full; ZeRO 1, 2, 3 at
     each), cheapest first."""
@@ -186,11 +186,25 @@ def candidates(
                             for v in vpps:
                                 if v > 1 and m % pp:
                                     continue
-                                yield [
-                                    Plan(tp, pp, dpe, zero, rec, v, cp, ep, b)
-                                    for rec in recs
-                                    for zero in zeros
-                                ]
+                                yield _ladder(tp, pp, dpe, v, cp, ep, b, recs, zeros)
+
+
+def _ladder(
+    tp: int,
+    pp: int,
+    dp: int,
+    vpp: int,
+    cp: int,
+    ep: int,
+    micro_batch: int,
+    recs: list[Recompute],
+    zeros: list[int],
+) -> Iterator[Plan]:
+    """One layout's rungs, made one at a time: the search stops at the first
+    that fits, so most are never built."""
+    for rec in recs:
+        for zero in zeros:
+            yield Plan(tp, pp, dp, zero, rec, vpp, cp, ep, micro_batch)
 
 
 def _key(plan: Plan) -> tuple[int, int, int, int, int]:
