@@ -8,7 +8,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
-# Both cores (pytest-xdist), the Hypothesis profile that searches as far as each
-# test asks; "-n0" after this script's name runs serially (for --pdb, say).
+# Compiled modules are cached in __pycache__ (ignored by git): where the
+# environment sets PYTHONDONTWRITEBYTECODE, each of the two workers and every
+# command-line subprocess the tests start would compile the sources again, and
+# pytest would rewrite every test module's asserts again (about 40 s of CPU).
+unset PYTHONDONTWRITEBYTECODE
+# Both cores (pytest-xdist; a worker that runs out steals from the other, so
+# neither waits idle at the end), the Hypothesis profile that searches as far
+# as each test asks; "-n0" after this script's name runs serially (--pdb, say).
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
-exec .venv/bin/python -m pytest -n auto "$@"
+exec .venv/bin/python -m pytest -n auto --dist worksteal "$@"
