@@ -184,3 +184,16 @@ def test_every_view_module_is_in_a_view_subpackage_named_by_a_contract() -> None
     assert [p.name for p in view.glob("*.py")] == ["__init__.py"]
     subpackages = {p.parent.name for p in view.glob("*/__init__.py")}
     assert subpackages == named
+
+
+MODULE_LINES_MAX = 600
+"""Most lines a module under designer/ may hold (issue 21: smaller rooms)."""
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in (ROOT / "designer").rglob("*.py")
+        if (n := len(p.read_text("utf-8").splitlines())) > MODULE_LINES_MAX
+    }
+    assert long == {}

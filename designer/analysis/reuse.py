@@ -11,7 +11,7 @@ a result back only when its inputs are the same:
   replace a device rather than change it, :mod:`designer.core.snapshot`), with
   the same groups and catalog; patched when it differs in a few positions in
   one run (a model swapped, a device dropped, deleted or put back), the rest
-  spliced from the last columns (:func:`_patched_columns`); with the same
+  spliced from the last columns (:func:`patched_columns`); with the same
   columns, the candidate orders of the compute nodes too (they read the
   columns and the groups alone);
 - what the index derives from a link column the edit left, the very same
@@ -53,8 +53,8 @@ its jobs one after the other).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
-from operator import attrgetter, is_
+from dataclasses import replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,41 +73,31 @@ from designer.analysis.graph import (
     topology,
 )
 from designer.analysis.index import (
-    KIND_COMPUTE,
     Casts,
     DesignIndex,
     build_index,
     device_columns,
-    same_device_rows,
-    same_rows_of_names,
 )
 from designer.analysis.levels import Hierarchy, hierarchy, patched_hierarchy
+from designer.analysis.reuse_state import (
+    KeptColumns,
+    KeptLevels,
+    compute_run,
+    device_prefix,
+    equal_arrays,
+    patched_columns,
+    same_fabric,
+    same_items,
+    same_physical,
+)
 from designer.analysis.sums import LinkSums, link_sums, patched_sums
 from designer.core.link_arrays import StateMark, rows_run
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from designer.catalog.loader import Catalog
-    from designer.core.model import Design, Device, LinkArrays
-
-
-def same_items(a: Sequence[object] | None, b: Sequence[object]) -> bool:
-    """``a`` and ``b`` hold the same objects in the same order."""
-    return a is not None and len(a) == len(b) and all(map(is_, a, b))
-
-
-def _equal(x: np.ndarray, y: np.ndarray) -> bool:
-    return x.shape == y.shape and bool(np.array_equal(x, y))
-
-
-def _same_physical(a: object, b: object) -> bool:
-    """Two physical blocks with the same lists (a snapshot copies the block
-    shallowly; commands replace its lists rather than change them)."""
-    if a is None or b is None:
-        return a is b
-    fields = type(a).model_fields  # type: ignore[attr-defined]
-    return type(a) is type(b) and all(getattr(a, f) is getattr(b, f) for f in fields)
+    from designer.core.model import Design, LinkArrays
 
 
 PATCH_MAX_LINKS = 64
@@ -122,168 +112,6 @@ KEPT_TOPOLOGIES = 3
 edit and its undo, and one more."""
 
 
-PATCH_MAX_DEVICES = 64
-"""Most devices an edit may replace, add or remove for the device columns to
-be patched rather than gathered again."""
-
-_PER_DEVICE = (
-    "kind",
-    "gpus",
-    "nvlink_domain",
-    "power_w",
-    "u_height",
-    "compute_ports",
-    "compute_native",
-    "declared_rank",
-    "group",
-    "rack",
-    "dev_catalog",
-    "has_port_override",
-)
-"""The columns of :func:`~designer.analysis.index.device_columns` with one
-array entry per device (``placements`` and ``device_ports``: one list item)."""
-
-
-def _patched_columns(
-    last: _Columns, devices: Sequence[Device], catalog: Catalog, design: Design
-) -> tuple[list[str], dict[str, Any]] | None:
-    """The device columns of ``devices`` from those of ``last`` (same catalog
-    and groups) when they differ from its devices in one run of a few
-    positions (devices replaced, dropped, deleted or put back), else None.
-
-    Only that run is joined with the catalog; the rest is spliced from the
-    last columns. The codes of catalog entries and racks go by first
-    appearance in the device list, so the result is patched only while the
-    known entries keep their codes (new ones come after them) and no rack is
-    involved; otherwise the caller gathers the columns afresh.
-    """
-    old = last.devices
-    if last.columns["rack_names"]:
-        return None  # rack codes go by first appearance: not worth tracking
-    n_old, n_new = len(old), len(devices)
-    short = min(n_old, n_new)
-    same = np.fromiter(map(is_, old, devices), np.bool_, short)
-    head = int(same.argmin()) if not same.all() else short
-    tail_same = np.fromiter(map(is_, reversed(old), reversed(devices)), np.bool_, short)
-    tail = int(tail_same.argmin()) if not tail_same.all() else short
-    tail = min(tail, short - head)  # the unchanged head and tail do not overlap
-    gone, come = n_old - head - tail, n_new - head - tail
-    if gone + come > PATCH_MAX_DEVICES:
-        return None
-    cols = last.columns
-    catalog_ids = list(dict.fromkeys(map(attrgetter("catalog_id"), devices)))
-    known = cols["catalog_ids"]
-    if catalog_ids[: len(known)] != known:
-        return None  # an entry gone, or a new one first met before a known one
-    entries = [*cols["entries"], *map(catalog.get, catalog_ids[len(known) :])]
-    new = devices[head : n_new - tail]
-    mid = device_columns(new, catalog, design)
-    if mid["rack_names"]:
-        return None
-    code = {c: i for i, c in enumerate(catalog_ids)}
-    remap = np.array([code[c] for c in mid["catalog_ids"]], dtype=np.int64)
-    mid["dev_catalog"] = remap[mid["dev_catalog"]] if len(new) else mid["dev_catalog"]
-    out: dict[str, Any] = {}
-    stop = n_old - tail
-    for name in _PER_DEVICE:
-        column = cols[name]
-        out[name] = np.concatenate((column[:head], mid[name], column[stop:]))
-    for name in ("placements", "device_ports"):
-        column = cols[name]
-        out[name] = [*column[:head], *mid[name], *column[stop:]]
-    if len(catalog_ids) == len(known):
-        catalog_ids, entries = known, cols["entries"]
-    out.update(catalog_ids=catalog_ids, entries=entries, rack_names=[])
-    ids = last.device_ids
-    return [*ids[:head], *map(attrgetter("id"), new), *ids[stop:]], out
-
-
-def _prefix(a: _Columns, b: _Columns) -> bool:
-    """The devices of one are the first devices of the other (same objects,
-    so the same positions), with the same groups and catalog."""
-    short, long = (a, b) if len(a.devices) <= len(b.devices) else (b, a)
-    return (
-        a.catalog is b.catalog
-        and same_items(a.groups, b.groups)
-        and same_items(short.devices, long.devices[: len(short.devices)])
-    )
-
-
-@dataclass(frozen=True)
-class _Levels:
-    """The last levels computed or patched, with what a patch compares: the
-    graph's edges (serial, ends) and its nodes."""
-
-    h: Hierarchy
-    edges: tuple[np.ndarray, np.ndarray, np.ndarray]
-    dev: np.ndarray
-    endpoint: np.ndarray
-    switch: np.ndarray
-
-
-@dataclass
-class _Columns:
-    devices: list[Device]
-    groups: list[Any]
-    catalog: Catalog
-    device_ids: list[str]
-    columns: dict[str, Any]
-    orders: dict[str, Any] | None = None
-    """The candidate orders of the compute nodes (the index's
-    ``endpoint_order``): they read the device columns and the groups alone."""
-
-
-def _compute_run(
-    last: StateMark,
-    last_rows: np.ndarray,
-    last_link: np.ndarray,
-    index: DesignIndex,
-    link: np.ndarray,
-) -> tuple[int, int] | None:
-    """(head, tail) of the compute links of two topologies of the same fabric
-    devices, from the link table's lineage (:func:`rows_run`) rather than by
-    comparing them: the link rows an edit left are equal in every column,
-    and with the same devices in the same rows (``row_of_name`` equal for the
-    earlier state's names) their compute links have the same serials and
-    ends; None when the lineage does not tell."""
-    run = rows_run(last, index.links)
-    if run is None or not same_rows_of_names(last_rows, index.row_of_name):
-        return None
-    head, tail = run
-    # the compute links among the first head rows, and among the last tail
-    n_head = int(np.searchsorted(link, head))
-    n_tail = len(link) - int(np.searchsorted(link, len(index.links) - tail))
-    assert n_head == int(np.searchsorted(last_link, head))
-    assert n_tail == len(last_link) - int(np.searchsorted(last_link, len(last) - tail))
-    return n_head, n_tail
-
-
-def _same_fabric(prev: DesignIndex, index: DesignIndex) -> bool:
-    """``index`` has the compute-fabric topology of ``prev``: the same links
-    in the same rows but for a run the lineage names, whose rows join the same
-    device rows on the same fabrics, with the same devices in the same rows
-    (and maybe more or fewer after them, none a compute node and none
-    linked: a device dropped, or its drop undone)."""
-    n0, n1 = prev.n_devices, index.n_devices
-    if prev.links.table != index.links.table or prev.n_links != index.n_links:
-        return False
-    run = rows_run(prev.links, index.links)
-    if run is None or not same_device_rows(prev, index):
-        return False
-    short = min(n0, n1)
-    if not (prev.kind is index.kind or _equal(prev.kind[:short], index.kind[:short])):
-        return False
-    if (index.kind[short:] == KIND_COMPUTE).any() or (
-        prev.kind[short:] == KIND_COMPUTE
-    ).any():
-        return False  # a compute node dropped (or its drop undone) is in the fabric
-    rows = slice(run[0], index.n_links - run[1])
-    return all(
-        _equal(getattr(prev, name)[rows], getattr(index, name)[rows])
-        for name in ("a", "b", "fabric")
-    )
-
-
 class Reuse:
     """The last analysis's inputs and results (see the module doc).
 
@@ -292,7 +120,7 @@ class Reuse:
 
     def __init__(self) -> None:
         self.hits: Counter[str] = Counter()
-        self._columns: _Columns | None = None
+        self._columns: KeptColumns | None = None
         self._names: tuple[str, ...] | None = None
         self._name_code: dict[str, int] = {}
         self._index: DesignIndex | None = None
@@ -302,7 +130,7 @@ class Reuse:
         ] = []
         """The topologies of the last few states, the latest last."""
         self._facts: tuple[DesignIndex, Any] | None = None
-        self._levels: _Levels | None = None
+        self._levels: KeptLevels | None = None
         self._sums: LinkSums | None = None
         self._fabric_of: DesignIndex | None = None
         """The index whose topology is the most recent kept."""
@@ -358,7 +186,7 @@ class Reuse:
             or (
                 last_columns is not None
                 and self._columns is not None
-                and _prefix(last_columns, self._columns)
+                and device_prefix(last_columns, self._columns)
             )
         ):
             self._lend_ends(last, index)
@@ -377,7 +205,7 @@ class Reuse:
             or last.catalog is not index.catalog
             or last.port_names != index.port_names
             or last.catalog_ids[:short] != index.catalog_ids[:short]
-            or not _same_physical(last.physical, index.physical)
+            or not same_physical(last.physical, index.physical)
         ):
             return
         pairs = (
@@ -388,7 +216,7 @@ class Reuse:
             (last.fabric, index.fabric),
             (last.speed, index.speed),
         )
-        if not all(x is y or _equal(x, y) for x, y in pairs):
+        if not all(x is y or equal_arrays(x, y) for x, y in pairs):
             self._patch_ends(table, last, index)
             return
         if index.physical is not None:
@@ -396,7 +224,7 @@ class Reuse:
             from designer.analysis.lengths import media_of
 
             old, new = media_of(last), media_of(index)
-            if old is None or new is None or not _equal(old.medium, new.medium):
+            if old is None or new is None or not equal_arrays(old.medium, new.medium):
                 return
         index._ends = replace(table, index=index)
         self.hits["end table"] += 1
@@ -437,14 +265,14 @@ class Reuse:
             and last.catalog is catalog
             and same_items(last.groups, groups)
         ):
-            patched = _patched_columns(last, devices, catalog, design)
+            patched = patched_columns(last, devices, catalog, design)
         if patched is not None:
             self.hits["device columns patched"] += 1
             ids, cols = patched
         else:
             ids = list(map(attrgetter("id"), devices))
             cols = device_columns(devices, catalog, design)
-        self._columns = _Columns(list(devices), list(groups), catalog, ids, cols)
+        self._columns = KeptColumns(list(devices), list(groups), catalog, ids, cols)
         return ids, cols
 
     def _name_codes(self, names: tuple[str, ...]) -> dict[str, int]:
@@ -472,7 +300,7 @@ class Reuse:
         if cols is None or not (
             same_items(cols.devices, design.devices)
             and same_items(cols.groups, design.groups)
-            and _same_physical(last.physical, design.physical)
+            and same_physical(last.physical, design.physical)
         ):
             return None
         self.hits["index"] += 1
@@ -486,7 +314,7 @@ class Reuse:
         the same devices as the last is told how its links line up with the
         last one's (:class:`~designer.analysis.graph.EarlierEdges`)."""
         prev = self._fabric_of
-        if prev is not None and self._topologies and _same_fabric(prev, index):
+        if prev is not None and self._topologies and same_fabric(prev, index):
             # the link rows an edit changed kept their ends and fabrics: the
             # last topology, found without reading every link again
             self.hits["topology"] += 1
@@ -508,10 +336,10 @@ class Reuse:
         serial = index.links.serial[top.link]
         if self._topologies:
             last_ends, last, last_serial, last_mark, last_rows = self._topologies[-1]
-            if _equal(last_ends.active, ends.active) and _equal(
+            if equal_arrays(last_ends.active, ends.active) and equal_arrays(
                 last_ends.kind, ends.kind
             ):
-                run = _compute_run(last_mark, last_rows, last.link, index, top.link)
+                run = compute_run(last_mark, last_rows, last.link, index, top.link)
                 if run is not None and (
                     len(last.link) + len(top.link) - 2 * sum(run) <= PATCH_MAX_LINKS
                 ):
@@ -580,9 +408,9 @@ class Reuse:
             last = self._levels
             patched = None
             if last is not None and (
-                _equal(last.dev, g.dev)
-                and _equal(last.endpoint, g.endpoint)
-                and _equal(last.switch, g.switch)
+                equal_arrays(last.dev, g.dev)
+                and equal_arrays(last.endpoint, g.endpoint)
+                and equal_arrays(last.switch, g.switch)
             ):
                 patched = patched_hierarchy(last.h, last.edges, g, serial)
             if patched is not None:
@@ -593,7 +421,7 @@ class Reuse:
             if h.plane is None:  # (a patch keeps the planes it proved kept)
                 h.plane = switch_planes(g)
             top.memo["hierarchy"] = h  # with the topology: an undo finds it
-        self._levels = _Levels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
+        self._levels = KeptLevels(h, (serial, g.u, g.v), g.dev, g.endpoint, g.switch)
         return h
 
     def derived(
