@@ -136,8 +136,7 @@ class WindowFiles:
         self.window.canvas.select_ids([], center=False)
         self.window.canvas.fit_all()
         self.window.update_title()
-        # the old design's objects go; a large new one's freeze
-        heap.settle_soon(len(design.devices))
+        heap.settle_soon()  # the old design's objects go, the new one's freeze
 
     def new_design(self) -> None:
         """File > New (asks about unsaved changes)."""
