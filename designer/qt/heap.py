@@ -9,6 +9,11 @@ collection clears what the previous design left, and freezing what survives
 Objects frozen are still freed when their last reference goes (reference
 counting); a cycle among them waits for the next design, whose :func:`settle`
 unfreezes everything first.
+
+Small designs are settled too: with a 1K-GPU design open the editor tracks
+some 127,000 objects of its own (Qt wrappers, modules), and a full collection
+of them takes ~110 ms, several times a 1K edit's budget, were one to fall due
+inside it. Settling costs that once, on opening.
 """
 
 from __future__ import annotations
