@@ -9,7 +9,7 @@ Korthikanti et al. (1F1B: the first stage holds about L layers' worth).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -143,6 +143,59 @@ def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
     return Memory(
         w, g, o, _activations(work, plan, micro_batches), _kv(work, plan), transient
     )
+
+
+def ladder_needs(
+    work: Work,
+    layout: Plan,
+    recomputes: Sequence[Recompute],
+    zeros: Sequence[int],
+    micro_batches: int | None = None,
+) -> list[float]:
+    """``memory(work, plan, micro_batches).total`` of every rung of one layout:
+    ``layout`` with each recompute of ``recomputes`` and, within each, each ZeRO
+    stage of ``zeros`` (the plan search's ladder order).
+
+    What the rungs share (the model state's split, the KV cache) is worked out
+    once, the activations once per recompute and the buffers once per stage;
+    each total is summed as :func:`memory` sums it, in its order, so it equals
+    memory()'s float for float (tests/workload/test_plan.py)."""
+    w0, g0, o0 = state_bytes(work)
+    n = work.spec.params or 0.0
+    share = _expert_share(work)
+    experts = share * n
+    mp = layout.tp * layout.pp
+    split = (1.0 - share) / mp + share / (mp * layout.ep)
+    w0, g0, o0 = w0 * split, g0 * split, o0 * split
+    training = is_training(work.job)
+    dp = layout.dp * layout.cp
+    kv = _kv(work, layout)
+    states = []
+    for zero in zeros:
+        w, g, o = w0, g0, o0
+        transient = 0.0
+        if training:
+            if zero >= 1:
+                o /= dp
+            if zero >= 2:
+                g /= dp
+            if zero >= 3:
+                w /= dp
+            transient = _transient(work, _rung(layout, layout.recompute, zero), experts)
+        states.append((w, g, o, transient))
+    out: list[float] = []
+    for rec in recomputes:
+        rung = _rung(layout, rec, layout.zero)
+        act = _activations(work, rung, micro_batches) or 0.0
+        out.extend(w + g + o + act + kv + transient for w, g, o, transient in states)
+    return out
+
+
+def _rung(layout: Plan, recompute: Recompute, zero: int) -> Plan:
+    """``layout`` with another recompute and ZeRO stage (dataclasses.replace
+    costs several times the constructor)."""
+    p = layout
+    return Plan(p.tp, p.pp, p.dp, zero, recompute, p.vpp, p.cp, p.ep, p.micro_batch)
 
 
 def _expert_share(work: Work) -> float:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from designer.core.workload import Recompute
 from designer.workload import facts
 from designer.workload.collectives import FabricView, Group, Op, Timing, collective
-from designer.workload.plan import Plan, Work, memory
+from designer.workload.plan import Plan, Work, ladder_needs, memory
 from designer.workload.step import (
     Hardware,
     StepPlan,
@@ -108,7 +108,7 @@ def _pow2(limit: int) -> list[int]:
 
 def candidates(
     work: Work, fixed: Fixed, gpus: int, domain: int, batch_seqs: int
-) -> Iterator[Iterator[Plan]]:
+) -> Iterator[Ladder]:
     """Every plan of the space (DP derived) as ladders: the same layout with
     ever more memory saved (recompute none, selective, full; ZeRO 1, 2, 3 at
     each), cheapest first."""
@@ -186,25 +186,32 @@ def candidates(
                             for v in vpps:
                                 if v > 1 and m % pp:
                                     continue
-                                yield _ladder(tp, pp, dpe, v, cp, ep, b, recs, zeros)
+                                yield Ladder(
+                                    Plan(tp, pp, dpe, zeros[0], recs[0], v, cp, ep, b),
+                                    recs,
+                                    zeros,
+                                )
 
 
-def _ladder(
-    tp: int,
-    pp: int,
-    dp: int,
-    vpp: int,
-    cp: int,
-    ep: int,
-    micro_batch: int,
-    recs: list[Recompute],
-    zeros: list[int],
-) -> Iterator[Plan]:
-    """One layout's rungs, made one at a time: the search stops at the first
-    that fits, so most are never built."""
-    for rec in recs:
-        for zero in zeros:
-            yield Plan(tp, pp, dp, zero, rec, vpp, cp, ep, micro_batch)
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    """One layout's rungs: ``layout`` with each recompute and, within each, each
+    ZeRO stage (ever more memory saved, at a cost in time)."""
+
+    layout: Plan
+    recomputes: list[Recompute]
+    zeros: list[int]
+
+    def rungs(self) -> Iterator[tuple[Recompute, int]]:
+        """(recompute, ZeRO stage) of each rung, in order."""
+        for rec in self.recomputes:
+            for zero in self.zeros:
+                yield rec, zero
+
+    def plan(self, rec: Recompute, zero: int) -> Plan:
+        """The rung's plan."""
+        p = self.layout
+        return Plan(p.tp, p.pp, p.dp, zero, rec, p.vpp, p.cp, p.ep, p.micro_batch)
 
 
 def _key(plan: Plan) -> tuple[int, int, int, int, int]:
@@ -241,10 +248,14 @@ def search(
     tried = timed = 0
     best = math.inf
     for ladder in candidates(work, fixed, gpus, view.domain_gpus, batch_seqs):
-        for plan in ladder:
+        layout = ladder.layout
+        m = math.ceil(batch_seqs / (layout.dp * layout.micro_batch))
+        if not naive:
+            needs = ladder_needs(work, layout, ladder.recomputes, ladder.zeros, m)
+        for k, (rec, zero) in enumerate(ladder.rungs()):
             tried += 1
-            m = math.ceil(batch_seqs / (plan.dp * plan.micro_batch))
             if naive:
+                plan = ladder.plan(rec, zero)
                 r = step(
                     s, _step_plan(plan), view, hw, seq=seq, batch_tokens=batch_tokens
                 )
@@ -256,11 +267,12 @@ def search(
                     continue
                 scored.append(Scored(plan, r))
                 continue
-            need = memory(work, plan, m).total
+            need = needs[k]
             if need > capacity:
                 if closest is None or need < closest[0]:
-                    closest = (need, plan)
+                    closest = (need, ladder.plan(rec, zero))
                 continue
+            plan = ladder.plan(rec, zero)
             # the first rung that fits: the rest of the ladder only saves
             # memory this layout does not need, at a cost in time
             floor = _floor(work, plan, hw, m)

@@ -10,7 +10,15 @@ from designer.core.workload import Job, Precision, Recompute, Workload
 from designer.workload import estimate
 from designer.workload.curves import cost_vs_utilization, days_vs_gpus
 from designer.workload.formulas import activation_bytes_per_layer
-from designer.workload.plan import Plan, Space, Work, choose, memory, min_gpus
+from designer.workload.plan import (
+    Plan,
+    Space,
+    Work,
+    choose,
+    ladder_needs,
+    memory,
+    min_gpus,
+)
 from designer.workload.presets import PRESETS, custom, preset
 from tests.hypo import examples
 from tests.workload.conftest import dgx_tree, run
@@ -49,6 +57,44 @@ def test_activations_follow_korthikanti() -> None:
     assert full == pytest.approx(sbh * (34 + 5 * 64 * 8192 / 8192))
     m = memory(work("llama3-70b"), Plan(8, 4, 1, 1, Recompute.SELECTIVE))
     assert m.activations == pytest.approx(80 * 34 * sbh / 8)  # L layers on stage 1
+
+
+_RECS = [Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    name=st.sampled_from(sorted(PRESETS)),
+    job=st.sampled_from(list(Job)),
+    shape=st.tuples(*(st.sampled_from([1, 2, 4, 8]) for _ in range(6))),
+    micro_batch=st.sampled_from([1, 2, 4]),
+    micro_batches=st.one_of(st.none(), st.integers(1, 64)),
+    recs=st.lists(st.sampled_from(_RECS), min_size=1, max_size=3, unique=True),
+    zeros=st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True),
+)
+def test_a_ladders_needs_are_memorys_totals_exactly(
+    name: str,
+    job: Job,
+    shape: tuple[int, ...],
+    micro_batch: int,
+    micro_batches: int | None,
+    recs: list[Recompute],
+    zeros: list[int],
+) -> None:
+    """The plan search reads a ladder's needs from ladder_needs: each equals
+    memory()'s total of that rung, float for float, in the ladder's order."""
+    spec = preset(name)
+    seq = spec.seq_len
+    w = Work(spec, job, Precision.FP8, seq, micro_batch, 3e6, seq, 4)
+    tp, pp, dp, vpp, cp, ep = shape
+    layout = Plan(tp, pp, dp, zeros[0], recs[0], vpp, cp, ep, micro_batch)
+    got = ladder_needs(w, layout, recs, zeros, micro_batches)
+    want = [
+        memory(w, Plan(tp, pp, dp, z, r, vpp, cp, ep, micro_batch), micro_batches).total
+        for r in recs
+        for z in zeros
+    ]
+    assert got == want
 
 
 def test_min_gpus_is_the_smallest_count_that_fits() -> None:
