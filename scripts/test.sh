@@ -11,7 +11,8 @@ fi
 # Compiled modules are cached in __pycache__ (ignored by git): where the
 # environment sets PYTHONDONTWRITEBYTECODE, each of the two workers and every
 # command-line subprocess the tests start would compile the sources again, and
-# pytest would rewrite every test module's asserts again (about 40 s of CPU).
+# pytest would rewrite every test module's asserts again (0.3-1 s a process
+# on a 2-core machine, ~12 s of assert rewriting in a suite run).
 unset PYTHONDONTWRITEBYTECODE
 # Both cores (pytest-xdist; a worker that runs out steals from the other, so
 # neither waits idle at the end), the Hypothesis profile that searches as far
