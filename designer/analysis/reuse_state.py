@@ -2,9 +2,10 @@
 a design, and the device columns it patches from the last state's.
 
 Two states are compared by identity where commands replace rather than change
-(devices, groups, physical lists: :mod:`designer.core.snapshot`) and by the link
-table's lineage (:func:`~designer.core.link_arrays.rows_run`) where a column
-would cost a scan; arrays are compared whole only over the rows an edit left.
+(devices, groups, physical lists: :mod:`designer.core.snapshot`), and by the link
+table's lineage (:func:`~designer.core.link_arrays.rows_run`) for the link rows an
+edit left; only the rows it changed, and the devices' kinds, are compared value
+by value.
 """
 
 from __future__ import annotations
