@@ -408,7 +408,7 @@ def _assemble(
     return idx
 
 
-_DEVICE_COLUMNS = (
+PER_DEVICE_COLUMNS = (
     "kind",
     "gpus",
     "nvlink_domain",
@@ -419,13 +419,18 @@ _DEVICE_COLUMNS = (
     "declared_rank",
     "group",
     "rack",
-    "placements",
     "dev_catalog",
     "has_port_override",
+)
+"""The columns of :func:`device_columns` with one array entry per device."""
+
+_DEVICE_COLUMNS = (
+    *PER_DEVICE_COLUMNS,
+    "placements",
+    "device_ports",
     "catalog_ids",
     "entries",
     "rack_names",
-    "device_ports",
 )
 """The fields of :func:`device_columns` (what an index knows of its devices)."""
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from designer.analysis.index import (
     KIND_COMPUTE,
+    PER_DEVICE_COLUMNS,
     DesignIndex,
     device_columns,
     same_device_rows,
@@ -54,23 +55,6 @@ def same_physical(a: object, b: object) -> bool:
 PATCH_MAX_DEVICES = 64
 """Most devices an edit may replace, add or remove for the device columns to
 be patched rather than gathered again."""
-
-PER_DEVICE = (
-    "kind",
-    "gpus",
-    "nvlink_domain",
-    "power_w",
-    "u_height",
-    "compute_ports",
-    "compute_native",
-    "declared_rank",
-    "group",
-    "rack",
-    "dev_catalog",
-    "has_port_override",
-)
-"""The columns of :func:`~designer.analysis.index.device_columns` with one
-array entry per device (``placements`` and ``device_ports``: one list item)."""
 
 
 def patched_columns(
@@ -114,7 +98,7 @@ def patched_columns(
     mid["dev_catalog"] = remap[mid["dev_catalog"]] if len(new) else mid["dev_catalog"]
     out: dict[str, Any] = {}
     stop = n_old - tail
-    for name in PER_DEVICE:
+    for name in PER_DEVICE_COLUMNS:  # placements and device_ports: lists
         column = cols[name]
         out[name] = np.concatenate((column[:head], mid[name], column[stop:]))
     for name in ("placements", "device_ports"):
@@ -217,7 +201,6 @@ def same_fabric(prev: DesignIndex, index: DesignIndex) -> bool:
 
 __all__ = [
     "PATCH_MAX_DEVICES",
-    "PER_DEVICE",
     "KeptColumns",
     "KeptLevels",
     "compute_run",

@@ -123,14 +123,7 @@ def state_bytes(work: Work) -> tuple[float, float, float]:
 def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
     """Bytes per GPU of ``work`` under ``plan`` (``micro_batches`` per step and
     pipeline: fewer than the stages hold fewer activations)."""
-    w, g, o = state_bytes(work)
-    n = work.spec.params or 0.0
-    share = _expert_share(work)
-    experts = share * n
-    mp = plan.tp * plan.pp
-    # routed experts are split over EP as well; the dense part over TP x PP
-    split = (1.0 - share) / mp + share / (mp * plan.ep)
-    w, g, o = w * split, g * split, o * split
+    w, g, o, experts = _split_state(work, plan)
     if is_training(work.job):
         dp = plan.dp * plan.cp
         if plan.zero >= 1:
@@ -143,6 +136,18 @@ def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
     return Memory(
         w, g, o, _activations(work, plan, micro_batches), _kv(work, plan), transient
     )
+
+
+def _split_state(work: Work, plan: Plan) -> tuple[float, float, float, float]:
+    """Weights, gradients and optimizer bytes per GPU before ZeRO, and the
+    routed experts' parameters."""
+    w, g, o = state_bytes(work)
+    n = work.spec.params or 0.0
+    share = _expert_share(work)
+    mp = plan.tp * plan.pp
+    # routed experts are split over EP as well; the dense part over TP x PP
+    split = (1.0 - share) / mp + share / (mp * plan.ep)
+    return w * split, g * split, o * split, share * n
 
 
 def ladder_needs(
@@ -160,13 +165,7 @@ def ladder_needs(
     once, the activations once per recompute and the buffers once per stage;
     each total is summed as :func:`memory` sums it, in its order, so it equals
     memory()'s float for float (tests/workload/test_plan.py)."""
-    w0, g0, o0 = state_bytes(work)
-    n = work.spec.params or 0.0
-    share = _expert_share(work)
-    experts = share * n
-    mp = layout.tp * layout.pp
-    split = (1.0 - share) / mp + share / (mp * layout.ep)
-    w0, g0, o0 = w0 * split, g0 * split, o0 * split
+    w0, g0, o0, experts = _split_state(work, layout)
     training = is_training(work.job)
     dp = layout.dp * layout.cp
     kv = _kv(work, layout)

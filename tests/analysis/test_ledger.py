@@ -90,6 +90,29 @@ def _random_device_edit(rng: random.Random, design: Design) -> Command:
     return Macro("Paste", [AddDevices([new]), AddLinks(links)])
 
 
+def _random_step(
+    rng: random.Random,
+    doc: Document,
+    removed: list[Link],
+    *,
+    undo: float,
+    redo: float | None,
+    device: float,
+) -> None:
+    """One step of a random walk: a roll under ``undo`` undoes (when it can),
+    else under ``redo`` redoes (when it can), else under ``device`` edits a
+    device, else a link."""
+    roll = rng.random()
+    if roll < undo and doc.history.can_undo:
+        doc.undo()
+    elif redo is not None and roll < redo and doc.history.can_redo:
+        doc.redo()
+    elif roll < device:
+        doc.execute(_random_device_edit(rng, doc.design))
+    else:
+        doc.execute(_random_edit(rng, doc.design, removed))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(30))
 def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
@@ -100,15 +123,8 @@ def test_carried_bound_is_sound_against_brute_force(seed: int) -> None:
     ledger.record(oracle_bisection(design), build_index(doc.design))
     removed: list[Link] = []
     for _ in range(16):
-        roll = rng.random()
-        if roll < 0.2 and doc.history.can_undo:
-            doc.undo()  # back to compute nodes proven before (kept references)
-        elif roll < 0.25 and doc.history.can_redo:
-            doc.redo()
-        elif roll < 0.45:
-            doc.execute(_random_device_edit(rng, doc.design))
-        else:
-            doc.execute(_random_edit(rng, doc.design, removed))
+        # an undo goes back to compute nodes proven before (kept references)
+        _random_step(rng, doc, removed, undo=0.2, redo=0.25, device=0.45)
         index = build_index(doc.design)
         carried = ledger.lower_bound(index)
         truth = oracle_bisection(doc.design)
@@ -309,13 +325,7 @@ def test_a_carried_cut_keeps_the_first_bounds_around_brute_force(seed: int) -> N
     removed: list[Link] = []
     for step in range(16):
         if step:
-            roll = rng.random()
-            if roll < 0.15 and doc.history.can_undo:
-                doc.undo()
-            elif roll < 0.3:
-                doc.execute(_random_device_edit(rng, doc.design))
-            else:
-                doc.execute(_random_edit(rng, doc.design, removed))
+            _random_step(rng, doc, removed, undo=0.15, redo=None, device=0.3)
         index = build_index(doc.design)
         carried = ledger.lower_bound(index)
         first = next(
