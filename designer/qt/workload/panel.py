@@ -146,14 +146,18 @@ class WorkloadPanel(QWidget):
         self.form = WorkloadForm(document)
         self.form.message.connect(self.message)
         self.charts = WorkloadCharts()
-        self.serving = ServingView(document)
-        self.serving.message.connect(self.message)
+        # the Serving tab is built when first shown (or asked for): most
+        # windows never show it, and it is a tenth of the window's build
+        self._serving: ServingView | None = None
+        self._serving_estimate: Estimate | None = None
+        self._serving_area = _scrolled(QWidget())
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.splitter, "Results")
         self.tabs.addTab(_scrolled(self.form), "Inputs")
         self.tabs.addTab(self.charts, "Charts")
-        self.tabs.addTab(_scrolled(self.serving), "Serving")
+        self.tabs.addTab(self._serving_area, "Serving")
+        self.tabs.currentChanged.connect(self._on_tab)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 2)
@@ -174,6 +178,29 @@ class WorkloadPanel(QWidget):
         else:
             self._on_started()
 
+    @property
+    def serving(self) -> ServingView:
+        """The Serving tab's view (built on first use, then kept)."""
+        return self._build_serving()
+
+    def _build_serving(self) -> ServingView:
+        if self._serving is None:
+            view = ServingView(self.document)
+            view.message.connect(self.message)
+            self._serving_area.setWidget(view)  # it reads the inputs as it is built
+            view.show_estimate(self._serving_estimate)
+            self._serving = view
+        return self._serving
+
+    def _on_tab(self, index: int) -> None:
+        if self.tabs.widget(index) is self._serving_area:
+            self._build_serving()
+
+    def _show_serving(self, est: Estimate | None) -> None:
+        self._serving_estimate = est
+        if self._serving is not None:
+            self._serving.show_estimate(est)
+
     # --- followers -------------------------------------------------------------
 
     def _on_changes(self, events: list[Event]) -> None:
@@ -181,7 +208,8 @@ class WorkloadPanel(QWidget):
         self.reads(events)
         if self._refill:
             self.form.refresh()
-            self.serving.refresh()
+            if self._serving is not None:
+                self._serving.refresh()
         if self._opened and self.document.design.workload is not None:
             self.tabs.setCurrentIndex(0)  # a design with a workload: its answers
 
@@ -237,7 +265,7 @@ class WorkloadPanel(QWidget):
         self.findings.show_estimate(None)
         self.tree.clear()
         self.charts.show_estimate(None)
-        self.serving.show_estimate(None)
+        self._show_serving(None)
         self.select_worst.setEnabled(False)
         self.select_leaf.setEnabled(False)
 
@@ -253,7 +281,7 @@ class WorkloadPanel(QWidget):
         self.findings.show_estimate(est)
         self.tree.show_estimate(est)
         self.charts.show_estimate(est)
-        self.serving.show_estimate(est)
+        self._show_serving(est)
         self.form.set_hints(est)
         n1 = est.n_minus_1
         self.select_worst.setEnabled(n1.worst_device is not None)

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from designer.core.commands import SetWorkload
 from designer.core.formatting import quantity
+from designer.qt.workload.serving import ServingView
 from tests.qt.workload.helpers import SAMPLES, cli_json, open_sample, wait_estimate
 
 ETH = "inference-ethernet.json"
@@ -54,6 +56,33 @@ def test_serving_tab_equals_the_cli(qtbot: Any, main_window: Any) -> None:
     assert any("[INFERENCE_SERVES]" in c for c in codes)
     # the Results tab's answers carry the same serving lines
     assert "Serves" in window.workload_panel.summary_labels
+
+
+def test_the_tab_is_built_when_first_shown_with_what_came_before(
+    qtbot: Any, main_window: Any
+) -> None:
+    """Most windows never show the Serving tab, so it is built when first
+    shown: with the estimate and the inputs of the design as they are then, and
+    following both from there."""
+    window = open_sample(qtbot, main_window, ETH)
+    panel = window.workload_panel
+    assert panel.findChildren(ServingView) == []
+    # an edit before the tab exists: the tab shows it when built
+    panel.document.execute(
+        SetWorkload(panel.document.design.workload.model_copy(update={"tpot_ms": 30}))
+    )
+    est = wait_estimate(qtbot, window)
+    panel.tabs.setCurrentIndex(panel.tabs.count() - 1)
+    (view,) = panel.findChildren(ServingView)
+    assert view is panel.serving
+    assert view.estimate is est
+    assert view.edits["tpot_ms"].text() == "30"
+    # and it follows the next edit's inputs and estimate
+    window.document.undo()
+    assert view.edits["tpot_ms"].text() == ""
+    after = wait_estimate(qtbot, window)
+    assert est.inference.tpot_limit_ms == 30 != after.inference.tpot_limit_ms
+    assert view.estimate is after
 
 
 def test_edits_are_one_step_and_move_the_figures(qtbot: Any, main_window: Any) -> None:
