@@ -11,7 +11,7 @@ a result back only when its inputs are the same:
   replace a device rather than change it, :mod:`designer.core.snapshot`), with
   the same groups and catalog; patched when it differs in a few positions in
   one run (a model swapped, a device dropped, deleted or put back), the rest
-  spliced from the last columns (:func:`patched_columns`); with the same
+  spliced from the last columns (:func:`~.reuse_state.patched_columns`); with the same
   columns, the candidate orders of the compute nodes too (they read the
   columns and the groups alone);
 - what the index derives from a link column the edit left, the very same

@@ -124,18 +124,27 @@ def memory(work: Work, plan: Plan, micro_batches: int | None = None) -> Memory:
     """Bytes per GPU of ``work`` under ``plan`` (``micro_batches`` per step and
     pipeline: fewer than the stages hold fewer activations)."""
     w, g, o, experts = _split_state(work, plan)
-    if is_training(work.job):
-        dp = plan.dp * plan.cp
-        if plan.zero >= 1:
-            o /= dp
-        if plan.zero >= 2:
-            g /= dp
-        if plan.zero >= 3:
-            w /= dp
-    transient = _transient(work, plan, experts) if is_training(work.job) else 0.0
+    w, g, o, transient = _sharded(work, plan, w, g, o, experts)
     return Memory(
         w, g, o, _activations(work, plan, micro_batches), _kv(work, plan), transient
     )
+
+
+def _sharded(
+    work: Work, plan: Plan, w: float, g: float, o: float, experts: float
+) -> tuple[float, float, float, float]:
+    """The state bytes after ``plan``'s ZeRO stage, and the step's buffers
+    (training only: inference keeps whole weights and no buffers)."""
+    if not is_training(work.job):
+        return w, g, o, 0.0
+    dp = plan.dp * plan.cp
+    if plan.zero >= 1:
+        o /= dp
+    if plan.zero >= 2:
+        g /= dp
+    if plan.zero >= 3:
+        w /= dp
+    return w, g, o, _transient(work, plan, experts)
 
 
 def _split_state(work: Work, plan: Plan) -> tuple[float, float, float, float]:
@@ -153,44 +162,34 @@ def _split_state(work: Work, plan: Plan) -> tuple[float, float, float, float]:
 def ladder_needs(
     work: Work,
     layout: Plan,
-    recomputes: Sequence[Recompute],
-    zeros: Sequence[int],
+    rungs: Sequence[tuple[Recompute, int]],
     micro_batches: int | None = None,
 ) -> list[float]:
-    """``memory(work, plan, micro_batches).total`` of every rung of one layout:
-    ``layout`` with each recompute of ``recomputes`` and, within each, each ZeRO
-    stage of ``zeros`` (the plan search's ladder order).
+    """``memory(work, plan, micro_batches).total`` of each rung of one layout:
+    ``layout`` with each (recompute, ZeRO stage) of ``rungs``, in that order.
 
     What the rungs share (the model state's split, the KV cache) is worked out
-    once, the activations once per recompute and the buffers once per stage;
-    each total is summed as :func:`memory` sums it, in its order, so it equals
-    memory()'s float for float (tests/workload/test_plan.py)."""
+    once, the activations once per recompute and the sharded state and buffers
+    once per stage; each total is summed as :func:`memory` sums it, in its
+    order, so it equals memory()'s float for float (tests/workload/test_plan.py)."""
     w0, g0, o0, experts = _split_state(work, layout)
-    training = is_training(work.job)
-    dp = layout.dp * layout.cp
     kv = _kv(work, layout)
-    states = []
-    for zero in zeros:
-        w, g, o = w0, g0, o0
-        transient = 0.0
-        if training:
-            if zero >= 1:
-                o /= dp
-            if zero >= 2:
-                g /= dp
-            if zero >= 3:
-                w /= dp
-            transient = _transient(work, _rung(layout, layout.recompute, zero), experts)
-        states.append((w, g, o, transient))
+    acts: dict[Recompute, float] = {}
+    states: dict[int, tuple[float, float, float, float]] = {}
     out: list[float] = []
-    for rec in recomputes:
-        rung = _rung(layout, rec, layout.zero)
-        act = _activations(work, rung, micro_batches) or 0.0
-        out.extend(w + g + o + act + kv + transient for w, g, o, transient in states)
+    for rec, zero in rungs:
+        if rec not in acts:
+            rung = with_rung(layout, rec, layout.zero)
+            acts[rec] = _activations(work, rung, micro_batches) or 0.0
+        if zero not in states:
+            rung = with_rung(layout, layout.recompute, zero)
+            states[zero] = _sharded(work, rung, w0, g0, o0, experts)
+        w, g, o, transient = states[zero]
+        out.append(w + g + o + acts[rec] + kv + transient)
     return out
 
 
-def _rung(layout: Plan, recompute: Recompute, zero: int) -> Plan:
+def with_rung(layout: Plan, recompute: Recompute, zero: int) -> Plan:
     """``layout`` with another recompute and ZeRO stage (dataclasses.replace
     costs several times the constructor)."""
     p = layout

@@ -26,7 +26,7 @@ from functools import lru_cache
 from designer.core.workload import Recompute
 from designer.workload import facts
 from designer.workload.collectives import FabricView, Group, Op, Timing, collective
-from designer.workload.plan import Plan, Work, ladder_needs, memory
+from designer.workload.plan import Plan, Work, ladder_needs, memory, with_rung
 from designer.workload.step import (
     Hardware,
     StepPlan,
@@ -202,16 +202,9 @@ class Ladder:
     recomputes: list[Recompute]
     zeros: list[int]
 
-    def rungs(self) -> Iterator[tuple[Recompute, int]]:
+    def rungs(self) -> list[tuple[Recompute, int]]:
         """(recompute, ZeRO stage) of each rung, in order."""
-        for rec in self.recomputes:
-            for zero in self.zeros:
-                yield rec, zero
-
-    def plan(self, rec: Recompute, zero: int) -> Plan:
-        """The rung's plan."""
-        p = self.layout
-        return Plan(p.tp, p.pp, p.dp, zero, rec, p.vpp, p.cp, p.ep, p.micro_batch)
+        return [(rec, zero) for rec in self.recomputes for zero in self.zeros]
 
 
 def _key(plan: Plan) -> tuple[int, int, int, int, int]:
@@ -250,12 +243,13 @@ def search(
     for ladder in candidates(work, fixed, gpus, view.domain_gpus, batch_seqs):
         layout = ladder.layout
         m = math.ceil(batch_seqs / (layout.dp * layout.micro_batch))
+        rungs = ladder.rungs()
         if not naive:
-            needs = ladder_needs(work, layout, ladder.recomputes, ladder.zeros, m)
-        for k, (rec, zero) in enumerate(ladder.rungs()):
+            needs = ladder_needs(work, layout, rungs, m)
+        for k, (rec, zero) in enumerate(rungs):
             tried += 1
             if naive:
-                plan = ladder.plan(rec, zero)
+                plan = with_rung(layout, rec, zero)
                 r = step(
                     s, _step_plan(plan), view, hw, seq=seq, batch_tokens=batch_tokens
                 )
@@ -270,9 +264,9 @@ def search(
             need = needs[k]
             if need > capacity:
                 if closest is None or need < closest[0]:
-                    closest = (need, ladder.plan(rec, zero))
+                    closest = (need, with_rung(layout, rec, zero))
                 continue
-            plan = ladder.plan(rec, zero)
+            plan = with_rung(layout, rec, zero)
             # the first rung that fits: the rest of the ladder only saves
             # memory this layout does not need, at a cost in time
             floor = _floor(work, plan, hw, m)

@@ -71,6 +71,7 @@ _RECS = [Recompute.NONE, Recompute.SELECTIVE, Recompute.FULL]
     micro_batches=st.one_of(st.none(), st.integers(1, 64)),
     recs=st.lists(st.sampled_from(_RECS), min_size=1, max_size=3, unique=True),
     zeros=st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True),
+    zero_major=st.booleans(),
 )
 def test_a_ladders_needs_are_memorys_totals_exactly(
     name: str,
@@ -80,19 +81,22 @@ def test_a_ladders_needs_are_memorys_totals_exactly(
     micro_batches: int | None,
     recs: list[Recompute],
     zeros: list[int],
+    zero_major: bool,
 ) -> None:
     """The plan search reads a ladder's needs from ladder_needs: each equals
-    memory()'s total of that rung, float for float, in the ladder's order."""
+    memory()'s total of that rung, float for float, in the order asked."""
     spec = preset(name)
     seq = spec.seq_len
     w = Work(spec, job, Precision.FP8, seq, micro_batch, 3e6, seq, 4)
     tp, pp, dp, vpp, cp, ep = shape
     layout = Plan(tp, pp, dp, zeros[0], recs[0], vpp, cp, ep, micro_batch)
-    got = ladder_needs(w, layout, recs, zeros, micro_batches)
+    rungs = [(r, z) for r in recs for z in zeros]
+    if zero_major:
+        rungs = [(r, z) for z in zeros for r in recs]
+    got = ladder_needs(w, layout, rungs, micro_batches)
     want = [
         memory(w, Plan(tp, pp, dp, z, r, vpp, cp, ep, micro_batch), micro_batches).total
-        for r in recs
-        for z in zeros
+        for r, z in rungs
     ]
     assert got == want
 
