@@ -14,6 +14,7 @@ Built once per index by :func:`ends_of`.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -104,9 +105,22 @@ class EndTable:
     """Kind pair of each link (``code_a * kinds + code_b``)."""
     pair_media_ok: BoolArray
     """Per kind pair: the two port groups speak the same link layer."""
-    index: DesignIndex = field(repr=False)
+    source: weakref.ref[DesignIndex] = field(repr=False)
+    """The index whose links these are, weakly: the index keeps its table
+    (``DesignIndex._ends``), and a table that held its index strongly would
+    make a cycle, which keeps a state's arrays (~90 MB at 100K GPUs) alive
+    until a full garbage collection; freed by reference counting instead,
+    their memory is reused by the next state's rather than faulted in anew."""
     basis: Basis | None = field(default=None, repr=False)
     """How the kind codes were made (for :func:`patched_end_table`)."""
+
+    @property
+    def index(self) -> DesignIndex:
+        """The index whose links these are (see :attr:`source`)."""
+        index = self.source()
+        if index is None:
+            raise RuntimeError("an end table was read after its index was freed")
+        return index
 
     @property
     def all_known(self) -> bool:
@@ -244,7 +258,7 @@ def end_table(index: DesignIndex) -> EndTable:
         group_b=b * n_ports + index.b_port,
         pair_code=pair_code,
         pair_media_ok=pair_ok,
-        index=index,
+        source=weakref.ref(index),
         basis=basis,
     )
 
@@ -371,7 +385,7 @@ def patched_end_table(
         group_b=spliced(last.group_b, index.b[s1] * n_ports + index.b_port[s1]),
         pair_code=spliced(last.pair_code, mid_pair),
         pair_media_ok=pair_ok,
-        index=index,
+        source=weakref.ref(index),
         basis=Basis(kinds, speeds, speed_count, kind_count, pair_count),
     )
 

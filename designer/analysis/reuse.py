@@ -52,6 +52,7 @@ its jobs one after the other).
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import replace
 from operator import attrgetter
@@ -226,7 +227,7 @@ class Reuse:
             old, new = media_of(last), media_of(index)
             if old is None or new is None or not equal_arrays(old.medium, new.medium):
                 return
-        index._ends = replace(table, index=index)
+        index._ends = replace(table, source=weakref.ref(index))
         self.hits["end table"] += 1
 
     def _patch_ends(
