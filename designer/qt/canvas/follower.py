@@ -49,6 +49,7 @@ from designer.view.canvas.quotient import (
     moved,
     quotient,
     recounted,
+    rekinded,
     relinked,
     with_devices,
 )
@@ -197,6 +198,7 @@ class SceneFollower:
         s.selection.forget(gone, ())
         restyle = (dev_touched - gone) | (changed & g.row_of.keys())
         regrouped = groups_changed
+        rekinds: list[int] = []  # devices of another model or tier
         for did in restyle:
             before = s.kinds.get(did)
             item = s.items.get(did)
@@ -204,9 +206,21 @@ class SceneFollower:
                 self._add_item(did)
             else:
                 self._style_item(item)
-            # a device that changed group, model or tier may move between blocks
-            regrouped = regrouped or (before is not None and before != s.kinds.get(did))
+            after = s.kinds.get(did)
+            if before is None or before == after:
+                continue
+            if after is None or before[0] != after[0]:
+                regrouped = True  # another group: its frames and blocks change
+            else:
+                rekinds.append(g.row_of[did])
         s.selection.forget((), links["links_removed"] - links["links_added"])
+        if not regrouped and rekinds and not dev_touched:
+            # a device of another model or tier may move between blocks
+            old = s.quotients.get(s.overview)
+            kept = rekinded(old, design, g, self.catalog, rekinds) if old else None
+            regrouped = kept is None
+            if kept is not None:
+                s.quotients = {s.overview: kept}
         if regrouped:
             earlier = s.quotient
             s.quotients.clear()
@@ -227,7 +241,8 @@ class SceneFollower:
                 devices=restyle, lines=lines if q is not None else None
             )
         elif any(links.values()) or changed:
-            q = earlier = s.quotient
+            earlier = s.quotient
+            q = s.quotients.get(s.overview, earlier)  # (the summaries recounted)
             if links["links_added"] or links["links_removed"] or not same_ends(events):
                 q = relinked(q, g)
             elif links["links_changed"]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from designer.catalog.schema import CatalogEntry
 from designer.core.formatting import plural
-from designer.core.model import Design, Device
+from designer.core.model import Design, Device, Group
 from designer.view.canvas.geometry import Geometry
 
 
@@ -145,26 +145,38 @@ def quotient(
     rep = np.fromiter(
         (block_of[k] if k is not None else -1 for k in rep_key), np.int64, n
     )
-    blocks: list[Block] = []
-    for k in keys:
-        rows = np.nonzero(rep == block_of[k])[0]
-        x0, y0, x1, y1 = geom.bounds(rows)
-        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
-        g = groups.get(k)
-        if g is not None:
-            title = g.label or g.id
-            gid: str | None = g.id
-        else:
-            gid = None
-            kind, _, name = k.partition(":")
-            title = name.capitalize() + ("" if kind == "tier" else " (ungrouped)")
-        summary = block_summary(rows, cat_ids, catalog)
-        blocks.append(Block(k, gid, title, summary, rows, rect))
+    blocks = [
+        _block(k, groups, np.nonzero(rep == block_of[k])[0], cat_ids, catalog, geom)
+        for k in keys
+    ]
     if overview:
         blocks = spread(blocks)
     q = Quotient(rep=rep, blocks=blocks, spread=overview)
     _add_trunks(q, geom)
     return q
+
+
+def _block(
+    key: str,
+    groups: Mapping[str, Group],
+    rows: np.ndarray,
+    cat_ids: Sequence[str] | Mapping[int, str],
+    catalog: Mapping[str, CatalogEntry],
+    geom: Geometry,
+) -> Block:
+    """The block of ``key`` drawn around device ``rows``."""
+    x0, y0, x1, y1 = geom.bounds(rows)
+    rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+    g = groups.get(key)
+    if g is not None:
+        title = g.label or g.id
+        gid: str | None = g.id
+    else:
+        gid = None
+        kind, _, name = key.partition(":")
+        title = name.capitalize() + ("" if kind == "tier" else " (ungrouped)")
+    summary = block_summary(rows, cat_ids, catalog)
+    return Block(key, gid, title, summary, rows, rect)
 
 
 def _rep_key(
@@ -199,54 +211,105 @@ def with_devices(
 ) -> Quotient | None:
     """``q`` after devices were added or removed (``geom`` already synced).
 
-    Rows are carried over, new devices join existing blocks and only the blocks
-    that gained or lost members are recounted. None when the blocks themselves
-    change (a block emptied, a new one needed): build the quotient afresh.
+    Rows are carried over, new devices join their blocks (a block of a key
+    ``q`` lacks is made, in its place among the sorted keys, as
+    :func:`quotient` orders them), a block that lost its last member goes, and
+    only the blocks that gained or lost members are recounted. Equal to
+    :func:`quotient` of the edited design. None when the rows cannot be
+    carried over (build the quotient afresh).
     """
     remap = geom.last_remap()
-    if remap is None or remap.size != q.rep.size:
+    keys = [b.key for b in q.blocks]
+    if remap is None or remap.size != q.rep.size or keys != sorted(keys):
         return None
     n = len(geom.ids)
-    nb = len(q.blocks)
     ok = remap >= 0
     rep = np.full(n, -1, np.int64)
     rep[remap[ok]] = q.rep[ok]
     touched = set(q.rep[~ok].tolist())
+    touched.discard(-1)
     fresh = np.ones(n, bool)
     fresh[remap[ok]] = False
     new_rows = np.nonzero(fresh)[0].tolist()
+    joined: dict[str, list[int]] = {}
     if new_rows:
         chains = _group_chains(design)
         collapsed = {g.id for g in design.groups if g.collapsed}
-        index = {b.key: i for i, b in enumerate(q.blocks)}
         for r in new_rows:
             key = _rep_key(design.devices[r], chains, collapsed, catalog, q.spread)
-            if key is None:
-                continue
-            if key not in index:
-                return None
-            rep[r] = index[key]
-            touched.add(index[key])
-    touched.discard(-1)
+            if key is not None:
+                joined.setdefault(key, []).append(r)
+    members = np.bincount(rep[rep >= 0], minlength=len(keys))
+    kept = [k for i, k in enumerate(keys) if members[i] or k in joined]
+    order = sorted({*kept, *joined})
+    at = {k: i for i, k in enumerate(order)}
+    # block codes renumbered for the blocks that came or went
+    code = np.array([at.get(k, -1) for k in keys] + [-1], np.int64)
+    rep = code[rep]  # (-1, a row drawn itself, takes the sentinel: -1)
+    for key, rows in joined.items():
+        rep[rows] = at[key]
+    changed = {at[keys[i]] for i in touched if keys[i] in at} | {at[k] for k in joined}
+    old = {b.key: b for b in q.blocks}
+    groups = design.group_map()
     blocks: list[Block] = []
-    for i, b in enumerate(q.blocks):
-        if i in touched:
+    for i, key in enumerate(order):
+        if i in changed:
             rows = np.nonzero(rep == i)[0]
-            if rows.size == 0:
-                return None
             cat_ids = {r: design.devices[r].catalog_id for r in rows.tolist()}
-            summary = block_summary(rows, cat_ids, catalog)
-        else:
-            rows, summary = remap[b.rows], b.summary
+            blocks.append(_block(key, groups, rows, cat_ids, catalog, geom))
+            continue
+        b = old[key]
+        rows = remap[b.rows]
         x0, y0, x1, y1 = geom.bounds(rows)
         rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
-        blocks.append(Block(b.key, b.group_id, b.title, summary, rows, rect))
+        blocks.append(Block(b.key, b.group_id, b.title, b.summary, rows, rect))
     if q.spread:
         blocks = spread(blocks)
     out = Quotient(rep=rep, blocks=blocks, spread=q.spread)
     _add_trunks(out, geom)
-    assert len(out.blocks) == nb
     return out
+
+
+def rekinded(
+    q: Quotient,
+    design: Design,
+    geom: Geometry,
+    catalog: Mapping[str, CatalogEntry],
+    rows: Sequence[int],
+) -> Quotient | None:
+    """``q`` after the devices of ``rows`` changed model or tier: when each is
+    still in the block it was in (or still drawn itself), the same blocks and
+    trunks, with the summaries of those blocks counted again. Equal to
+    :func:`quotient` of the edited design; None when a device changed block
+    or a block's outline moved (build the quotient afresh)."""
+    chains = _group_chains(design)
+    collapsed = {g.id for g in design.groups if g.collapsed}
+    code = {b.key: i for i, b in enumerate(q.blocks)}
+    touched: set[int] = set()
+    for r in rows:
+        key = _rep_key(design.devices[r], chains, collapsed, catalog, q.spread)
+        now = -1 if key is None else code.get(key)
+        if now is None or now != int(q.rep[r]):
+            return None
+        if now >= 0:
+            touched.add(now)
+    blocks = list(q.blocks)
+    for i in touched:
+        b = blocks[i]
+        x0, y0, x1, y1 = geom.bounds(b.rows)
+        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        if rect != b.rect:
+            return None
+        cat_ids = {r: design.devices[r].catalog_id for r in b.rows.tolist()}
+        blocks[i] = replace(b, summary=block_summary(b.rows, cat_ids, catalog))
+    return Quotient(
+        rep=q.rep,
+        blocks=blocks,
+        trunks=q.trunks,
+        link_trunk=q.link_trunk,
+        direct=q.direct,
+        spread=q.spread,
+    )
 
 
 #: Clear space kept between blocks moved apart in the overview (scene units).

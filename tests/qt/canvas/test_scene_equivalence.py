@@ -17,7 +17,12 @@ from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QApplication, QGraphicsLineItem
 
 from designer.core.commands import Command, SetGroups
-from designer.core.device_commands import AddDevices, RemoveDevices, move_devices
+from designer.core.device_commands import (
+    AddDevices,
+    RemoveDevices,
+    UpdateDevices,
+    move_devices,
+)
 from designer.core.document import Document
 from designer.core.link_commands import RemoveLinks, UpdateLinks
 from designer.core.model import Design, GroupKind
@@ -179,6 +184,9 @@ def _edits(design: Design) -> list[tuple[str, Callable[[Design], Command]]]:
     def compute(d: Design) -> str:
         return [x.id for x in d.devices if x.tier is None][len(d.devices) // 5]
 
+    def spine(d: Design) -> str:
+        return next(x.id for x in d.devices if _tier(d, x.id) == "spine")
+
     def moved(d: Design) -> Command:
         x = d.device_map()[compute(d)]
         return move_devices({x.id: (x.x + 48.0, x.y - 30.0)})
@@ -195,6 +203,19 @@ def _edits(design: Design) -> list[tuple[str, Callable[[Design], Command]]]:
             lambda d: UpdateLinks({bundled_link(d): {"cables": 7}}),
         ),
         ("move device", moved),
+        (
+            "swap model",
+            lambda d: UpdateDevices({compute(d): {"catalog_id": "dgx-h200"}}),
+        ),
+        (
+            # ungrouped, of no tier: a block of its own in the overview
+            "add ungrouped switch",
+            lambda d: AddDevices([dev("added-2", "qm9700", -400.0, 96.0)]),
+        ),
+        (
+            "change tier",
+            lambda d: UpdateDevices({spine(d): {"tier": "leaf"}}),
+        ),
     ]
 
 
