@@ -244,7 +244,7 @@ class SceneFollower:
             earlier = s.quotient
             q = s.quotients.get(s.overview, earlier)  # (the summaries recounted)
             if links["links_added"] or links["links_removed"] or not same_ends(events):
-                q = relinked(q, g)
+                q = relinked(q, g, g.splices)
             elif links["links_changed"]:
                 q = recounted(q, g, g.restyled)  # cables, speed...: lines stay
             if changed:

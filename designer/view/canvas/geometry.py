@@ -118,6 +118,10 @@ class Geometry:
         """Rows (ascending) of the links the last :meth:`apply` changed in
         place without moving their ends (a cable count, a speed, a fabric);
         None when links were also added, removed or re-ended."""
+        self.splices: list[Event] | None = []
+        """The link insertions and removals of the last :meth:`apply`, in
+        order (their positions take the link rows before it to those after);
+        None when links were also re-ended or re-read."""
         self.lines_kept = False
         """Whether the last :meth:`apply` left every line as it was drawn
         (its ends where they were, its fabric): a cable count or a speed, say,
@@ -164,6 +168,7 @@ class Geometry:
         self._code_rows = _EMPTY
         self._rows_renumbered = False
         self._boxes = None
+        self._box_splices = self.splices = None  # (every link re-read)
         self._relink(design)
         self.dirty = None
         self.lines_kept = False
@@ -181,6 +186,7 @@ class Geometry:
         self._dirty = [] if self._boxes is not None else None
         self.lines_kept = True
         self.reads(events)
+        self.splices = self._box_splices
         self.restyled = (
             np.unique(np.asarray(self._kept_rows, np.int64))
             if not self._links_dirty

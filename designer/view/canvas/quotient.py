@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from designer.catalog.schema import CatalogEntry
+from designer.core.events import Event, LinksAdded, LinksRemoved
 from designer.core.formatting import plural
 from designer.core.model import Design, Device, Group
 from designer.view.canvas.geometry import Geometry
@@ -246,8 +247,8 @@ def with_devices(
     # block codes renumbered for the blocks that came or went
     code = np.array([at.get(k, -1) for k in keys] + [-1], np.int64)
     rep = code[rep]  # (-1, a row drawn itself, takes the sentinel: -1)
-    for key, rows in joined.items():
-        rep[rows] = at[key]
+    for key, came in joined.items():
+        rep[came] = at[key]
     changed = {at[keys[i]] for i in touched if keys[i] in at} | {at[k] for k in joined}
     old = {b.key: b for b in q.blocks}
     groups = design.group_map()
@@ -477,10 +478,94 @@ def _place(
     return pa, pb
 
 
-def relinked(q: Quotient, geom: Geometry) -> Quotient:
-    """The same blocks with trunks re-aggregated after links changed."""
+def relinked(
+    q: Quotient, geom: Geometry, splices: Sequence[Event] | None = None
+) -> Quotient:
+    """The same blocks with trunks re-aggregated after links changed.
+
+    ``splices``: the link insertions and removals that made the geometry's
+    link rows from those ``q`` was made of (:attr:`Geometry.splices`); when
+    given, only the trunks they touch are summed again (:func:`_respliced`).
+    """
+    if splices:
+        out = _respliced(q, geom, splices)
+        if out is not None:
+            return out
     out = Quotient(rep=q.rep, blocks=q.blocks, spread=q.spread)
     _add_trunks(out, geom)
+    return out
+
+
+def _respliced(
+    q: Quotient, geom: Geometry, splices: Sequence[Event]
+) -> Quotient | None:
+    """``q``'s trunks after links were inserted or removed (the same blocks):
+    the rows of each trunk carried over the splices, the new links put in the
+    trunks of their ends, and the trunks that gained or lost links summed
+    again over their links. Equal to :func:`relinked` afresh; None when a
+    trunk would come or go (a new pair of ends, a trunk's last link removed)."""
+    link_trunk, direct = q.link_trunk, q.direct
+    touched: list[np.ndarray] = []
+    for e in splices:
+        pos = np.asarray(e.positions, np.int64)  # type: ignore[attr-defined]
+        if isinstance(e, LinksRemoved):
+            touched.append(link_trunk[pos])
+            link_trunk = np.delete(link_trunk, pos)
+            direct = np.delete(direct, pos)
+        elif isinstance(e, LinksAdded):  # positions after the insertion, ascending
+            at = pos - np.arange(len(pos))
+            link_trunk = np.insert(link_trunk, at, -2)
+            direct = np.insert(direct, at, False)
+        else:
+            return None
+    if len(link_trunk) != geom.la.size:
+        return None
+    new = np.flatnonzero(link_trunk == -2)
+    if len(new):
+        nb = len(q.blocks)
+        la, lb = geom.la[new], geom.lb[new]
+        ra, rb = q.rep[la], q.rep[lb]
+        direct[new] = (ra < 0) & (rb < 0)
+        ka = np.where(ra >= 0, ra, nb + la)
+        kb = np.where(rb >= 0, rb, nb + lb)
+        lo, hi = np.minimum(ka, kb), np.maximum(ka, kb)
+        trunk_of = {t.ends: k for k, t in enumerate(q.trunks)}
+        codes = []
+        ends = zip(lo.tolist(), hi.tolist(), direct[new].tolist(), strict=True)
+        for a, b, alone in ends:
+            k = -1 if alone or a == b else trunk_of.get((a, b))
+            if k is None:
+                return None  # a trunk of ends no trunk had
+            codes.append(k)
+        link_trunk[new] = codes
+        touched.append(link_trunk[new])
+    trunks = np.unique(np.concatenate([np.zeros(0, np.int64), *touched]))
+    trunks = trunks[trunks >= 0]
+    idx = np.flatnonzero(np.isin(link_trunk, trunks))
+    inv = np.searchsorted(trunks, link_trunk[idx])
+    count, cables, cap, speed = _sums(geom, idx, inv, len(trunks))
+    if len(trunks) and not count.all():
+        return None  # a trunk lost its last link
+    out = Quotient(
+        rep=q.rep,
+        blocks=q.blocks,
+        trunks=list(q.trunks),
+        link_trunk=link_trunk,
+        direct=direct,
+        spread=q.spread,
+    )
+    for k, n, c, g, v in zip(
+        trunks.tolist(),
+        count.tolist(),
+        cables.tolist(),
+        cap.tolist(),
+        speed.tolist(),
+        strict=True,
+    ):
+        t = q.trunks[k]
+        out.trunks[k] = replace(
+            t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
+        )
     return out
 
 

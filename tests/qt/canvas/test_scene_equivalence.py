@@ -24,7 +24,7 @@ from designer.core.device_commands import (
     move_devices,
 )
 from designer.core.document import Document
-from designer.core.link_commands import RemoveLinks, UpdateLinks
+from designer.core.link_commands import AddLinks, RemoveLinks, UpdateLinks
 from designer.core.model import Design, GroupKind
 from designer.generate import fat_tree
 from designer.qt.canvas.items import BlockItem, DeviceItem, FrameItem, LabelItem
@@ -197,6 +197,13 @@ def _edits(design: Design) -> list[tuple[str, Callable[[Design], Command]]]:
         (
             "add device",
             lambda d: AddDevices([dev("added-1", "dgx-h100", 64.0, 96.0)]),
+        ),
+        (
+            # beside a bundled link: into the trunk of its ends
+            "add link",
+            lambda d: AddLinks(
+                [d.links.get(bundled_link(d)).model_copy(update={"id": "added-l"})]
+            ),
         ),
         (
             "set cables",
