@@ -32,6 +32,7 @@ from designer.analysis.graph import (
 )
 from designer.analysis.index import BoolArray, IntArray
 from designer.core.formatting import plural, verb
+from designer.core.rows import with_rows
 
 _REL = 1e-9
 
@@ -232,9 +233,9 @@ def patched_hierarchy(
         key = (level[up_x] * 2 + orient) * span + edge
         at = np.searchsorted(key, np.asarray(add_key, dtype=np.int64))
         new_edge = np.asarray(add_key, dtype=np.int64) % span
-        up_x = np.insert(up_x, at, add_x)
-        up_y = np.insert(up_y, at, add_y)
-        edge = np.insert(edge, at, new_edge)
+        up_x = with_rows(up_x, at, add_x)
+        up_y = with_rows(up_y, at, add_y)
+        edge = with_rows(edge, at, new_edge)
     deepest = int(level.max()) if len(level) else -1
     starts = np.searchsorted(level[up_x], np.arange(deepest + 2))
     return Hierarchy(

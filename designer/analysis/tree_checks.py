@@ -43,6 +43,7 @@ from designer.analysis.graph import ComputeGraph, EarlierEdges
 from designer.analysis.index import BoolArray, IntArray
 from designer.analysis.report import Finding, Severity
 from designer.core.formatting import plural
+from designer.core.rows import with_rows, without_rows
 
 __all__ = ["check_tree", "switch_ranks"]
 
@@ -303,7 +304,7 @@ def _regrouped(
     group gone moves every later one down by one, a pair new moves every
     later one up."""
     lost = np.flatnonzero(np.bincount(kept, minlength=len(keys)) == 0)
-    left = np.delete(keys, lost) if len(lost) else keys
+    left = without_rows(keys, lost) if len(lost) else keys
     fresh = np.unique(added)
     if len(fresh) and len(left):
         at = np.searchsorted(left, fresh)
@@ -311,7 +312,7 @@ def _regrouped(
         fresh, at = fresh[~known], at[~known]
     else:  # nothing new, or every old pair gone: all of them are new
         at = np.zeros(len(fresh), dtype=np.int64)
-    out = np.insert(left, at, fresh) if len(fresh) else left
+    out = with_rows(left, at, fresh) if len(fresh) else left
 
     def renumber(group: IntArray) -> IntArray:
         reduced = group - np.searchsorted(lost, group) if len(lost) else group

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from designer.core.model import Device
+from designer.core.rows import with_rows, without_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +153,10 @@ def splice(
     Returns a new list or array; the one given is not changed.
     """
     if isinstance(rows, np.ndarray):
-        out = (
-            np.delete(rows, np.asarray(removed, np.int64), axis=0) if removed else rows
-        )
+        out = without_rows(rows, np.asarray(removed, np.int64)) if removed else rows
         if added:
             at = np.asarray(added, np.int64) - np.arange(len(added))
-            out = np.insert(out, at, np.asarray(values, dtype=rows.dtype), axis=0)
+            out = with_rows(out, at, np.asarray(values, dtype=rows.dtype))
         return out if (removed or added) else rows.copy()
     kept = list(rows)
     for p in reversed(removed):

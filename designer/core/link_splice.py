@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from designer.core.link_arrays import LinkArrays
+from designer.core.rows import with_rows, without_rows
 
 __all__ = ["appended", "deleted", "pins_written", "replaced", "spliced", "truncated"]
 
@@ -39,11 +40,12 @@ def truncated(old: LinkArrays, n: int) -> Columns:
 
 def deleted(old: LinkArrays, at: npt.NDArray[np.int64]) -> Columns:
     """The rows at positions ``at`` removed."""
-    keep = np.ones(len(old), dtype=np.bool_)
-    keep[at] = False
-    keep_pins = np.repeat(keep, old.cables)
-    return {name: np.delete(getattr(old, name), at) for name in LinkArrays._ALL} | {
-        name: getattr(old, name)[keep_pins] for name in LinkArrays._PINS
+    # the pins of those rows: each row's run of cables from its first pin
+    cables = old.cables[at].astype(np.int64)
+    first = np.repeat(old.pin_starts(at) - (np.cumsum(cables) - cables), cables)
+    pins = first + np.arange(len(first))
+    return {name: without_rows(getattr(old, name), at) for name in LinkArrays._ALL} | {
+        name: without_rows(getattr(old, name), pins) for name in LinkArrays._PINS
     }
 
 
@@ -52,12 +54,12 @@ def spliced(old: LinkArrays, positions: list[int], cols: Columns) -> Columns:
     ``positions``."""
     at = np.asarray(positions, dtype=np.int64) - np.arange(len(positions))
     new = {
-        name: np.insert(getattr(old, name), at, cols[name]) for name in LinkArrays._ALL
+        name: with_rows(getattr(old, name), at, cols[name]) for name in LinkArrays._ALL
     }
     # each new row's cables go in before the pins of the row now at its place
     flat_at = np.repeat(old.pin_starts(at), cols["cables"])
     for name in LinkArrays._PINS:
-        new[name] = np.insert(getattr(old, name), flat_at, cols[name])
+        new[name] = with_rows(getattr(old, name), flat_at, cols[name])
     return new
 
 

@@ -37,6 +37,7 @@ from designer.core.events import (
     splice,
 )
 from designer.core.model import Design, Device, LinkArrays
+from designer.core.rows import with_rows, without_rows
 from designer.view.canvas.sizes import DEVICE_H, DEVICE_W
 
 LINK_ENDS = frozenset({"a", "b"})
@@ -327,9 +328,9 @@ class Geometry:
                 if dirty is not None:  # the lines taken away (NaN: added, gone)
                     gone = boxes[pos]
                     dirty.append(gone[~np.isnan(gone[:, 0])])
-                boxes = np.delete(boxes, pos, axis=0)
+                boxes = without_rows(boxes, pos)
             else:  # positions in the table after the insertion, ascending
-                boxes = np.insert(boxes, pos - np.arange(len(pos)), np.nan, axis=0)
+                boxes = with_rows(boxes, pos - np.arange(len(pos)), np.nan)
         if len(boxes) != n_links:
             return None
         new = np.flatnonzero(np.isnan(boxes[:, 0]))

@@ -16,6 +16,7 @@ from designer.catalog.schema import CatalogEntry
 from designer.core.events import Event, LinksAdded, LinksRemoved
 from designer.core.formatting import plural
 from designer.core.model import Design, Device, Group
+from designer.core.rows import with_rows, without_rows
 from designer.view.canvas.geometry import Geometry
 
 
@@ -510,12 +511,12 @@ def _respliced(
         pos = np.asarray(e.positions, np.int64)  # type: ignore[attr-defined]
         if isinstance(e, LinksRemoved):
             touched.append(link_trunk[pos])
-            link_trunk = np.delete(link_trunk, pos)
-            direct = np.delete(direct, pos)
+            link_trunk = without_rows(link_trunk, pos)
+            direct = without_rows(direct, pos)
         elif isinstance(e, LinksAdded):  # positions after the insertion, ascending
             at = pos - np.arange(len(pos))
-            link_trunk = np.insert(link_trunk, at, -2)
-            direct = np.insert(direct, at, False)
+            link_trunk = with_rows(link_trunk, at, -2)
+            direct = with_rows(direct, at, False)
         else:
             return None
     if len(link_trunk) != geom.la.size:
