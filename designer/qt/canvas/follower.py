@@ -233,7 +233,7 @@ class SceneFollower:
         elif dev_touched:
             # devices joined or left: carry the blocks over (None: build afresh)
             old = s.quotients.get(s.overview)
-            q = with_devices(old, design, g, self.catalog) if old else None
+            q = with_devices(old, design, g, self.catalog, g.splices) if old else None
             s.quotients = {s.overview: q} if q is not None else {}
             # blocks carried over: only the devices' own links change how they
             # are drawn; a quotient made afresh may draw any link otherwise

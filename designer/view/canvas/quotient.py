@@ -210,13 +210,17 @@ def with_devices(
     design: Design,
     geom: Geometry,
     catalog: Mapping[str, CatalogEntry],
+    splices: Sequence[Event] | None = None,
 ) -> Quotient | None:
     """``q`` after devices were added or removed (``geom`` already synced).
 
     Rows are carried over, new devices join their blocks (a block of a key
     ``q`` lacks is made, in its place among the sorted keys, as
     :func:`quotient` orders them), a block that lost its last member goes, and
-    only the blocks that gained or lost members are recounted. Equal to
+    only the blocks that gained or lost members are recounted. With the
+    link ``splices`` of the step (:attr:`Geometry.splices`), when every device
+    is in a block before and after and the blocks are the same, the trunks are
+    carried over them too (:func:`_respliced`) and re-placed. Equal to
     :func:`quotient` of the edited design. None when the rows cannot be
     carried over (build the quotient afresh).
     """
@@ -268,6 +272,21 @@ def with_devices(
     if q.spread:
         blocks = spread(blocks)
     out = Quotient(rep=rep, blocks=blocks, spread=q.spread)
+    if splices and order == keys and (rep >= 0).all() and (q.rep >= 0).all():
+        # every device in a block, the same blocks: a trunk joins the same two
+        # blocks as before, whatever the rows; only its links came or went
+        carried = _respliced(
+            Quotient(rep, blocks, q.trunks, q.link_trunk, q.direct, q.spread),
+            geom,
+            splices,
+        )
+        if carried is not None:
+            carried.trunks = [
+                replace(t, p0=ends[0], p1=ends[1])
+                for t in carried.trunks
+                for ends in (_place(carried, geom, *t.ends),)
+            ]
+            return carried
     _add_trunks(out, geom)
     return out
 

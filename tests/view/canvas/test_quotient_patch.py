@@ -68,7 +68,10 @@ def _edit(design: Design, rng: random.Random, k: int) -> tuple[str, Command]:
     comp = [d for d in design.devices if d.tier is None]
     switches = [d for d in design.devices if d.tier is not None]
     kind = rng.choice(
-        ["remove links", "add link", "add link", "drop", "delete", "swap", "tier"]
+        [
+            *("remove links", "add link", "add link", "drop"),
+            *("delete", "delete edge", "swap", "tier"),
+        ]
     )
     links = design.links.id
     if kind == "remove links":
@@ -81,6 +84,9 @@ def _edit(design: Design, rng: random.Random, k: int) -> tuple[str, Command]:
         return kind, AddDevices([Device(id=f"x{k}", catalog_id=cat, x=-300.0, y=0.0)])
     if kind == "delete":
         return kind, RemoveDevices([rng.choice(comp).id])
+    if kind == "delete edge":  # the column at a block's edge: its outline moves
+        right = max(d.x for d in design.devices)
+        return "delete", RemoveDevices([d.id for d in design.devices if d.x == right])
     if kind == "swap":
         d = rng.choice(comp)
         other = "dgx-h200" if d.catalog_id == "dgx-h100" else "dgx-h100"
@@ -95,7 +101,7 @@ def _carried(
 ) -> Quotient | None:
     """``q`` carried over the step as the scene carries it (None: afresh)."""
     if any(isinstance(e, DevicesAdded | DevicesRemoved) for e in events):
-        return with_devices(q, design, g, catalog)  # devices came or went
+        return with_devices(q, design, g, catalog, g.splices)  # devices came or went
     changed = [e for e in events if isinstance(e, DevicesChanged)]
     if changed:  # another model or tier
         rows = [g.row_of[i] for e in changed for i in e.ids]
