@@ -44,10 +44,9 @@ from designer.qt.canvas.marks import mark_items
 from designer.qt.canvas.state import SceneState
 from designer.qt.canvas.trunks import sync_trunks
 from designer.view.canvas.geometry import same_ends
-from designer.view.canvas.quotient import (
-    Quotient,
+from designer.view.canvas.quotient import Quotient, quotient
+from designer.view.canvas.quotient_edits import (
     moved,
-    quotient,
     recounted,
     rekinded,
     relinked,

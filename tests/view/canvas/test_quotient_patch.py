@@ -24,13 +24,8 @@ from designer.core.events import DevicesAdded, DevicesChanged, DevicesRemoved, E
 from designer.core.link_commands import AddLinks, RemoveLinks
 from designer.core.model import Design, Device, GroupKind, Tier
 from designer.view.canvas.geometry import Geometry
-from designer.view.canvas.quotient import (
-    Quotient,
-    quotient,
-    rekinded,
-    relinked,
-    with_devices,
-)
+from designer.view.canvas.quotient import Quotient, quotient
+from designer.view.canvas.quotient_edits import rekinded, relinked, with_devices
 from tests.qt.canvas.synthetic import node_link, synthetic_fat_tree
 
 
