@@ -213,9 +213,11 @@ class SceneFollower:
             else:
                 rekinds.append(g.row_of[did])
         s.selection.forget((), links["links_removed"] - links["links_added"])
-        if not regrouped and rekinds and not dev_touched:
-            # a device of another model or tier may move between blocks
-            old = s.quotients.get(s.overview)
+        if rekinds and not regrouped:
+            # a device of another model or tier may move between blocks (with
+            # devices also added or removed: made afresh, as with_devices
+            # keeps the blocks of the devices it does not add)
+            old = None if dev_touched else s.quotients.get(s.overview)
             kept = rekinded(old, design, g, self.catalog, rekinds) if old else None
             regrouped = kept is None
             if kept is not None:
