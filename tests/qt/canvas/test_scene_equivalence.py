@@ -266,3 +266,31 @@ def test_an_edit_after_a_regroup_still_equals_a_fresh_scene(qtbot, catalog) -> N
         assert_same_as_fresh(scene)
         assert name
     scene.detach()
+
+
+@pytest.mark.parametrize("overview", [False, True])
+def test_edits_applied_in_one_pass_equal_a_fresh_scene(
+    qtbot, catalog, overview
+) -> None:
+    """Edits made before the scene's next pass are applied together: a model
+    swap with a drop, a deletion with a tier change, links with devices."""
+    doc = Document(_small())
+    scene = DesignScene(doc, catalog)
+    scene.set_overview(overview)
+    assert_same_as_fresh(scene)
+    edits = dict(_edits(doc.design))
+    for first, second in [
+        ("swap model", "add ungrouped switch"),
+        ("remove device", "change tier"),
+        ("add link", "remove device"),
+        ("remove link", "swap model"),
+    ]:
+        doc.execute(edits[first](doc.design))
+        doc.execute(edits[second](doc.design))
+        scene.flush()
+        assert_same_as_fresh(scene)
+        doc.undo()
+        doc.undo()
+        scene.flush()
+        assert_same_as_fresh(scene)
+    scene.detach()
