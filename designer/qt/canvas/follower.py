@@ -189,6 +189,8 @@ class SceneFollower:
         }
         groups_changed = step.groups
         gone = {i for i in dev_touched if i not in g.row_of}
+        # a device in a group came or went: the group frames change
+        framed = any(s.kinds.get(did, (None,))[0] is not None for did in gone)
         for did in gone:
             item = s.items.pop(did, None)
             if item is not None:
@@ -236,10 +238,16 @@ class SceneFollower:
             old = s.quotients.get(s.overview)
             q = with_devices(old, design, g, self.catalog, g.splices) if old else None
             s.quotients = {s.overview: q} if q is not None else {}
+            # frames stay when only ungrouped devices came or went
+            framed = framed or any(
+                s.kinds[did][0] is not None for did in step.added if did in s.kinds
+            )
+            remap = g.last_remap()
+            frames = framed or remap is None or not s.frames.renumbered(remap)
             # blocks carried over: only the devices' own links change how they
             # are drawn; a quotient made afresh may draw any link otherwise
             self.refresh_structure(
-                devices=restyle, lines=lines if q is not None else None
+                frames=frames, devices=restyle, lines=lines if q is not None else None
             )
         elif any(links.values()) or changed:
             earlier = s.quotient
@@ -251,6 +259,9 @@ class SceneFollower:
             if changed:
                 q = moved(q, g)
             s.quotients = {s.overview: q}
+            if changed and not s.overview:
+                # before the scene rect is fitted around the frames
+                s.frames.refit(g, changed)
             self.refresh_structure(
                 frames=False,
                 devices=restyle,
@@ -258,8 +269,6 @@ class SceneFollower:
                 lines_kept=g.lines_kept,
                 since=earlier,
             )
-            if changed and not s.overview:
-                s.frames.refit(g, changed)
         if dev_removed or links["links_removed"]:
             self._pruned()
 

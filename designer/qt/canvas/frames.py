@@ -117,6 +117,20 @@ class FrameLayout:
             frames.append(frame)
         return frames
 
+    def renumbered(self, remap: np.ndarray) -> bool:
+        """Carry the frames over device rows renumbered by ``remap`` (row
+        before -> row now, -1 gone; :meth:`Geometry.last_remap`) when no group
+        member came or went: the frames stay as they are. False (build them
+        again) when a member is gone."""
+        pg, pr, starts = self._frame_members
+        if len(pr) and int(pr.max()) >= len(remap):
+            return False
+        rows = remap[pr]
+        if len(rows) and int(rows.min()) < 0:
+            return False
+        self._frame_members = (pg, rows, starts)
+        return True
+
     def refit(self, geom: Geometry, device_ids: set[str]) -> None:
         """Re-fit the frames of the groups holding these (moved) devices."""
         self._geom = geom

@@ -288,9 +288,9 @@ def add_trunks(q: Quotient, geom: Geometry) -> None:
     """Aggregate links with a blocked endpoint into trunks."""
     nb = len(q.blocks)
     nl = geom.la.size
-    if nl == 0:
-        q.direct = np.zeros(0, bool)
-        q.link_trunk = np.zeros(0, np.int64)
+    if nl == 0 or nb == 0:  # (no block: every link drawn itself)
+        q.direct = np.ones(nl, bool)
+        q.link_trunk = np.full(nl, -1, np.int64)
         return
     ra = q.rep[geom.la]
     rb = q.rep[geom.lb]

@@ -294,3 +294,27 @@ def test_edits_applied_in_one_pass_equal_a_fresh_scene(
         scene.flush()
         assert_same_as_fresh(scene)
     scene.detach()
+
+
+def test_frames_follow_their_members_after_an_ungrouped_device_goes(
+    qtbot, catalog
+) -> None:
+    """Deleting a device of no group keeps the group frames, their members'
+    rows renumbered: a move after it re-fits the right frame."""
+    design = _medium()
+    lone = next(d for d in design.devices if d.group is None)  # (a core switch)
+    rest = [d for d in design.devices if d.id != lone.id]
+    doc = Document(design.model_copy(update={"devices": [lone, *rest]}))
+    scene = DesignScene(doc, catalog)
+    scene.declutter_labels(
+        QTransform.fromScale(0.05, 0.2), QRectF(-5000, -5000, 20000, 20000)
+    )
+    assert_same_as_fresh(scene)
+    doc.execute(RemoveDevices([lone.id]))  # every grouped row moves up one
+    scene.flush()
+    assert_same_as_fresh(scene)
+    x = next(d for d in reversed(doc.design.devices) if d.group is not None)
+    doc.execute(move_devices({x.id: (x.x + 48.0, x.y - 30.0)}))
+    scene.flush()
+    assert_same_as_fresh(scene)
+    scene.detach()
