@@ -156,6 +156,12 @@ def quotient(
     return q
 
 
+def block_rect(geom: Geometry, rows: np.ndarray) -> tuple[float, float, float, float]:
+    """The outline of a block drawn around device ``rows``."""
+    x0, y0, x1, y1 = geom.bounds(rows)
+    return (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+
+
 def make_block(
     key: str,
     groups: Mapping[str, Group],
@@ -165,8 +171,7 @@ def make_block(
     geom: Geometry,
 ) -> Block:
     """The block of ``key`` drawn around device ``rows``."""
-    x0, y0, x1, y1 = geom.bounds(rows)
-    rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+    rect = block_rect(geom, rows)
     g = groups.get(key)
     if g is not None:
         title = g.label or g.id

@@ -21,12 +21,12 @@ from designer.core.model import Design
 from designer.core.rows import with_rows, without_rows
 from designer.view.canvas.geometry import Geometry
 from designer.view.canvas.quotient import (
-    BLOCK_PAD,
     Block,
     Quotient,
     Trunk,
     add_trunks,
     block_key,
+    block_rect,
     block_summary,
     group_chains,
     make_block,
@@ -99,8 +99,7 @@ def with_devices(
             continue
         b = old[key]
         rows = remap[b.rows]
-        x0, y0, x1, y1 = geom.bounds(rows)
-        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        rect = block_rect(geom, rows)
         blocks.append(Block(b.key, b.group_id, b.title, b.summary, rows, rect))
     if q.spread:
         blocks = spread(blocks)
@@ -150,8 +149,7 @@ def rekinded(
     blocks = list(q.blocks)
     for i in touched:
         b = blocks[i]
-        x0, y0, x1, y1 = geom.bounds(b.rows)
-        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        rect = block_rect(geom, b.rows)
         if rect != b.rect:
             return None
         cat_ids = {r: design.devices[r].catalog_id for r in b.rows.tolist()}
@@ -231,30 +229,17 @@ def _respliced(
     trunks = trunks[trunks >= 0]
     idx = np.flatnonzero(np.isin(link_trunk, trunks))
     inv = np.searchsorted(trunks, link_trunk[idx])
-    count, cables, cap, speed = trunk_sums(geom, idx, inv, len(trunks))
-    if len(trunks) and not count.all():
+    sums = trunk_sums(geom, idx, inv, len(trunks))
+    if len(trunks) and not sums[0].all():
         return None  # a trunk lost its last link
-    out = Quotient(
+    return Quotient(
         rep=q.rep,
         blocks=q.blocks,
-        trunks=list(q.trunks),
+        trunks=_summed(q.trunks, trunks, sums),
         link_trunk=link_trunk,
         direct=direct,
         spread=q.spread,
     )
-    for k, n, c, g, v in zip(
-        trunks.tolist(),
-        count.tolist(),
-        cables.tolist(),
-        cap.tolist(),
-        speed.tolist(),
-        strict=True,
-    ):
-        t = q.trunks[k]
-        out.trunks[k] = replace(
-            t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
-        )
-    return out
 
 
 def recounted(q: Quotient, geom: Geometry, rows: np.ndarray | None = None) -> Quotient:
@@ -281,21 +266,7 @@ def recounted(q: Quotient, geom: Geometry, rows: np.ndarray | None = None) -> Qu
         trunks = trunks[trunks >= 0]
         idx = np.nonzero(np.isin(q.link_trunk, trunks))[0]
         inv = np.searchsorted(trunks, q.link_trunk[idx])
-    count, cables, cap, speed = trunk_sums(geom, idx, inv, len(trunks))
-    out.trunks = list(q.trunks)
-    for k, n, c, g, v in zip(
-        trunks.tolist(),
-        count.tolist(),
-        cables.tolist(),
-        cap.tolist(),
-        speed.tolist(),
-        strict=True,
-    ):
-        t = q.trunks[k]
-        if t.cables != c or t.capacity_gbps != g or (t.speed_gbps or -1) != v:
-            out.trunks[k] = replace(
-                t, links=n, cables=c, capacity_gbps=g, speed_gbps=v if v >= 0 else None
-            )
+    out.trunks = _summed(q.trunks, trunks, trunk_sums(geom, idx, inv, len(trunks)))
     return out
 
 
@@ -303,8 +274,7 @@ def moved(q: Quotient, geom: Geometry) -> Quotient:
     """The same blocks and trunks re-placed after devices moved."""
     blocks = []
     for b in q.blocks:
-        x0, y0, x1, y1 = geom.bounds(b.rows)
-        rect = (x0 - BLOCK_PAD, y0 - BLOCK_PAD, x1 + BLOCK_PAD, y1 + BLOCK_PAD)
+        rect = block_rect(geom, b.rows)
         blocks.append(Block(b.key, b.group_id, b.title, b.summary, b.rows, rect))
     if q.spread:
         blocks = spread(blocks)
@@ -320,4 +290,21 @@ def moved(q: Quotient, geom: Geometry) -> Quotient:
         out.trunks.append(
             Trunk(t.ends, p0, p1, t.links, t.cables, t.capacity_gbps, t.speed_gbps)
         )
+    return out
+
+
+def _summed(
+    trunks: list[Trunk],
+    which: np.ndarray,
+    sums: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> list[Trunk]:
+    """``trunks`` with those of ``which`` given their links, cables, capacity
+    and speed (:func:`trunk_sums`); a trunk whose figures are the same stays
+    the very same object (its item is left as it is)."""
+    out = list(trunks)
+    count, cables, cap, speed = (x.tolist() for x in sums)
+    for k, n, c, g, v in zip(which.tolist(), count, cables, cap, speed, strict=True):
+        t, one = trunks[k], v if v >= 0 else None
+        if (t.links, t.cables, t.capacity_gbps, t.speed_gbps) != (n, c, g, one):
+            out[k] = replace(t, links=n, cables=c, capacity_gbps=g, speed_gbps=one)
     return out
